@@ -1,0 +1,7 @@
+## examples/local.mk - small programs people copy from; built and run by `make check`.
+
+example_programs = examples/print-graph
+check_PROGRAMS += $(example_programs)
+TESTS += tests/check-examples.sh
+AM_TESTS_ENVIRONMENT += EXAMPLE_PROGRAMS='$(example_programs)'; export EXAMPLE_PROGRAMS;
+EXTRA_DIST += tests/check-examples.sh

@@ -1,0 +1,249 @@
+/*
+ * ggml-impl.h - internal declarations shared by the modules of the tensor core.
+ *
+ * Not installed.  Names shared across files carry the ggml__ marker; names
+ * local to one file are static.  Every .c file includes config.h first, then
+ * this header.
+ */
+#ifndef GGML_BACKEND_GGML_IMPL_H
+#define GGML_BACKEND_GGML_IMPL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ggml.h"
+
+/* ---------------------------------------------------------------- logging */
+
+/*
+ * Sends one message to the installed log callback (stderr by default).
+ * func names the public entry point that detected the problem; the message
+ * becomes "func: text\n".
+ */
+void ggml__log_at(enum ggml_log_level level, const char *func, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Sends text unchanged (no prefix, no newline added). */
+void ggml__log_raw(enum ggml_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#define ggml__error(...) ggml__log_at(GGML_LOG_LEVEL_ERROR, __func__, __VA_ARGS__)
+#define ggml__warn(...)  ggml__log_at(GGML_LOG_LEVEL_WARN, __func__, __VA_ARGS__)
+#define ggml__info(...)  ggml__log_at(GGML_LOG_LEVEL_INFO, __func__, __VA_ARGS__)
+#define ggml__debug(...) ggml__log_at(GGML_LOG_LEVEL_DEBUG, __func__, __VA_ARGS__)
+
+/* ------------------------------------------------------------ type traits */
+
+/* True for a value inside the enum that names a type this library knows. */
+bool ggml__type_is_valid(enum ggml_type type);
+
+/* ---------------------------------------------------------------- context */
+
+/*
+ * A context is one arena.  Objects (tensors, graphs, raw buffers) are carved
+ * from it front to back; each starts with a struct ggml_object header and
+ * its payload follows at obj->offs from mem_buffer.  Invariant: every
+ * payload offset and size is a multiple of GGML_MEM_ALIGN, so
+ * ggml_tensor_overhead() bounds the metadata cost of one tensor exactly.
+ */
+struct ggml_object {
+    size_t offs;                 /* payload offset from ctx->mem_buffer */
+    size_t size;                 /* payload size in bytes (aligned) */
+    struct ggml_object *next;    /* next object in creation order */
+    enum ggml_object_type type;
+    char padding[4];
+};
+
+#define GGML__OBJECT_SIZE sizeof(struct ggml_object)
+
+struct ggml_context {
+    size_t mem_size;
+    void *mem_buffer;
+    bool mem_buffer_owned;       /* ggml_free releases mem_buffer */
+    bool no_alloc;               /* tensors get metadata only */
+    int n_objects;
+    struct ggml_object *objects_begin;
+    struct ggml_object *objects_end;
+};
+
+/*
+ * Appends an object with a payload of at least size bytes to the arena.
+ * Returns NULL after logging (on behalf of func) when it does not fit.
+ */
+struct ggml_object *ggml__new_object(struct ggml_context *ctx, enum ggml_object_type type,
+                                     size_t size, const char *func);
+
+/* ---------------------------------------------------------------- tensors */
+
+/*
+ * Creates a tensor of the given shape.  When view_src is not NULL the new
+ * tensor aliases view_src's data at view_offs (which must lie inside it);
+ * otherwise it gets its own data unless the context is no_alloc.  Returns
+ * NULL after logging (as func) when the shape is bad or the context is full.
+ */
+struct ggml_tensor *ggml__new_tensor_impl(struct ggml_context *ctx, enum ggml_type type,
+                                          int n_dims, const int64_t *ne,
+                                          struct ggml_tensor *view_src, size_t view_offs,
+                                          const char *func);
+
+/* Writes op parameters into tensor->op_params; size <= GGML_MAX_OP_PARAMS. */
+static inline void ggml__set_op_params(struct ggml_tensor *tensor, const void *params, size_t size)
+{
+    memcpy(tensor->op_params, params, size);
+}
+
+static inline int32_t ggml__get_op_params_i32(const struct ggml_tensor *tensor, int i)
+{
+    return tensor->op_params[i];
+}
+
+static inline void ggml__set_op_params_i32(struct ggml_tensor *tensor, int i, int32_t value)
+{
+    tensor->op_params[i] = value;
+}
+
+static inline float ggml__get_op_params_f32(const struct ggml_tensor *tensor, int i)
+{
+    float value;
+    memcpy(&value, &tensor->op_params[i], sizeof value);
+    return value;
+}
+
+static inline void ggml__set_op_params_f32(struct ggml_tensor *tensor, int i, float value)
+{
+    memcpy(&tensor->op_params[i], &value, sizeof value);
+}
+
+/* ------------------------------------------------------------- hash sets */
+
+/*
+ * An open-addressing set of tensor pointers (linear probing), sized by
+ * ggml__hash_size() to a prime at least twice the expected count so that
+ * probes stay short.  "used" is a bitset over the slots.
+ */
+struct ggml_hash_set {
+    size_t size;
+    uint32_t *used;
+    struct ggml_tensor **keys;
+};
+
+#define GGML__HASHSET_FULL         ((size_t) -1)
+#define GGML__HASHSET_ALREADY_EXISTS ((size_t) -2)
+
+size_t ggml__hash_size(size_t min_sz);
+/* Allocates a set with malloc; keys/used are NULL on failure (logged). */
+struct ggml_hash_set ggml__hash_set_new(size_t size);
+void ggml__hash_set_free(struct ggml_hash_set *set);
+void ggml__hash_set_reset(struct ggml_hash_set *set);
+/* Bytes needed for the bitset of a set with the given number of slots. */
+size_t ggml__bitset_size(size_t n);
+
+static inline bool ggml__bitset_get(const uint32_t *bits, size_t i)
+{
+    return (bits[i >> 5] >> (i & 31)) & 1u;
+}
+
+static inline void ggml__bitset_set(uint32_t *bits, size_t i)
+{
+    bits[i >> 5] |= 1u << (i & 31);
+}
+
+static inline void ggml__bitset_clear(uint32_t *bits, size_t i)
+{
+    bits[i >> 5] &= ~(1u << (i & 31));
+}
+
+static inline size_t ggml__hash(const struct ggml_tensor *p)
+{
+    /* tensors are at least 16-byte aligned: drop the always-zero bits */
+    return (size_t) (uintptr_t) p >> 4;
+}
+
+/* Slot holding key, or the first empty slot where it would go, or FULL. */
+static inline size_t ggml__hash_find(const struct ggml_hash_set *set, const struct ggml_tensor *key)
+{
+    size_t start = ggml__hash(key) % set->size;
+    size_t i = start;
+    while (ggml__bitset_get(set->used, i) && set->keys[i] != key) {
+        i = i + 1 == set->size ? 0 : i + 1;
+        if (i == start)
+            return GGML__HASHSET_FULL;
+    }
+    return i;
+}
+
+static inline bool ggml__hash_contains(const struct ggml_hash_set *set, const struct ggml_tensor *key)
+{
+    size_t i = ggml__hash_find(set, key);
+    return i != GGML__HASHSET_FULL && ggml__bitset_get(set->used, i);
+}
+
+/* Inserts key; returns its slot, ALREADY_EXISTS, or FULL. */
+static inline size_t ggml__hash_insert(struct ggml_hash_set *set, struct ggml_tensor *key)
+{
+    size_t i = ggml__hash_find(set, key);
+    if (i == GGML__HASHSET_FULL)
+        return GGML__HASHSET_FULL;
+    if (ggml__bitset_get(set->used, i))
+        return GGML__HASHSET_ALREADY_EXISTS;
+    ggml__bitset_set(set->used, i);
+    set->keys[i] = key;
+    return i;
+}
+
+/* Inserts key if absent; returns its slot either way, or FULL. */
+static inline size_t ggml__hash_find_or_insert(struct ggml_hash_set *set, struct ggml_tensor *key)
+{
+    size_t i = ggml__hash_find(set, key);
+    if (i == GGML__HASHSET_FULL)
+        return GGML__HASHSET_FULL;
+    if (!ggml__bitset_get(set->used, i)) {
+        ggml__bitset_set(set->used, i);
+        set->keys[i] = key;
+    }
+    return i;
+}
+
+/* ----------------------------------------------------------------- graphs */
+
+enum ggml_cgraph_eval_order {
+    GGML_CGRAPH_EVAL_ORDER_LEFT_TO_RIGHT = 0,
+    GGML_CGRAPH_EVAL_ORDER_RIGHT_TO_LEFT,
+    GGML_CGRAPH_EVAL_ORDER_COUNT
+};
+
+/*
+ * A computation graph.  nodes[0..n_nodes) are the op tensors in an order
+ * where every source comes first; leafs[0..n_leafs) are the tensors with no
+ * op (inputs, weights, constants).  visited_hash_set holds every tensor of
+ * either list.  grads/grad_accs are NULL unless the graph was made with
+ * grads; they are indexed by the hash slot of the forward tensor.
+ * failed is set when a NULL tensor was expanded into the graph: computing
+ * such a graph returns GGML_STATUS_FAILED.
+ */
+struct ggml_cgraph {
+    int size;
+    int n_nodes;
+    int n_leafs;
+    struct ggml_tensor **nodes;
+    struct ggml_tensor **grads;
+    struct ggml_tensor **grad_accs;
+    struct ggml_tensor **leafs;
+    int32_t *use_counts;         /* indexed by hash slot */
+    struct ggml_hash_set visited_hash_set;
+    enum ggml_cgraph_eval_order order;
+    bool failed;
+};
+
+/*
+ * Subgraph of nodes[i0..i1) sharing the parent's arrays (no leafs); valid
+ * while the parent is.  Upstream keeps this internal too.
+ */
+struct ggml_cgraph ggml_graph_view(struct ggml_cgraph *cgraph, int i0, int i1);
+
+/* True when the graph was built from a NULL tensor (an earlier error). */
+bool ggml__graph_failed(const struct ggml_cgraph *cgraph);
+
+#endif

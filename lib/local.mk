@@ -1,0 +1,39 @@
+## lib/local.mk - libggml-backend.la: tensor core (and, later, the backend API).
+
+lib_LTLIBRARIES += libggml-backend.la
+
+ggmlbackendincludedir = $(includedir)/ggml-backend
+ggmlbackendinclude_HEADERS = \
+	include/ggml.h \
+	include/ggml-alloc.h \
+	include/ggml-backend.h \
+	include/ggml-backend-impl.h \
+	include/ggml-cpu.h \
+	include/ggml-blas.h
+
+libggml_backend_la_SOURCES = \
+	lib/ggml-impl.h \
+	lib/fp16-impl.h \
+	lib/quants-impl.h \
+	lib/log.c \
+	lib/util.c \
+	lib/types.c \
+	lib/fp16.c \
+	lib/quants.c \
+	lib/hash.c \
+	lib/context.c \
+	lib/tensor.c \
+	lib/accessors.c \
+	lib/layout.c \
+	lib/op-names.c \
+	lib/graph.c
+
+libggml_backend_la_CPPFLAGS = $(AM_CPPFLAGS) -DGGML_BUILD
+libggml_backend_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(HWLOC_CFLAGS)
+libggml_backend_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(LT_VERSION_INFO) \
+	-no-undefined \
+	-Wl,--version-script=$(top_srcdir)/lib/libggml-backend.sym
+libggml_backend_la_LIBADD = $(HWLOC_LIBS) $(LIBS)
+EXTRA_libggml_backend_la_DEPENDENCIES = lib/libggml-backend.sym
+
+EXTRA_DIST += lib/libggml-backend.sym

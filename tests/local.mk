@@ -1,0 +1,32 @@
+## tests/local.mk - TAP tests run by `make check` through tap-driver.sh.
+
+TEST_EXTENSIONS = .sh
+LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver.sh
+SH_LOG_DRIVER = $(LOG_DRIVER)
+SH_LOG_COMPILER = $(SHELL)
+
+# Variables the script checks read.
+AM_TESTS_ENVIRONMENT = \
+	top_srcdir='$(top_srcdir)'; top_builddir='$(top_builddir)'; \
+	CC='$(CC) $(SANITIZER_CFLAGS)'; LIBTOOL='$(LIBTOOL)'; \
+	PACKAGE_VERSION='$(PACKAGE_VERSION)'; MANDOC='$(MANDOC)'; NM='$(NM)'; \
+	export top_srcdir top_builddir CC LIBTOOL PACKAGE_VERSION MANDOC NM;
+
+tap_test_programs = \
+	tests/test-headers \
+	tests/test-fp16 \
+	tests/test-types \
+	tests/test-quants \
+	tests/test-context \
+	tests/test-tensor \
+	tests/test-views \
+	tests/test-graph \
+	tests/test-utils
+
+check_PROGRAMS += $(tap_test_programs)
+TESTS += $(tap_test_programs) tests/check-abi.sh tests/check-man.sh
+
+noinst_HEADERS += tests/tap.h
+LDADD = libggml-backend.la -lm
+
+EXTRA_DIST += tests/check-abi.sh tests/check-man.sh tests/abi/libggml-backend.symbols
