@@ -12,6 +12,7 @@
 #include <math.h>
 
 #include "ggml-impl.h"
+#include "ggml-cpu.h"
 
 static bool element_type_supported(enum ggml_type type)
 {

@@ -88,6 +88,12 @@ struct ggml_tensor *ggml__new_tensor_impl(struct ggml_context *ctx, enum ggml_ty
                                           struct ggml_tensor *view_src, size_t view_offs,
                                           const char *func);
 
+/* ggml_view_tensor / ggml_dup_tensor, logging on behalf of func. */
+struct ggml_tensor *ggml__view_tensor_impl(struct ggml_context *ctx, struct ggml_tensor *src,
+                                           const char *func);
+struct ggml_tensor *ggml__dup_tensor_impl(struct ggml_context *ctx, const struct ggml_tensor *src,
+                                          const char *func);
+
 /* Writes op parameters into tensor->op_params; size <= GGML_MAX_OP_PARAMS. */
 static inline void ggml__set_op_params(struct ggml_tensor *tensor, const void *params, size_t size)
 {

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 #include "ggml-impl.h"
+#include "ggml-cpu.h"
 
 static size_t graph_hash_size(size_t size)
 {
@@ -430,10 +431,8 @@ void ggml_graph_clear(struct ggml_cgraph *cgraph)
  */
 void ggml_graph_reset(struct ggml_cgraph *cgraph)
 {
-    if (cgraph == NULL) {
-        ggml__error("cgraph is NULL");
+    if (cgraph == NULL)
         return;
-    }
     if (cgraph->grads == NULL) {
         ggml__error("graph has no gradients to reset (create it with grads = true)");
         return;

@@ -177,7 +177,7 @@ struct ggml_tensor *ggml_permute(struct ggml_context *ctx, struct ggml_tensor *a
         seen[axes[i]] = true;
     }
 
-    struct ggml_tensor *result = ggml_view_tensor(ctx, a);
+    struct ggml_tensor *result = ggml__view_tensor_impl(ctx, a, __func__);
     if (result == NULL)
         return NULL;
     ggml_format_name(result, "%s (permuted)", a->name);
@@ -196,7 +196,7 @@ struct ggml_tensor *ggml_transpose(struct ggml_context *ctx, struct ggml_tensor 
 {
     if (a == NULL)
         return NULL;
-    struct ggml_tensor *result = ggml_view_tensor(ctx, a);
+    struct ggml_tensor *result = ggml__view_tensor_impl(ctx, a, __func__);
     if (result == NULL)
         return NULL;
     ggml_format_name(result, "%s (transposed)", a->name);
@@ -279,7 +279,7 @@ struct ggml_tensor *ggml_cpy(struct ggml_context *ctx, struct ggml_tensor *a, st
         return NULL;
     }
     /* the result aliases b, so that the copy lands in b's memory */
-    struct ggml_tensor *result = ggml_view_tensor(ctx, b);
+    struct ggml_tensor *result = ggml__view_tensor_impl(ctx, b, __func__);
     if (result == NULL)
         return NULL;
     if (b->name[0] != '\0')
@@ -307,11 +307,13 @@ struct ggml_tensor *ggml_cast(struct ggml_context *ctx, struct ggml_tensor *a, e
     return result;
 }
 
-static struct ggml_tensor *dup_impl(struct ggml_context *ctx, struct ggml_tensor *a, bool inplace)
+static struct ggml_tensor *dup_impl(struct ggml_context *ctx, struct ggml_tensor *a, bool inplace,
+                                    const char *func)
 {
     if (a == NULL)
         return NULL;
-    struct ggml_tensor *result = inplace ? ggml_view_tensor(ctx, a) : ggml_dup_tensor(ctx, a);
+    struct ggml_tensor *result = inplace ? ggml__view_tensor_impl(ctx, a, func)
+                                         : ggml__dup_tensor_impl(ctx, a, func);
     if (result == NULL)
         return NULL;
     result->op = GGML_OP_DUP;
@@ -321,10 +323,10 @@ static struct ggml_tensor *dup_impl(struct ggml_context *ctx, struct ggml_tensor
 
 struct ggml_tensor *ggml_dup(struct ggml_context *ctx, struct ggml_tensor *a)
 {
-    return dup_impl(ctx, a, false);
+    return dup_impl(ctx, a, false, __func__);
 }
 
 struct ggml_tensor *ggml_dup_inplace(struct ggml_context *ctx, struct ggml_tensor *a)
 {
-    return dup_impl(ctx, a, true);
+    return dup_impl(ctx, a, true, __func__);
 }

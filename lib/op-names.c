@@ -2,8 +2,7 @@
  * op-names.c - printable names of ops, unary ops and GLU ops.
  *
  * Names are the enum names without their prefix ("MUL_MAT" for
- * GGML_OP_MUL_MAT, "silu" for GGML_UNARY_OP_SILU in lower case as ggml
- * prints them); symbols are short formulas for graph dumps.  Every lookup
+ * GGML_OP_MUL_MAT, "SILU" for GGML_UNARY_OP_SILU); symbols are short formulas for graph dumps.  Every lookup
  * accepts any value and answers "UNKNOWN" outside the enum.
  */
 #include "config.h"
@@ -48,7 +47,7 @@ static const struct {
     OP(MUL_MAT, "X*Y"),
     OP(MUL_MAT_ID, "X[i]*Y"),
     OP(OUT_PROD, "X outer Y"),
-    OP(SCALE, "s*x"),
+    OP(SCALE, "x*v"),
     OP(SET, "view(x)=y"),
     OP(CPY, "x->y"),
     OP(CONT, "cont(x)"),
@@ -102,6 +101,7 @@ static const struct {
     OP(GATED_LINEAR_ATTN, "gated_linear_attn(k, v, q, gate, s)"),
     OP(RWKV_WKV7, "rwkv_wkv7(r, w, k, v, a, b, s)"),
     OP(SOLVE_TRI, "solve_tri(A, B)"),
+    OP(GATED_DELTA_NET, "gated_delta_net(q, k, v, g, beta, s)"),
     OP(UNARY, "unary(x)"),
     OP(MAP_CUSTOM1, "custom(x)"),
     OP(MAP_CUSTOM2, "custom(x,y)"),

@@ -223,25 +223,37 @@ struct ggml_tensor *ggml_new_tensor_4d(struct ggml_context *ctx, enum ggml_type 
     return ggml__new_tensor_impl(ctx, type, 4, ne, NULL, 0, __func__);
 }
 
-struct ggml_tensor *ggml_dup_tensor(struct ggml_context *ctx, const struct ggml_tensor *src)
+struct ggml_tensor *ggml__dup_tensor_impl(struct ggml_context *ctx, const struct ggml_tensor *src,
+                                          const char *func)
 {
     if (src == NULL)
         return NULL;
-    return ggml__new_tensor_impl(ctx, src->type, GGML_MAX_DIMS, src->ne, NULL, 0, __func__);
+    return ggml__new_tensor_impl(ctx, src->type, GGML_MAX_DIMS, src->ne, NULL, 0, func);
 }
 
-struct ggml_tensor *ggml_view_tensor(struct ggml_context *ctx, struct ggml_tensor *src)
+struct ggml_tensor *ggml_dup_tensor(struct ggml_context *ctx, const struct ggml_tensor *src)
+{
+    return ggml__dup_tensor_impl(ctx, src, __func__);
+}
+
+struct ggml_tensor *ggml__view_tensor_impl(struct ggml_context *ctx, struct ggml_tensor *src,
+                                           const char *func)
 {
     if (src == NULL)
         return NULL;
     struct ggml_tensor *result =
-        ggml__new_tensor_impl(ctx, src->type, GGML_MAX_DIMS, src->ne, src, 0, __func__);
+        ggml__new_tensor_impl(ctx, src->type, GGML_MAX_DIMS, src->ne, src, 0, func);
     if (result == NULL)
         return NULL;
     ggml_format_name(result, "%s (view)", src->name);
     for (int i = 0; i < GGML_MAX_DIMS; i++)
         result->nb[i] = src->nb[i];
     return result;
+}
+
+struct ggml_tensor *ggml_view_tensor(struct ggml_context *ctx, struct ggml_tensor *src)
+{
+    return ggml__view_tensor_impl(ctx, src, __func__);
 }
 
 /* ------------------------------------------------------------------ names */

@@ -27,7 +27,7 @@ if [ -z "$lib" ]; then
 fi
 
 # Defined, exported code and data symbols (the version node tag is not one).
-"$NM" -D --defined-only "$lib" | awk '$2 ~ /^[TDBRVWi]$/ && $3 !~ /^GGML_BACKEND_/ { print $3 }' \
+$NM -D --defined-only "$lib" | awk '$2 ~ /^[TDBRVWi]$/ && $3 !~ /^GGML_BACKEND_/ { print $3 }' \
     | sed 's/@.*//' | LC_ALL=C sort -u > "$tmp/exported"
 LC_ALL=C sort -u "$stored" > "$tmp/stored"
 diff -u "$tmp/stored" "$tmp/exported" > "$tmp/diff1"

@@ -10,7 +10,8 @@ AM_TESTS_ENVIRONMENT = \
 	top_srcdir='$(top_srcdir)'; top_builddir='$(top_builddir)'; \
 	CC='$(CC) $(SANITIZER_CFLAGS)'; LIBTOOL='$(LIBTOOL)'; \
 	PACKAGE_VERSION='$(PACKAGE_VERSION)'; MANDOC='$(MANDOC)'; NM='$(NM)'; \
-	export top_srcdir top_builddir CC LIBTOOL PACKAGE_VERSION MANDOC NM;
+	ASAN_OPTIONS=allocator_may_return_null=1; \
+	export top_srcdir top_builddir CC LIBTOOL PACKAGE_VERSION MANDOC NM ASAN_OPTIONS;
 
 tap_test_programs = \
 	tests/test-headers \

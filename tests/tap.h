@@ -65,6 +65,7 @@ static inline const char *tap_last_log(void)
     return tap_last_message;
 }
 
+static inline void tap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static inline void tap_diag(const char *fmt, ...)
 {
     va_list ap;
@@ -76,6 +77,8 @@ static inline void tap_diag(const char *fmt, ...)
 }
 
 /* Records one result; returns cond so callers can chain extra diagnostics. */
+static inline bool tap_result(bool cond, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 static inline bool tap_result(bool cond, const char *file, int line, const char *fmt, ...)
 {
     va_list ap;
