@@ -175,18 +175,22 @@ struct ggml_tensor *ggml_set_zero(struct ggml_tensor *tensor)
     return tensor;
 }
 
+/*
+ * A one-element tensor with its own data, also in a no_alloc context (the
+ * value has to live somewhere): the context's mode is restored after.
+ */
 static struct ggml_tensor *new_scalar(struct ggml_context *ctx, enum ggml_type type, const char *func)
 {
     if (ctx == NULL) {
         ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "ctx is NULL");
         return NULL;
     }
-    if (ctx->no_alloc) {
-        ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "the context is no_alloc: the value has nowhere to go");
-        return NULL;
-    }
+    const bool no_alloc = ctx->no_alloc;
     const int64_t one = 1;
-    return ggml__new_tensor_impl(ctx, type, 1, &one, NULL, 0, func);
+    ctx->no_alloc = false;
+    struct ggml_tensor *result = ggml__new_tensor_impl(ctx, type, 1, &one, NULL, 0, func);
+    ctx->no_alloc = no_alloc;
+    return result;
 }
 
 struct ggml_tensor *ggml_new_i32(struct ggml_context *ctx, int32_t value)

@@ -165,73 +165,99 @@ static int src_index(const struct ggml_cgraph *cgraph, int k)
 struct visit_frame {
     struct ggml_tensor *node;
     int next_src;
+    bool fresh;          /* first visit: count edges, append when done */
 };
 
+/* A growable stack of frames; false (after logging) when out of memory. */
+struct visit_stack {
+    struct visit_frame *frames;
+    size_t depth;
+    size_t capacity;
+};
+
+static bool visit_push(struct visit_stack *stack, struct ggml_tensor *node, bool fresh, bool compute)
+{
+    if (stack->depth == stack->capacity) {
+        size_t capacity = stack->capacity ? 2 * stack->capacity : 64;
+        struct visit_frame *grown = realloc(stack->frames, capacity * sizeof *grown);
+        if (grown == NULL) {
+            ggml__log_at(GGML_LOG_LEVEL_ERROR, "ggml_build_forward_expand", "out of memory");
+            return false;
+        }
+        stack->frames = grown;
+        stack->capacity = capacity;
+    }
+    /* flagged on entry, so a tensor reached twice is walked once */
+    if (compute)
+        node->flags |= GGML_TENSOR_FLAG_COMPUTE;
+    stack->frames[stack->depth++] = (struct visit_frame) { node, 0, fresh };
+    return true;
+}
+
 /*
- * Depth-first post-order walk from root with an explicit stack (graphs can
- * be deeper than a thread's stack allows for recursion).  A tensor enters
- * the visited set when first reached and is appended once all of its
- * sources are.
+ * Adds root and everything it depends on to the graph: a depth-first
+ * post-order walk with an explicit stack (graphs can be deeper than a
+ * thread's stack allows for recursion).  A tensor enters the visited set
+ * when first reached and is appended once all its sources are; each edge
+ * from a newly added tensor counts one use of its source.  With compute,
+ * every tensor reached gets GGML_TENSOR_FLAG_COMPUTE, including tensors
+ * already in the graph, whose sources are then walked again to pass the
+ * flag on without changing order or use counts.
  */
-static void graph_visit(struct ggml_cgraph *cgraph, struct ggml_tensor *root)
+static void graph_visit(struct ggml_cgraph *cgraph, struct ggml_tensor *root, bool compute)
 {
     struct ggml_hash_set *visited = &cgraph->visited_hash_set;
+    struct visit_stack stack = { NULL, 0, 0 };
+    bool ok = true;
+
     size_t slot = ggml__hash_insert(visited, root);
-    if (slot == GGML__HASHSET_ALREADY_EXISTS)
-        return;
     if (slot == GGML__HASHSET_FULL) {
         ggml__log_at(GGML_LOG_LEVEL_ERROR, "ggml_build_forward_expand", "graph hash set is full");
         cgraph->failed = true;
         return;
     }
-    cgraph->use_counts[slot] = 0;
-
-    size_t capacity = 64, depth = 0;
-    struct visit_frame *stack = malloc(capacity * sizeof *stack);
-    if (stack == NULL) {
-        ggml__log_at(GGML_LOG_LEVEL_ERROR, "ggml_build_forward_expand", "out of memory");
-        cgraph->failed = true;
-        return;
+    if (slot != GGML__HASHSET_ALREADY_EXISTS) {
+        cgraph->use_counts[slot] = 0;
+        ok = visit_push(&stack, root, true, compute);
+    } else if (compute && !(root->flags & GGML_TENSOR_FLAG_COMPUTE)) {
+        ok = visit_push(&stack, root, false, compute);
     }
-    stack[depth++] = (struct visit_frame) { root, 0 };
 
-    while (depth > 0) {
-        struct visit_frame *top = &stack[depth - 1];
+    while (ok && stack.depth > 0) {
+        struct visit_frame *top = &stack.frames[stack.depth - 1];
         if (top->next_src == GGML_MAX_SRC) {
-            if (!graph_append(cgraph, top->node)) {
-                cgraph->failed = true;
+            if (top->fresh && !graph_append(cgraph, top->node)) {
+                ok = false;
                 break;
             }
-            depth--;
+            stack.depth--;
             continue;
         }
+        const bool fresh = top->fresh;
         struct ggml_tensor *src = top->node->src[src_index(cgraph, top->next_src++)];
         if (src == NULL)
             continue;
+        if (!fresh) {
+            if (compute && !(src->flags & GGML_TENSOR_FLAG_COMPUTE))
+                ok = visit_push(&stack, src, false, compute);
+            continue;
+        }
         size_t src_slot = ggml__hash_insert(visited, src);
         if (src_slot == GGML__HASHSET_FULL) {
             ggml__log_at(GGML_LOG_LEVEL_ERROR, "ggml_build_forward_expand", "graph hash set is full");
-            cgraph->failed = true;
-            break;
-        }
-        if (src_slot == GGML__HASHSET_ALREADY_EXISTS) {
+            ok = false;
+        } else if (src_slot == GGML__HASHSET_ALREADY_EXISTS) {
             cgraph->use_counts[ggml__hash_find(visited, src)]++;
-            continue;
+            if (compute && !(src->flags & GGML_TENSOR_FLAG_COMPUTE))
+                ok = visit_push(&stack, src, false, compute);
+        } else {
+            cgraph->use_counts[src_slot] = 1;
+            ok = visit_push(&stack, src, true, compute);
         }
-        cgraph->use_counts[src_slot] = 1;
-        if (depth == capacity) {
-            struct visit_frame *grown = realloc(stack, 2 * capacity * sizeof *stack);
-            if (grown == NULL) {
-                ggml__log_at(GGML_LOG_LEVEL_ERROR, "ggml_build_forward_expand", "out of memory");
-                cgraph->failed = true;
-                break;
-            }
-            stack = grown;
-            capacity *= 2;
-        }
-        stack[depth++] = (struct visit_frame) { src, 0 };
     }
-    free(stack);
+    if (!ok)
+        cgraph->failed = true;
+    free(stack.frames);
 }
 
 void ggml_build_forward_expand(struct ggml_cgraph *cgraph, struct ggml_tensor *tensor)
@@ -245,7 +271,33 @@ void ggml_build_forward_expand(struct ggml_cgraph *cgraph, struct ggml_tensor *t
         cgraph->failed = true;
         return;
     }
-    graph_visit(cgraph, tensor);
+    graph_visit(cgraph, tensor, true);
+}
+
+struct ggml_tensor *ggml_build_forward_select(struct ggml_cgraph *cgraph, struct ggml_tensor **tensors,
+                                              int n_tensors, int idx)
+{
+    if (cgraph == NULL || tensors == NULL) {
+        ggml__error("%s is NULL", cgraph == NULL ? "cgraph" : "tensors");
+        return NULL;
+    }
+    if (n_tensors < 1 || idx < 0 || idx >= n_tensors) {
+        ggml__error("idx %d is outside the %d tensors", idx, n_tensors);
+        cgraph->failed = true;
+        return NULL;
+    }
+    for (int i = 0; i < n_tensors; i++) {
+        if (tensors[i] == NULL) {
+            cgraph->failed = true;
+            return NULL;
+        }
+    }
+    /* every branch is part of the graph's shape; only one is computed */
+    for (int i = 0; i < n_tensors; i++)
+        if (i != idx)
+            graph_visit(cgraph, tensors[i], false);
+    graph_visit(cgraph, tensors[idx], true);
+    return tensors[idx];
 }
 
 /* ---------------------------------------------------------------- queries */

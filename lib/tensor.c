@@ -48,6 +48,10 @@ size_t ggml_nbytes(const struct ggml_tensor *tensor)
 
 size_t ggml_nbytes_pad(const struct ggml_tensor *tensor)
 {
+    if (tensor == NULL) {
+        ggml__error("tensor is NULL");
+        return 0;
+    }
     return GGML_PAD(ggml_nbytes(tensor), GGML_MEM_ALIGN);
 }
 
@@ -173,7 +177,8 @@ struct ggml_tensor *ggml__new_tensor_impl(struct ggml_context *ctx, enum ggml_ty
     struct ggml_tensor *result = (struct ggml_tensor *) ((char *) ctx->mem_buffer + obj->offs);
     memset(result, 0, sizeof *result);
     result->type = type;
-    result->buffer = view_src ? view_src->buffer : NULL;
+    /* a view gets its buffer when it is initialised in one (view_init) */
+    result->buffer = NULL;
     result->op = GGML_OP_NONE;
     result->view_src = view_src;
     result->view_offs = view_offs;
@@ -426,6 +431,12 @@ bool ggml_is_empty(const struct ggml_tensor *tensor)
         if (tensor->ne[i] == 0)
             return true;
     return false;
+}
+
+bool ggml_is_view(const struct ggml_tensor *tensor)
+{
+    REQUIRE_TENSOR(tensor);
+    return tensor->view_src != NULL;
 }
 
 bool ggml_is_scalar(const struct ggml_tensor *tensor)

@@ -8,6 +8,7 @@ man3_MANS += \
 	man/man3/ggml_bf16_to_fp32_row.3 \
 	man/man3/ggml_blck_size.3 \
 	man/man3/ggml_build_forward_expand.3 \
+	man/man3/ggml_build_forward_select.3 \
 	man/man3/ggml_can_repeat.3 \
 	man/man3/ggml_cast.3 \
 	man/man3/ggml_commit.3 \
@@ -85,6 +86,7 @@ man3_MANS += \
 	man/man3/ggml_is_scalar.3 \
 	man/man3/ggml_is_transposed.3 \
 	man/man3/ggml_is_vector.3 \
+	man/man3/ggml_is_view.3 \
 	man/man3/ggml_log_get.3 \
 	man/man3/ggml_log_set.3 \
 	man/man3/ggml_n_dims.3 \

@@ -405,6 +405,59 @@ static void test_null_expand(void)
     is_int(ggml_graph_n_nodes(g), before, "the failed chain adds no node");
 }
 
+/*
+ * ggml_build_forward_select: both branches are in the graph, only the
+ * selected one (and what it reads) carries GGML_TENSOR_FLAG_COMPUTE; a
+ * later expand from the other branch marks it without adding nodes.
+ */
+static void test_select(void)
+{
+    struct ggml_tensor *src = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 4, 3);
+    struct ggml_tensor *deep = src;
+    struct ggml_tensor *chain[64];
+    for (int i = 0; i < 64; i++)
+        deep = chain[i] = ggml_cont(ctx, i % 2 ? deep : ggml_transpose(ctx, deep));
+    struct ggml_tensor *alt = ggml_cont(ctx, src);
+    struct ggml_tensor *branches[2] = { deep, alt };
+
+    struct ggml_cgraph *gf = ggml_new_graph_custom(ctx, 256, false);
+    is_ptr(ggml_build_forward_select(gf, branches, 2, 1), alt, "select returns the chosen branch");
+    /* 64 conts plus the 32 transposes feeding the even ones, plus alt */
+    is_int(ggml_graph_n_nodes(gf), 64 + 32 + 1, "every branch is in the graph");
+    ok(ggml_graph_node(gf, -1) == alt, "the selected branch is expanded last");
+    ok(alt->flags & GGML_TENSOR_FLAG_COMPUTE, "the selected branch is marked for compute");
+    bool none_marked = true;
+    for (int i = 0; i < 64; i++)
+        if (chain[i]->flags & GGML_TENSOR_FLAG_COMPUTE)
+            none_marked = false;
+    ok(none_marked, "the unselected branch is not marked for compute");
+    ok(src->flags & GGML_TENSOR_FLAG_COMPUTE, "a shared source of the selected branch is marked");
+
+    int before = ggml_graph_n_nodes(gf);
+    ggml_build_forward_expand(gf, deep);
+    is_int(ggml_graph_n_nodes(gf), before, "expanding a branch already present adds no node");
+    bool all_marked = true;
+    for (int i = 0; i < 64; i++)
+        if (!(chain[i]->flags & GGML_TENSOR_FLAG_COMPUTE))
+            all_marked = false;
+    ok(all_marked, "expanding the other branch marks all of it");
+    is_int(tap_log_errors(), 0, "no error logged");
+
+    struct ggml_cgraph *bad = ggml_new_graph_custom(ctx, 16, false);
+    ok(ggml_build_forward_select(bad, branches, 2, 2) == NULL, "select with idx out of range returns NULL");
+    logged_one_error("select with idx out of range logs one error");
+    ok(ggml_build_forward_select(bad, NULL, 2, 0) == NULL, "select with NULL tensors returns NULL");
+    logged_one_error("select with NULL tensors logs one error");
+    struct ggml_tensor *with_null[2] = { alt, NULL };
+    ok(ggml_build_forward_select(bad, with_null, 2, 0) == NULL, "select with a NULL branch returns NULL");
+    is_int(tap_log_errors(), 0, "a NULL branch propagates without a new message");
+
+    struct ggml_tensor *plain = ggml_cont(ctx, src);
+    struct ggml_cgraph *g2 = ggml_new_graph_custom(ctx, 16, false);
+    ggml_build_forward_expand(g2, plain);
+    ok(plain->flags & GGML_TENSOR_FLAG_COMPUTE, "ggml_build_forward_expand marks nodes for compute");
+}
+
 int main(void)
 {
     tap_capture_log();
@@ -423,6 +476,7 @@ int main(void)
     test_print_and_dot();
     test_graph_full();
     test_null_expand();
+    test_select();
 
     ggml_free(ctx);
     return tap_done();

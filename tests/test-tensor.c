@@ -525,10 +525,19 @@ static void test_new_scalars(void)
     struct ggml_init_params params = { 1 << 16, NULL, true };
     struct ggml_context *meta = ggml_init(params);
     if (meta) {
-        ok(ggml_new_i32(meta, 1) == NULL, "ggml_new_i32 in a no_alloc context returns NULL");
-        logged_one_error("ggml_new_i32 in a no_alloc context logs one error");
-        ok(ggml_new_f32(meta, 1.0f) == NULL, "ggml_new_f32 in a no_alloc context returns NULL");
-        logged_one_error("ggml_new_f32 in a no_alloc context logs one error");
+        /* as upstream: the value gets data even in a no_alloc context */
+        struct ggml_tensor *mi = ggml_new_i32(meta, 7);
+        ok(mi != NULL && mi->data != NULL, "ggml_new_i32 in a no_alloc context has data");
+        if (mi && mi->data)
+            is_int(*(int32_t *) mi->data, 7, "ggml_new_i32 in a no_alloc context stores the value");
+        struct ggml_tensor *mf = ggml_new_f32(meta, -1.5f);
+        ok(mf != NULL && mf->data != NULL, "ggml_new_f32 in a no_alloc context has data");
+        if (mf && mf->data)
+            is_near(*(float *) mf->data, -1.5, 0, "ggml_new_f32 in a no_alloc context stores the value");
+        ok(ggml_get_no_alloc(meta), "the context stays no_alloc afterwards");
+        struct ggml_tensor *after = ggml_new_tensor_1d(meta, GGML_TYPE_F32, 4);
+        ok(after != NULL && after->data == NULL, "later tensors get no data");
+        is_int(tap_log_errors(), 0, "no error logged");
         ggml_free(meta);
     }
 }

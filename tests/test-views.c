@@ -529,6 +529,24 @@ static void test_no_alloc(void)
     }
 }
 
+/* ggml_is_view: true exactly for tensors that alias another's data. */
+static void test_is_view(void)
+{
+    struct ggml_tensor *a = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 4, 3);
+    ok(!ggml_is_view(a), "a new tensor is not a view");
+    ok(ggml_is_view(ggml_view_1d(ctx, a, 4, 0)), "ggml_view_1d is a view");
+    ok(ggml_is_view(ggml_reshape_1d(ctx, a, 12)), "ggml_reshape_1d is a view");
+    ok(ggml_is_view(ggml_transpose(ctx, a)), "ggml_transpose is a view");
+    ok(!ggml_is_view(ggml_cont(ctx, a)), "ggml_cont is not a view");
+    ok(!ggml_is_view(ggml_dup_tensor(ctx, a)), "ggml_dup_tensor is not a view");
+    struct ggml_tensor *vv = ggml_view_1d(ctx, ggml_view_1d(ctx, a, 8, 4 * sizeof(float)), 2, sizeof(float));
+    ok(vv && vv->view_src == a && vv->view_offs == 5 * sizeof(float),
+       "a view of a view refers to the owner at the summed offset");
+    is_int(tap_log_errors(), 0, "no error logged");
+    ok(!ggml_is_view(NULL), "ggml_is_view(NULL) is false");
+    logged_one_error("ggml_is_view(NULL) logs one error");
+}
+
 int main(void)
 {
     tap_capture_log();
@@ -539,6 +557,7 @@ int main(void)
         return tap_done();
 
     test_views();
+    test_is_view();
     test_reshape();
     test_permute();
     test_transpose();
