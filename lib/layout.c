@@ -98,6 +98,22 @@ struct ggml_tensor *ggml_view_4d(struct ggml_context *ctx, struct ggml_tensor *a
 
 /* ---------------------------------------------------------------- reshape */
 
+/* True when shape ne[0..n_dims) holds as many elements as a (else logs). */
+static bool same_element_count(const struct ggml_tensor *a, int n_dims, const int64_t *ne,
+                               const char *func)
+{
+    int64_t n = 1;
+    for (int i = 0; i < n_dims; i++)
+        n *= ne[i];
+    if (n != ggml_nelements(a)) {
+        ggml__log_at(GGML_LOG_LEVEL_ERROR, func,
+                     "new shape has %" PRId64 " elements, '%s' has %" PRId64,
+                     n, a->name, ggml_nelements(a));
+        return false;
+    }
+    return true;
+}
+
 static struct ggml_tensor *reshape_impl(struct ggml_context *ctx, struct ggml_tensor *a,
                                         int n_dims, const int64_t *ne, const char *func)
 {
@@ -108,15 +124,8 @@ static struct ggml_tensor *reshape_impl(struct ggml_context *ctx, struct ggml_te
                      "'%s' is not contiguous; make it so with ggml_cont first", a->name);
         return NULL;
     }
-    int64_t n = 1;
-    for (int i = 0; i < n_dims; i++)
-        n *= ne[i];
-    if (n != ggml_nelements(a)) {
-        ggml__log_at(GGML_LOG_LEVEL_ERROR, func,
-                     "new shape has %" PRId64 " elements, '%s' has %" PRId64,
-                     n, a->name, ggml_nelements(a));
+    if (!same_element_count(a, n_dims, ne, func))
         return NULL;
-    }
     struct ggml_tensor *result = ggml__new_tensor_impl(ctx, a->type, n_dims, ne, a, 0, func);
     if (result == NULL)
         return NULL;
@@ -218,15 +227,8 @@ static struct ggml_tensor *cont_impl(struct ggml_context *ctx, struct ggml_tenso
 {
     if (a == NULL)
         return NULL;
-    int64_t n = 1;
-    for (int i = 0; i < n_dims; i++)
-        n *= ne[i];
-    if (n != ggml_nelements(a)) {
-        ggml__log_at(GGML_LOG_LEVEL_ERROR, func,
-                     "new shape has %" PRId64 " elements, '%s' has %" PRId64,
-                     n, a->name, ggml_nelements(a));
+    if (!same_element_count(a, n_dims, ne, func))
         return NULL;
-    }
     struct ggml_tensor *result = ggml__new_tensor_impl(ctx, a->type, n_dims, ne, NULL, 0, func);
     if (result == NULL)
         return NULL;
