@@ -26,9 +26,18 @@ libggml_backend_la_SOURCES = \
 	lib/accessors.c \
 	lib/layout.c \
 	lib/op-names.c \
-	lib/graph.c
+	lib/graph.c \
+	lib/backend-private.h \
+	lib/handles.c \
+	lib/buffer.c \
+	lib/backend.c \
+	lib/registry.c \
+	lib/loader.c \
+	lib/alloc.c \
+	lib/cpu/buffer.c
 
-libggml_backend_la_CPPFLAGS = $(AM_CPPFLAGS) -DGGML_BUILD
+libggml_backend_la_CPPFLAGS = $(AM_CPPFLAGS) -DGGML_BUILD \
+	-DGGML_BACKEND_DIR='"$(backenddir)"'
 libggml_backend_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(HWLOC_CFLAGS)
 libggml_backend_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(LT_VERSION_INFO) \
 	-no-undefined \

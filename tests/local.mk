@@ -11,6 +11,7 @@ AM_TESTS_ENVIRONMENT = \
 	CC='$(CC) $(SANITIZER_CFLAGS)'; LIBTOOL='$(LIBTOOL)'; \
 	PACKAGE_VERSION='$(PACKAGE_VERSION)'; MANDOC='$(MANDOC)'; NM='$(NM)'; \
 	ASAN_OPTIONS=allocator_may_return_null=1; \
+	TEST_PLUGIN_DIR='$(abs_top_builddir)/tests/plugins/.libs'; export TEST_PLUGIN_DIR; \
 	export top_srcdir top_builddir CC LIBTOOL PACKAGE_VERSION MANDOC NM ASAN_OPTIONS;
 
 tap_test_programs = \
@@ -22,7 +23,12 @@ tap_test_programs = \
 	tests/test-tensor \
 	tests/test-views \
 	tests/test-graph \
-	tests/test-utils
+	tests/test-utils \
+	tests/test-buffer \
+	tests/test-backend \
+	tests/test-registry \
+	tests/test-plugins \
+	tests/test-alloc
 
 check_PROGRAMS += $(tap_test_programs)
 TESTS += $(tap_test_programs) tests/check-abi.sh tests/check-man.sh
@@ -31,3 +37,5 @@ noinst_HEADERS += tests/tap.h
 LDADD = libggml-backend.la -lm
 
 EXTRA_DIST += tests/check-abi.sh tests/check-man.sh tests/abi/libggml-backend.symbols
+
+include tests/plugins/local.mk
