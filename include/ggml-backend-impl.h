@@ -32,7 +32,7 @@ extern "C" {
         const char *          (*get_name)      (ggml_backend_buffer_type_t buft);
         /* new buffer of size bytes (size may be 0), or NULL on failure */
         ggml_backend_buffer_t (*alloc_buffer)  (ggml_backend_buffer_type_t buft, size_t size);
-        /* alignment required of tensor data in such buffers */
+        /* (optional) alignment required of tensor data in such buffers (defaults to GGML_MEM_ALIGN) */
         size_t                (*get_alignment) (ggml_backend_buffer_type_t buft);
         /* (optional) largest buffer that can be allocated (defaults to SIZE_MAX) */
         size_t                (*get_max_size)  (ggml_backend_buffer_type_t buft);
@@ -57,7 +57,7 @@ extern "C" {
         void *       (*get_base)     (ggml_backend_buffer_t buffer);
         /* (optional) prepares a tensor just placed in the buffer (defaults to GGML_STATUS_SUCCESS) */
         enum ggml_status (*init_tensor)(ggml_backend_buffer_t buffer, struct ggml_tensor * tensor);
-        /* sets size bytes of the tensor's data at offset to value */
+        /* (optional) sets size bytes of the tensor's data at offset to value (defaults to none: ggml_backend_tensor_memset then fails with a message) */
         void         (*memset_tensor)(ggml_backend_buffer_t buffer,       struct ggml_tensor * tensor,     uint8_t value, size_t offset, size_t size);
         /* copies size bytes from host memory into the tensor at offset */
         void         (*set_tensor)   (ggml_backend_buffer_t buffer,       struct ggml_tensor * tensor, const void * data, size_t offset, size_t size);

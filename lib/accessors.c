@@ -13,6 +13,7 @@
 
 #include "ggml-impl.h"
 #include "ggml-cpu.h"
+#include "backend-private.h"
 
 static bool element_type_supported(enum ggml_type type)
 {
@@ -43,6 +44,13 @@ static bool check_host_tensor(const struct ggml_tensor *tensor, const char *func
     }
     if (tensor->data == NULL) {
         ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "tensor '%s' has no data", tensor->name);
+        return false;
+    }
+    ggml_backend_buffer_t buffer = tensor->view_src ? tensor->view_src->buffer : tensor->buffer;
+    if (buffer != NULL && !ggml_backend_buffer_is_host(buffer)) {
+        ggml__log_at(GGML_LOG_LEVEL_ERROR, func,
+                     "tensor '%s' is in device memory (%s buffer): use ggml_backend_tensor_get/set",
+                     tensor->name, ggml_backend_buffer_name(buffer));
         return false;
     }
     return true;
@@ -171,7 +179,11 @@ struct ggml_tensor *ggml_set_zero(struct ggml_tensor *tensor)
         ggml__error("tensor '%s' has no data", tensor->name);
         return tensor;
     }
-    memset(tensor->data, 0, ggml_nbytes(tensor));
+    /* device memory is reached through its buffer */
+    if (tensor->buffer != NULL || (tensor->view_src != NULL && tensor->view_src->buffer != NULL))
+        ggml_backend_tensor_memset(tensor, 0, 0, ggml_nbytes(tensor));
+    else
+        memset(tensor->data, 0, ggml_nbytes(tensor));
     return tensor;
 }
 

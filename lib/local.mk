@@ -34,7 +34,9 @@ libggml_backend_la_SOURCES = \
 	lib/registry.c \
 	lib/loader.c \
 	lib/alloc.c \
-	lib/cpu/buffer.c
+	lib/cpu/buffer.c \
+	lib/cpu/cpu-private.h \
+	lib/cpu/threadpool.c
 
 libggml_backend_la_CPPFLAGS = $(AM_CPPFLAGS) -DGGML_BUILD \
 	-DGGML_BACKEND_DIR='"$(backenddir)"'

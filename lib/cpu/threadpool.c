@@ -1,0 +1,411 @@
+/*
+ * threadpool.c - the CPU backend's persistent thread pool.
+ *
+ * A pool has n_threads - 1 worker threads; the thread that runs a job is
+ * thread 0.  Jobs are announced by bumping a generation counter.  A worker
+ * that finds no new job spins for a bounded number of checks (the pool's
+ * poll level) and then sleeps on a condition variable, so an idle pool uses
+ * no CPU.  The sleep protocol is the classic Dekker pairing: a worker first
+ * counts itself as sleeping and then re-reads the generation under the
+ * mutex; the dispatcher first bumps the generation and then reads the
+ * sleeper count, taking the mutex to broadcast when it is non-zero.  With
+ * sequentially consistent atomics one of the two always sees the other, so
+ * no wake-up is lost.
+ *
+ * Barriers inside a job spin briefly and then yield the CPU, so that a
+ * pool with more threads than cores keeps making progress.
+ *
+ * Invariant: jobs of one pool never overlap (the CPU backend computes one
+ * graph at a time per pool), and every worker, taking part or not, checks
+ * in for every job before the next one is announced; so the job fields are
+ * written only while no worker reads them.
+ */
+#include "config.h"
+
+#include <hwloc.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "ggml-impl.h"
+#include "cpu-private.h"
+
+/* Spin iterations per poll level (poll 0..100) before a worker sleeps. */
+#define SPINS_PER_POLL_LEVEL 1024
+/* Barrier spins before each sched_yield. */
+#define BARRIER_SPINS 256
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+struct worker {
+    struct ggml_threadpool *pool;
+    pthread_t thread;
+    int ith;
+    hwloc_bitmap_t cpuset;   /* CPUs the thread is bound to, or NULL */
+};
+
+struct ggml_threadpool {
+    int n_threads;                   /* size of the pool, caller included */
+    uint32_t poll;                   /* 0..100 */
+    struct worker *workers;          /* workers[1..n_threads) run threads */
+
+    pthread_mutex_t lock;
+    pthread_cond_t wake;             /* new job, resume or stop */
+    atomic_int n_sleeping;           /* workers blocked on wake */
+
+    atomic_uint job_generation;      /* bumped once per job */
+    atomic_bool stop;
+    atomic_bool paused;
+
+    /* the current job (see the invariant above) */
+    ggml__job_fn job_fn;
+    void *job_arg;
+    int job_threads;
+    atomic_int job_pending;          /* workers that have not finished the job */
+    enum ggml_sched_priority prio;
+
+    atomic_int barrier_count;
+    atomic_uint barrier_generation;
+};
+
+/* --------------------------------------------------------------- topology */
+
+static pthread_once_t topology_once = PTHREAD_ONCE_INIT;
+static hwloc_topology_t topology;
+static bool topology_ok;
+
+static void topology_load(void)
+{
+    if (hwloc_topology_init(&topology) != 0)
+        return;
+    if (hwloc_topology_load(topology) != 0) {
+        hwloc_topology_destroy(topology);
+        return;
+    }
+    topology_ok = true;
+}
+
+int ggml__cpu_physical_cores(void)
+{
+    pthread_once(&topology_once, topology_load);
+    if (!topology_ok)
+        return 1;
+    /* cores that have at least one PU the process may run on */
+    hwloc_bitmap_t allowed = hwloc_bitmap_alloc();
+    if (allowed == NULL)
+        return 1;
+    if (hwloc_get_cpubind(topology, allowed, HWLOC_CPUBIND_PROCESS) != 0)
+        hwloc_bitmap_copy(allowed, hwloc_topology_get_allowed_cpuset(topology));
+    int cores = 0;
+    hwloc_obj_t core = NULL;
+    while ((core = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_CORE, core)) != NULL)
+        if (hwloc_bitmap_intersects(core->cpuset, allowed))
+            cores++;
+    if (cores == 0)
+        cores = hwloc_bitmap_weight(allowed);
+    hwloc_bitmap_free(allowed);
+    return cores > 0 ? cores : 1;
+}
+
+/* ----------------------------------------------------------------- params */
+
+void ggml_threadpool_params_init(struct ggml_threadpool_params *p, int n_threads)
+{
+    if (p == NULL) {
+        ggml__error("params is NULL");
+        return;
+    }
+    memset(p, 0, sizeof *p);
+    p->n_threads = n_threads;
+    p->prio = GGML_SCHED_PRIO_NORMAL;
+    p->poll = 50;
+    p->strict_cpu = false;
+    p->paused = false;
+}
+
+struct ggml_threadpool_params ggml_threadpool_params_default(int n_threads)
+{
+    struct ggml_threadpool_params p;
+    ggml_threadpool_params_init(&p, n_threads);
+    return p;
+}
+
+bool ggml_threadpool_params_match(const struct ggml_threadpool_params *p0,
+                                  const struct ggml_threadpool_params *p1)
+{
+    if (p0 == NULL || p1 == NULL) {
+        ggml__error("%s is NULL", p0 == NULL ? "p0" : "p1");
+        return false;
+    }
+    return p0->n_threads == p1->n_threads && p0->prio == p1->prio && p0->poll == p1->poll &&
+           p0->strict_cpu == p1->strict_cpu &&
+           memcmp(p0->cpumask, p1->cpumask, sizeof p0->cpumask) == 0;
+}
+
+/* --------------------------------------------------------------- workers */
+
+/* Waits for a job newer than seen; returns false when the pool stops. */
+static bool wait_for_job(struct ggml_threadpool *pool, unsigned *seen)
+{
+    const unsigned spins = pool->poll * SPINS_PER_POLL_LEVEL;
+    for (unsigned i = 0; i < spins; i++) {
+        if (atomic_load(&pool->stop))
+            return false;
+        if (!atomic_load(&pool->paused) && atomic_load(&pool->job_generation) != *seen)
+            goto got_job;
+        cpu_relax();
+    }
+    pthread_mutex_lock(&pool->lock);
+    atomic_fetch_add(&pool->n_sleeping, 1);
+    while (!atomic_load(&pool->stop) &&
+           (atomic_load(&pool->paused) || atomic_load(&pool->job_generation) == *seen))
+        pthread_cond_wait(&pool->wake, &pool->lock);
+    atomic_fetch_sub(&pool->n_sleeping, 1);
+    pthread_mutex_unlock(&pool->lock);
+    if (atomic_load(&pool->stop))
+        return false;
+got_job:
+    *seen = atomic_load(&pool->job_generation);
+    return true;
+}
+
+static void apply_priority(enum ggml_sched_priority prio)
+{
+    if (prio == GGML_SCHED_PRIO_NORMAL)
+        return;
+    struct sched_param param = { 0 };
+    int policy = SCHED_OTHER;
+    switch (prio) {
+    case GGML_SCHED_PRIO_MEDIUM:   policy = SCHED_FIFO; param.sched_priority = 40; break;
+    case GGML_SCHED_PRIO_HIGH:     policy = SCHED_FIFO; param.sched_priority = 80; break;
+    case GGML_SCHED_PRIO_REALTIME: policy = SCHED_FIFO; param.sched_priority = 90; break;
+    default: return;
+    }
+    if (pthread_setschedparam(pthread_self(), policy, &param) != 0)
+        ggml__log_at(GGML_LOG_LEVEL_WARN, "ggml_threadpool_new",
+                     "priority %d not permitted here; threads keep the normal priority", (int) prio);
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *self = arg;
+    struct ggml_threadpool *pool = self->pool;
+    if (self->cpuset != NULL && topology_ok &&
+        hwloc_set_thread_cpubind(topology, pthread_self(), self->cpuset, 0) != 0)
+        ggml__log_at(GGML_LOG_LEVEL_WARN, "ggml_threadpool_new",
+                     "could not bind worker %d to its CPUs; it runs unbound", self->ith);
+
+    apply_priority(pool->prio);
+
+    unsigned seen = 0;
+    while (wait_for_job(pool, &seen)) {
+        if (self->ith < pool->job_threads)
+            pool->job_fn(pool->job_arg, self->ith, pool->job_threads);
+        atomic_fetch_sub(&pool->job_pending, 1);
+    }
+    return NULL;
+}
+
+/* Wakes sleeping workers after the state they wait on has changed. */
+static void wake_workers(struct ggml_threadpool *pool)
+{
+    if (atomic_load(&pool->n_sleeping) > 0) {
+        pthread_mutex_lock(&pool->lock);
+        pthread_cond_broadcast(&pool->wake);
+        pthread_mutex_unlock(&pool->lock);
+    }
+}
+
+/* -------------------------------------------------------------- binding */
+
+/* CPU sets for each thread from the cpumask; false when there is no mask. */
+static bool assign_cpusets(struct ggml_threadpool *pool, const struct ggml_threadpool_params *params)
+{
+    int n_cpus = 0;
+    for (int i = 0; i < GGML_MAX_N_THREADS; i++)
+        n_cpus += params->cpumask[i];
+    if (n_cpus == 0 || !topology_ok)
+        return false;
+
+    int next = 0;
+    for (int t = 0; t < pool->n_threads; t++) {
+        hwloc_bitmap_t set = hwloc_bitmap_alloc();
+        if (set == NULL)
+            return false;
+        if (params->strict_cpu) {
+            /* one CPU of the mask per thread, round robin */
+            while (!params->cpumask[next])
+                next = (next + 1) % GGML_MAX_N_THREADS;
+            hwloc_bitmap_only(set, (unsigned) next);
+            next = (next + 1) % GGML_MAX_N_THREADS;
+        } else {
+            for (int i = 0; i < GGML_MAX_N_THREADS; i++)
+                if (params->cpumask[i])
+                    hwloc_bitmap_set(set, (unsigned) i);
+        }
+        pool->workers[t].cpuset = set;
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------- lifecycle */
+
+static void threadpool_destroy(struct ggml_threadpool *pool, int n_started)
+{
+    atomic_store(&pool->stop, true);
+    pthread_mutex_lock(&pool->lock);
+    pthread_cond_broadcast(&pool->wake);
+    pthread_mutex_unlock(&pool->lock);
+    for (int t = 1; t < n_started; t++)
+        pthread_join(pool->workers[t].thread, NULL);
+    for (int t = 0; t < pool->n_threads; t++)
+        if (pool->workers[t].cpuset)
+            hwloc_bitmap_free(pool->workers[t].cpuset);
+    pthread_cond_destroy(&pool->wake);
+    pthread_mutex_destroy(&pool->lock);
+    free(pool->workers);
+    free(pool);
+}
+
+struct ggml_threadpool *ggml_threadpool_new(struct ggml_threadpool_params *params)
+{
+    if (params == NULL) {
+        ggml__error("params is NULL");
+        return NULL;
+    }
+    if (params->n_threads < 1 || params->n_threads > GGML_MAX_N_THREADS) {
+        ggml__error("n_threads must be 1..%d, got %d", GGML_MAX_N_THREADS, params->n_threads);
+        return NULL;
+    }
+    pthread_once(&topology_once, topology_load);
+
+    struct ggml_threadpool *pool = calloc(1, sizeof *pool);
+    struct worker *workers = calloc((size_t) params->n_threads, sizeof *workers);
+    if (pool == NULL || workers == NULL) {
+        ggml__error("out of memory for a pool of %d threads", params->n_threads);
+        free(pool);
+        free(workers);
+        return NULL;
+    }
+    pool->n_threads = params->n_threads;
+    pool->poll = params->poll > 100 ? 100 : params->poll;
+    pool->workers = workers;
+    pool->prio = params->prio;
+    pthread_mutex_init(&pool->lock, NULL);
+    pthread_cond_init(&pool->wake, NULL);
+    atomic_init(&pool->n_sleeping, 0);
+    atomic_init(&pool->job_generation, 0);
+    atomic_init(&pool->stop, false);
+    atomic_init(&pool->paused, params->paused);
+    atomic_init(&pool->job_pending, 0);
+    atomic_init(&pool->barrier_count, 0);
+    atomic_init(&pool->barrier_generation, 0);
+    for (int t = 0; t < pool->n_threads; t++) {
+        workers[t].pool = pool;
+        workers[t].ith = t;
+    }
+    assign_cpusets(pool, params);
+
+    for (int t = 1; t < pool->n_threads; t++) {
+        if (pthread_create(&workers[t].thread, NULL, worker_main, &workers[t]) != 0) {
+            ggml__error("cannot start thread %d of %d", t, pool->n_threads);
+            threadpool_destroy(pool, t);
+            return NULL;
+        }
+    }
+    return pool;
+}
+
+void ggml_threadpool_free(struct ggml_threadpool *pool)
+{
+    if (pool == NULL)
+        return;
+    threadpool_destroy(pool, pool->n_threads);
+}
+
+int ggml_threadpool_get_n_threads(struct ggml_threadpool *pool)
+{
+    if (pool == NULL) {
+        ggml__error("threadpool is NULL");
+        return 0;
+    }
+    return pool->n_threads;
+}
+
+void ggml_threadpool_pause(struct ggml_threadpool *pool)
+{
+    if (pool == NULL) {
+        ggml__error("threadpool is NULL");
+        return;
+    }
+    atomic_store(&pool->paused, true);
+}
+
+void ggml_threadpool_resume(struct ggml_threadpool *pool)
+{
+    if (pool == NULL) {
+        ggml__error("threadpool is NULL");
+        return;
+    }
+    atomic_store(&pool->paused, false);
+    wake_workers(pool);
+}
+
+/* ------------------------------------------------------------------ jobs */
+
+void ggml__threadpool_run(struct ggml_threadpool *pool, int n_threads, ggml__job_fn fn, void *arg)
+{
+    if (n_threads > pool->n_threads)
+        n_threads = pool->n_threads;
+    if (n_threads < 1)
+        n_threads = 1;
+
+    pool->job_fn = fn;
+    pool->job_arg = arg;
+    pool->job_threads = n_threads;
+    atomic_store(&pool->barrier_count, 0);
+    /* every worker checks in, taking part or not (see the invariant) */
+    atomic_store(&pool->job_pending, n_threads > 1 ? pool->n_threads - 1 : 0);
+    if (n_threads > 1) {
+        atomic_store(&pool->paused, false);
+        atomic_fetch_add(&pool->job_generation, 1);
+        wake_workers(pool);
+    }
+
+    fn(arg, 0, n_threads);
+
+    for (unsigned spins = 0; atomic_load(&pool->job_pending) > 0; spins++) {
+        if (spins < BARRIER_SPINS)
+            cpu_relax();
+        else
+            sched_yield();
+    }
+}
+
+void ggml__threadpool_barrier(struct ggml_threadpool *pool)
+{
+    const int n = pool->job_threads;
+    if (n <= 1)
+        return;
+    const unsigned generation = atomic_load(&pool->barrier_generation);
+    if (atomic_fetch_add(&pool->barrier_count, 1) == n - 1) {
+        /* last to arrive: reset for the next barrier, then release the others */
+        atomic_store(&pool->barrier_count, 0);
+        atomic_fetch_add(&pool->barrier_generation, 1);
+        return;
+    }
+    for (unsigned spins = 0; atomic_load(&pool->barrier_generation) == generation; spins++) {
+        if (spins < BARRIER_SPINS)
+            cpu_relax();
+        else
+            sched_yield();
+    }
+}
