@@ -36,7 +36,9 @@ libggml_backend_la_SOURCES = \
 	lib/alloc.c \
 	lib/cpu/buffer.c \
 	lib/cpu/cpu-private.h \
-	lib/cpu/threadpool.c
+	lib/cpu/threadpool.c \
+	lib/cpu/compute.c \
+	lib/cpu/ops/copy.c
 
 libggml_backend_la_CPPFLAGS = $(AM_CPPFLAGS) -DGGML_BUILD \
 	-DGGML_BACKEND_DIR='"$(backenddir)"'

@@ -32,4 +32,50 @@ void ggml__threadpool_barrier(struct ggml_threadpool *pool);
 /* Number of physical cores the process may run on (at least 1). */
 int ggml__cpu_physical_cores(void);
 
+/* ---------------------------------------------------------------- kernels */
+
+/* What one thread of a node's computation gets. */
+struct ggml__compute_params {
+    int ith, nth;                  /* this thread, of nth threads on the node */
+    size_t wsize;                  /* scratch shared by the node's threads */
+    void *wdata;
+    struct ggml_threadpool *pool;  /* for ggml__threadpool_barrier inside a kernel */
+    bool use_ref;                  /* reference kernels only */
+};
+
+/* Computes this thread's share of dst (its sources are ready). */
+typedef void (*ggml__kernel_fn)(const struct ggml__compute_params *params, struct ggml_tensor *dst);
+
+/*
+ * How the CPU backend runs one op.  kernel is required; the others are
+ * optional: supports (defaults to true), n_tasks (defaults to every thread),
+ * work_size (defaults to no scratch).
+ */
+struct ggml__op_impl {
+    ggml__kernel_fn kernel;
+    bool (*supports)(const struct ggml_tensor *dst);
+    int (*n_tasks)(const struct ggml_tensor *dst, int n_threads);
+    size_t (*work_size)(const struct ggml_tensor *dst, int n_tasks);
+};
+
+/* The implementation of op, or NULL when the CPU backend has none. */
+const struct ggml__op_impl *ggml__cpu_op_impl(enum ggml_op op);
+
+/* True for ops that only reinterpret memory (nothing to compute). */
+bool ggml__op_is_noop(enum ggml_op op);
+
+/* True when the CPU backend can compute node (supports_op). */
+bool ggml__cpu_supports(const struct ggml_tensor *node);
+
+/* Rows [*first, *last) of n rows that thread ith of nth computes. */
+static inline void ggml__split_rows(int64_t n, int ith, int nth, int64_t *first, int64_t *last)
+{
+    const int64_t per_thread = (n + nth - 1) / nth;
+    *first = per_thread * ith < n ? per_thread * ith : n;
+    *last = *first + per_thread < n ? *first + per_thread : n;
+}
+
+/* Op implementations, by family (lib/cpu/ops/). */
+extern const struct ggml__op_impl ggml__op_copy;
+
 #endif

@@ -1,0 +1,226 @@
+/*
+ * compute.c - the CPU backend's graph engine: plans (threads and scratch
+ * memory) and the computation of a graph on a thread pool.
+ *
+ * Every thread of the job walks the nodes in order and computes its share
+ * of each node; a barrier separates nodes, except after nodes that only
+ * reinterpret memory (NONE, VIEW, RESHAPE, PERMUTE, TRANSPOSE), which have
+ * nothing to wait for.  Thread 0 polls the abort callback between nodes;
+ * the decision is published before the next barrier so that every thread
+ * stops at the same node.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "ggml-impl.h"
+#include "cpu-private.h"
+
+/* Scratch of each thread starts on its own cache line. */
+#define CACHE_LINE_SIZE 64
+
+/* The op table: one entry per op family member the backend computes. */
+static const struct ggml__op_impl *const op_impls[GGML_OP_COUNT] = {
+    [GGML_OP_DUP] = &ggml__op_copy,
+    [GGML_OP_CPY] = &ggml__op_copy,
+    [GGML_OP_CONT] = &ggml__op_copy,
+};
+
+const struct ggml__op_impl *ggml__cpu_op_impl(enum ggml_op op)
+{
+    return (int) op >= 0 && op < GGML_OP_COUNT ? op_impls[op] : NULL;
+}
+
+bool ggml__op_is_noop(enum ggml_op op)
+{
+    return op == GGML_OP_NONE || op == GGML_OP_VIEW || op == GGML_OP_RESHAPE ||
+           op == GGML_OP_PERMUTE || op == GGML_OP_TRANSPOSE;
+}
+
+bool ggml__cpu_supports(const struct ggml_tensor *node)
+{
+    if (ggml__op_is_noop(node->op))
+        return true;
+    const struct ggml__op_impl *impl = ggml__cpu_op_impl(node->op);
+    return impl != NULL && (impl->supports == NULL || impl->supports(node));
+}
+
+/* Nodes the engine skips: nothing to compute, or not marked for compute. */
+static bool skip_node(const struct ggml_tensor *node)
+{
+    return ggml__op_is_noop(node->op) || ggml_is_empty(node) ||
+           !(node->flags & GGML_TENSOR_FLAG_COMPUTE);
+}
+
+static int node_n_tasks(const struct ggml_tensor *node, int n_threads)
+{
+    const struct ggml__op_impl *impl = ggml__cpu_op_impl(node->op);
+    if (skip_node(node) || impl == NULL)
+        return 1;
+    int n = impl->n_tasks ? impl->n_tasks(node, n_threads) : n_threads;
+    return n < 1 ? 1 : n > n_threads ? n_threads : n;
+}
+
+struct ggml_cplan ggml_graph_plan(const struct ggml_cgraph *cgraph, int n_threads, struct ggml_threadpool *threadpool)
+{
+    struct ggml_cplan plan;
+    memset(&plan, 0, sizeof plan);
+    if (cgraph == NULL) {
+        ggml__error("cgraph is NULL");
+        return plan;
+    }
+    if (threadpool != NULL)
+        n_threads = ggml_threadpool_get_n_threads(threadpool);
+    if (n_threads <= 0)
+        n_threads = GGML_DEFAULT_N_THREADS;
+    if (n_threads > GGML_MAX_N_THREADS)
+        n_threads = GGML_MAX_N_THREADS;
+
+    size_t work_size = 0;
+    for (int i = 0; i < cgraph->n_nodes; i++) {
+        const struct ggml_tensor *node = cgraph->nodes[i];
+        const struct ggml__op_impl *impl = ggml__cpu_op_impl(node->op);
+        if (skip_node(node) || impl == NULL || impl->work_size == NULL)
+            continue;
+        size_t size = impl->work_size(node, node_n_tasks(node, n_threads));
+        if (size > work_size)
+            work_size = size;
+    }
+    if (work_size > 0)
+        work_size += CACHE_LINE_SIZE * (size_t) n_threads;
+
+    plan.work_size = work_size;
+    plan.n_threads = n_threads;
+    plan.threadpool = threadpool;
+    return plan;
+}
+
+/* Shared state of one graph computation. */
+struct compute_state {
+    struct ggml_cgraph *cgraph;
+    const struct ggml_cplan *plan;
+    struct ggml_threadpool *pool;
+    atomic_int status;              /* enum ggml_status, first failure wins */
+};
+
+static void compute_job(void *arg, int ith, int nth)
+{
+    struct compute_state *state = arg;
+    const struct ggml_cplan *plan = state->plan;
+
+    for (int i = 0; i < state->cgraph->n_nodes; i++) {
+        struct ggml_tensor *node = state->cgraph->nodes[i];
+        if (skip_node(node))
+            continue;
+        const struct ggml__op_impl *impl = ggml__cpu_op_impl(node->op);
+        const int n_tasks = node_n_tasks(node, nth);
+        if (ith < n_tasks) {
+            const struct ggml__compute_params params = {
+                .ith = ith,
+                .nth = n_tasks,
+                .wsize = plan->work_size,
+                .wdata = plan->work_data,
+                .pool = state->pool,
+                .use_ref = plan->use_ref,
+            };
+            impl->kernel(&params, node);
+        }
+        if (ith == 0 && plan->abort_callback && plan->abort_callback(plan->abort_callback_data))
+            atomic_store(&state->status, GGML_STATUS_ABORTED);
+        ggml__threadpool_barrier(state->pool);
+        if (atomic_load(&state->status) != GGML_STATUS_SUCCESS)
+            return;
+    }
+}
+
+/* A pool kept for plans that name none, grown on demand. */
+static pthread_mutex_t default_pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ggml_threadpool *default_pool;
+
+static struct ggml_threadpool *acquire_default_pool(int n_threads)
+{
+    pthread_mutex_lock(&default_pool_lock);
+    if (default_pool == NULL || ggml_threadpool_get_n_threads(default_pool) < n_threads) {
+        ggml_threadpool_free(default_pool);
+        struct ggml_threadpool_params params = ggml_threadpool_params_default(n_threads);
+        default_pool = ggml_threadpool_new(&params);
+    }
+    struct ggml_threadpool *pool = default_pool;
+    if (pool == NULL)
+        pthread_mutex_unlock(&default_pool_lock);
+    return pool; /* the lock stays held while the pool computes */
+}
+
+static void release_default_pool(void)
+{
+    pthread_mutex_unlock(&default_pool_lock);
+}
+
+enum ggml_status ggml_graph_compute(struct ggml_cgraph *cgraph, struct ggml_cplan *cplan)
+{
+    if (cgraph == NULL || cplan == NULL) {
+        ggml__error("%s is NULL", cgraph == NULL ? "cgraph" : "cplan");
+        return GGML_STATUS_FAILED;
+    }
+    if (ggml__graph_failed(cgraph)) {
+        ggml__error("the graph was built from a NULL tensor (see the first error logged)");
+        return GGML_STATUS_FAILED;
+    }
+    if (cplan->n_threads <= 0) {
+        ggml__error("the plan has %d threads; make it with ggml_graph_plan", cplan->n_threads);
+        return GGML_STATUS_FAILED;
+    }
+    struct ggml_cplan need = ggml_graph_plan(cgraph, cplan->n_threads, cplan->threadpool);
+    if (need.work_size > 0 && (cplan->work_data == NULL || cplan->work_size < need.work_size)) {
+        ggml__error("the plan's work buffer has %zu bytes at %p; this graph needs %zu",
+                    cplan->work_size, (void *) cplan->work_data, need.work_size);
+        return GGML_STATUS_FAILED;
+    }
+    for (int i = 0; i < cgraph->n_nodes; i++) {
+        const struct ggml_tensor *node = cgraph->nodes[i];
+        if (skip_node(node))
+            continue;
+        if (!ggml__cpu_supports(node)) {
+            ggml__error("node %d ('%s', %s %s) is not supported by the CPU backend", i, node->name,
+                        ggml_op_desc(node), ggml_type_name(node->type));
+            return GGML_STATUS_FAILED;
+        }
+        if (node->data == NULL) {
+            ggml__error("node %d ('%s') has no memory", i, node->name);
+            return GGML_STATUS_FAILED;
+        }
+    }
+
+    struct ggml_threadpool *pool = cplan->threadpool;
+    bool own_pool = pool == NULL;
+    if (own_pool && (pool = acquire_default_pool(cplan->n_threads)) == NULL)
+        return GGML_STATUS_FAILED;
+
+    struct compute_state state = { .cgraph = cgraph, .plan = cplan, .pool = pool };
+    atomic_init(&state.status, GGML_STATUS_SUCCESS);
+    int n_threads = cplan->n_threads < ggml_threadpool_get_n_threads(pool) ? cplan->n_threads
+                                                                             : ggml_threadpool_get_n_threads(pool);
+    ggml__threadpool_run(pool, n_threads, compute_job, &state);
+    if (own_pool)
+        release_default_pool();
+    return (enum ggml_status) atomic_load(&state.status);
+}
+
+enum ggml_status ggml_graph_compute_with_ctx(struct ggml_context *ctx, struct ggml_cgraph *cgraph, int n_threads)
+{
+    if (ctx == NULL) {
+        ggml__error("ctx is NULL");
+        return GGML_STATUS_FAILED;
+    }
+    struct ggml_cplan plan = ggml_graph_plan(cgraph, n_threads, NULL);
+    if (plan.n_threads == 0)
+        return GGML_STATUS_FAILED;
+    if (plan.work_size > 0) {
+        plan.work_data = ggml_new_buffer(ctx, plan.work_size);
+        if (plan.work_data == NULL)
+            return GGML_STATUS_ALLOC_FAILED;
+    }
+    return ggml_graph_compute(cgraph, &plan);
+}
