@@ -38,6 +38,8 @@ libggml_backend_la_SOURCES = \
 	lib/cpu/cpu-private.h \
 	lib/cpu/threadpool.c \
 	lib/cpu/compute.c \
+	lib/cpu/features.c \
+	lib/cpu/backend.c \
 	lib/cpu/ops/copy.c
 
 libggml_backend_la_CPPFLAGS = $(AM_CPPFLAGS) -DGGML_BUILD \

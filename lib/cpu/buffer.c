@@ -10,6 +10,7 @@
 
 #include "ggml-impl.h"
 #include "backend-private.h"
+#include "cpu-private.h"
 
 /* Alignment of tensor data in CPU buffers: one cache line, enough for AVX-512. */
 #define CPU_BUFFER_ALIGNMENT 64
@@ -145,7 +146,7 @@ static struct ggml_backend_buffer_type cpu_buffer_type = {
         .get_alloc_size = NULL,
         .is_host = cpu_buft_is_host,
     },
-    .device = NULL,
+    .device = &ggml__cpu_device,
     .context = NULL,
 };
 
@@ -168,7 +169,7 @@ static struct ggml_backend_buffer_type cpu_mapped_buffer_type = {
         .get_alloc_size = NULL,
         .is_host = cpu_buft_is_host,
     },
-    .device = NULL,
+    .device = &ggml__cpu_device,
     .context = NULL,
 };
 

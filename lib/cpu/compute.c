@@ -191,6 +191,14 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph *cgraph, struct ggml_cpla
             ggml__error("node %d ('%s') has no memory", i, node->name);
             return GGML_STATUS_FAILED;
         }
+        for (int j = 0; j < GGML_MAX_SRC; j++) {
+            if (node->src[j] != NULL && node->src[j]->data == NULL && !ggml_is_empty(node->src[j])) {
+                ggml__error("source %d ('%s') of node %d ('%s') has no memory (views need "
+                            "ggml_backend_view_init once their source is allocated)",
+                            j, node->src[j]->name, i, node->name);
+                return GGML_STATUS_FAILED;
+            }
+        }
     }
 
     struct ggml_threadpool *pool = cplan->threadpool;

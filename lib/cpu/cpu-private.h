@@ -32,6 +32,18 @@ void ggml__threadpool_barrier(struct ggml_threadpool *pool);
 /* Number of physical cores the process may run on (at least 1). */
 int ggml__cpu_physical_cores(void);
 
+/* Detects the CPU's features once (ggml_cpu_has_* answer from then on). */
+void ggml__cpu_features_init(void);
+
+/* The features found, as name/value pairs ended by a NULL name. */
+struct ggml_backend_feature *ggml__cpu_feature_list(void);
+
+/* The processor's model name (hwloc's CPUModel), or "CPU". */
+const char *ggml__cpu_model_name(void);
+
+/* The CPU device (its registry is ggml_backend_cpu_reg()). */
+extern struct ggml_backend_device ggml__cpu_device;
+
 /* ---------------------------------------------------------------- kernels */
 
 /* What one thread of a node's computation gets. */

@@ -115,6 +115,16 @@ int ggml__cpu_physical_cores(void)
     return cores > 0 ? cores : 1;
 }
 
+const char *ggml__cpu_model_name(void)
+{
+    pthread_once(&topology_once, topology_load);
+    if (!topology_ok)
+        return "CPU";
+    hwloc_obj_t package = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_PACKAGE, NULL);
+    const char *model = package ? hwloc_obj_get_info_by_name(package, "CPUModel") : NULL;
+    return model ? model : "CPU";
+}
+
 /* ----------------------------------------------------------------- params */
 
 void ggml_threadpool_params_init(struct ggml_threadpool_params *p, int n_threads)

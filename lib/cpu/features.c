@@ -1,0 +1,181 @@
+/*
+ * features.c - run-time detection of the CPU's instruction set extensions.
+ *
+ * x86: cpuid (and xgetbv, so that AVX state saving by the OS is honoured);
+ * Arm: the kernel's hwcaps (getauxval).  Every ggml_cpu_has_* answers 0 on
+ * architectures where the feature cannot exist.  Detection runs once
+ * (pthread_once); the answers never change afterwards.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#    include <cpuid.h>
+#endif
+#if defined(__aarch64__) && defined(__linux__)
+#    include <sys/auxv.h>
+#endif
+
+#include "ggml-impl.h"
+#include "cpu-private.h"
+
+struct cpu_features {
+    bool sse3, ssse3, avx, avx_vnni, avx2, bmi2, f16c, fma;
+    bool avx512, avx512_vbmi, avx512_vnni, avx512_bf16, amx_int8;
+    bool neon, arm_fma, fp16_va, dotprod, matmul_int8, sve, sme;
+    int sve_cnt;
+};
+
+static struct cpu_features features;
+static pthread_once_t features_once = PTHREAD_ONCE_INIT;
+
+#if defined(__x86_64__) || defined(__i386__)
+static unsigned long long read_xcr0(void)
+{
+    unsigned int lo, hi;
+    __asm__ __volatile__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return ((unsigned long long) hi << 32) | lo;
+}
+
+static void detect_x86(struct cpu_features *f)
+{
+    unsigned int a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d))
+        return;
+    f->sse3 = c & (1u << 0);
+    f->ssse3 = c & (1u << 9);
+    f->fma = c & (1u << 12);
+    f->f16c = c & (1u << 29);
+    const bool osxsave = c & (1u << 27);
+    const bool avx_cpu = c & (1u << 28);
+    unsigned long long xcr0 = osxsave ? read_xcr0() : 0;
+    const bool ymm_state = (xcr0 & 0x6) == 0x6;           /* SSE and AVX state */
+    const bool zmm_state = (xcr0 & 0xe6) == 0xe6;         /* plus opmask, ZMM */
+    const bool amx_state = (xcr0 & 0x60000) == 0x60000;   /* tile config and data */
+    f->avx = avx_cpu && ymm_state;
+    if (!f->avx) {
+        f->fma = false;
+        f->f16c = false;
+    }
+    if (__get_cpuid_max(0, NULL) < 7)
+        return;
+    __cpuid_count(7, 0, a, b, c, d);
+    f->avx2 = f->avx && (b & (1u << 5));
+    f->bmi2 = b & (1u << 8);
+    f->avx512 = zmm_state && (b & (1u << 16));             /* AVX512F */
+    f->avx512_vbmi = f->avx512 && (c & (1u << 1));
+    f->avx512_vnni = f->avx512 && (c & (1u << 11));
+    f->amx_int8 = amx_state && (d & (1u << 25));
+    __cpuid_count(7, 1, a, b, c, d);
+    f->avx_vnni = f->avx2 && (a & (1u << 4));
+    f->avx512_bf16 = f->avx512 && (a & (1u << 5));
+}
+#endif
+
+#if defined(__aarch64__) && defined(__linux__)
+static void detect_arm(struct cpu_features *f)
+{
+    unsigned long hw = getauxval(AT_HWCAP);
+    unsigned long hw2 = getauxval(AT_HWCAP2);
+    f->neon = true;   /* mandatory on AArch64 */
+    f->arm_fma = true;
+    f->fp16_va = hw & (1ul << 10);   /* HWCAP_ASIMDHP */
+    f->dotprod = hw & (1ul << 20);   /* HWCAP_ASIMDDP */
+    f->sve = hw & (1ul << 22);       /* HWCAP_SVE */
+    f->matmul_int8 = hw2 & (1ul << 13); /* HWCAP2_I8MM */
+    f->sme = hw2 & (1ul << 23);      /* HWCAP2_SME */
+#    if defined(__ARM_FEATURE_SVE)
+    if (f->sve) {
+        unsigned long vl;
+        __asm__ __volatile__("cntb %0" : "=r"(vl));
+        f->sve_cnt = (int) vl;
+    }
+#    endif
+}
+#endif
+
+static void detect(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    detect_x86(&features);
+#elif defined(__aarch64__) && defined(__linux__)
+    detect_arm(&features);
+#endif
+}
+
+static const struct cpu_features *cpu(void)
+{
+    pthread_once(&features_once, detect);
+    return &features;
+}
+
+int ggml_cpu_has_sse3(void)        { return cpu()->sse3; }
+int ggml_cpu_has_ssse3(void)       { return cpu()->ssse3; }
+int ggml_cpu_has_avx(void)         { return cpu()->avx; }
+int ggml_cpu_has_avx_vnni(void)    { return cpu()->avx_vnni; }
+int ggml_cpu_has_avx2(void)        { return cpu()->avx2; }
+int ggml_cpu_has_bmi2(void)        { return cpu()->bmi2; }
+int ggml_cpu_has_f16c(void)        { return cpu()->f16c; }
+int ggml_cpu_has_fma(void)         { return cpu()->fma; }
+int ggml_cpu_has_avx512(void)      { return cpu()->avx512; }
+int ggml_cpu_has_avx512_vbmi(void) { return cpu()->avx512_vbmi; }
+int ggml_cpu_has_avx512_vnni(void) { return cpu()->avx512_vnni; }
+int ggml_cpu_has_avx512_bf16(void) { return cpu()->avx512_bf16; }
+int ggml_cpu_has_amx_int8(void)    { return cpu()->amx_int8; }
+int ggml_cpu_has_neon(void)        { return cpu()->neon; }
+int ggml_cpu_has_arm_fma(void)     { return cpu()->arm_fma; }
+int ggml_cpu_has_fp16_va(void)     { return cpu()->fp16_va; }
+int ggml_cpu_has_dotprod(void)     { return cpu()->dotprod; }
+int ggml_cpu_has_matmul_int8(void) { return cpu()->matmul_int8; }
+int ggml_cpu_has_sve(void)         { return cpu()->sve; }
+int ggml_cpu_get_sve_cnt(void)     { return cpu()->sve_cnt; }
+int ggml_cpu_has_sme(void)         { return cpu()->sme; }
+/* architectures this library does not target: never present */
+int ggml_cpu_has_riscv_v(void)     { return 0; }
+int ggml_cpu_get_rvv_vlen(void)    { return 0; }
+int ggml_cpu_has_vsx(void)         { return 0; }
+int ggml_cpu_has_vxe(void)         { return 0; }
+int ggml_cpu_has_wasm_simd(void)   { return 0; }
+int ggml_cpu_has_llamafile(void)   { return 0; }
+
+void ggml__cpu_features_init(void)
+{
+    (void) cpu();
+}
+
+void ggml_cpu_init(void)
+{
+    ggml__cpu_features_init();
+}
+
+static struct ggml_backend_feature feature_list[24];
+static pthread_once_t feature_list_once = PTHREAD_ONCE_INIT;
+
+static void fill_feature_list(void)
+{
+    const struct cpu_features *f = cpu();
+    const struct {
+        const char *name;
+        bool present;
+    } all[] = {
+        { "SSE3", f->sse3 }, { "SSSE3", f->ssse3 }, { "AVX", f->avx }, { "AVX_VNNI", f->avx_vnni },
+        { "AVX2", f->avx2 }, { "BMI2", f->bmi2 }, { "F16C", f->f16c }, { "FMA", f->fma },
+        { "AVX512", f->avx512 }, { "AVX512_VBMI", f->avx512_vbmi }, { "AVX512_VNNI", f->avx512_vnni },
+        { "AVX512_BF16", f->avx512_bf16 }, { "AMX_INT8", f->amx_int8 }, { "NEON", f->neon },
+        { "ARM_FMA", f->arm_fma }, { "FP16_VA", f->fp16_va }, { "DOTPROD", f->dotprod },
+        { "MATMUL_INT8", f->matmul_int8 }, { "SVE", f->sve }, { "SME", f->sme },
+    };
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (all[i].present)
+            feature_list[n++] = (struct ggml_backend_feature) { all[i].name, "1" };
+    feature_list[n] = (struct ggml_backend_feature) { NULL, NULL };
+}
+
+struct ggml_backend_feature *ggml__cpu_feature_list(void)
+{
+    pthread_once(&feature_list_once, fill_feature_list);
+    return feature_list;
+}
