@@ -94,6 +94,19 @@ struct ggml_tensor *ggml__view_tensor_impl(struct ggml_context *ctx, struct ggml
 struct ggml_tensor *ggml__dup_tensor_impl(struct ggml_context *ctx, const struct ggml_tensor *src,
                                           const char *func);
 
+/* ---------------------------------------------------------- op constructors */
+
+/* True when b can be broadcast over a (ggml_can_repeat); logs as func if not. */
+bool ggml__check_broadcast(const struct ggml_tensor *a, const struct ggml_tensor *b, const char *func);
+
+/*
+ * An element-wise binary op node: a's shape and type, b broadcast over a,
+ * a view of a when inplace.  NULL inputs give NULL silently; a bad shape
+ * gives NULL after one message (as func).
+ */
+struct ggml_tensor *ggml__binary_op(struct ggml_context *ctx, enum ggml_op op, struct ggml_tensor *a,
+                                    struct ggml_tensor *b, bool inplace, const char *func);
+
 /* Writes op parameters into tensor->op_params; size <= GGML_MAX_OP_PARAMS. */
 static inline void ggml__set_op_params(struct ggml_tensor *tensor, const void *params, size_t size)
 {

@@ -40,7 +40,9 @@ libggml_backend_la_SOURCES = \
 	lib/cpu/compute.c \
 	lib/cpu/features.c \
 	lib/cpu/backend.c \
-	lib/cpu/ops/copy.c
+	lib/cpu/ops/copy.c \
+	lib/cpu/ops/binary.c \
+	lib/ops-binary.c
 
 libggml_backend_la_CPPFLAGS = $(AM_CPPFLAGS) -DGGML_BUILD \
 	-DGGML_BACKEND_DIR='"$(backenddir)"'

@@ -26,6 +26,10 @@ static const struct ggml__op_impl *const op_impls[GGML_OP_COUNT] = {
     [GGML_OP_DUP] = &ggml__op_copy,
     [GGML_OP_CPY] = &ggml__op_copy,
     [GGML_OP_CONT] = &ggml__op_copy,
+    [GGML_OP_ADD] = &ggml__op_binary,
+    [GGML_OP_SUB] = &ggml__op_binary,
+    [GGML_OP_MUL] = &ggml__op_binary,
+    [GGML_OP_DIV] = &ggml__op_binary,
 };
 
 const struct ggml__op_impl *ggml__cpu_op_impl(enum ggml_op op)

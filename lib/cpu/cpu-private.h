@@ -88,6 +88,7 @@ static inline void ggml__split_rows(int64_t n, int ith, int nth, int64_t *first,
 }
 
 /* Op implementations, by family (lib/cpu/ops/). */
-extern const struct ggml__op_impl ggml__op_copy;
+extern const struct ggml__op_impl ggml__op_copy;      /* ops/copy.c: DUP, CPY, CONT */
+extern const struct ggml__op_impl ggml__op_binary;    /* ops/binary.c: ADD, SUB, MUL, DIV */
 
 #endif

@@ -1,0 +1,108 @@
+/*
+ * ops/binary.c - ADD, SUB, MUL, DIV with broadcasting of src1 over src0.
+ *
+ * Types: src0, src1 and dst each F32, F16 or BF16, any combination; the
+ * arithmetic is done in F32.  Threads split the rows of dst.  The reference
+ * kernel converts each row to F32 scratch; the fast kernel works in place
+ * when all three tensors are F32 with contiguous rows.
+ */
+#include "config.h"
+
+#include "ggml-impl.h"
+#include "cpu-private.h"
+
+static bool float_type(enum ggml_type type)
+{
+    return type == GGML_TYPE_F32 || type == GGML_TYPE_F16 || type == GGML_TYPE_BF16;
+}
+
+static bool binary_supports(const struct ggml_tensor *dst)
+{
+    const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
+    return a != NULL && b != NULL && float_type(dst->type) && float_type(a->type) &&
+           float_type(b->type) && ggml_can_repeat(b, a) && ggml_are_same_shape(a, dst);
+}
+
+/* Row n of a type-converted row: loads n elements with stride nb0 as F32. */
+static void load_row(enum ggml_type type, const char *src, size_t nb0, int64_t n, float *out)
+{
+    for (int64_t i = 0; i < n; i++) {
+        const char *p = src + i * nb0;
+        switch (type) {
+        case GGML_TYPE_F16:  out[i] = ggml_fp16_to_fp32(*(const ggml_fp16_t *) p); break;
+        case GGML_TYPE_BF16: out[i] = ggml_bf16_to_fp32(*(const ggml_bf16_t *) p); break;
+        default:             out[i] = *(const float *) p; break;
+        }
+    }
+}
+
+static void store_row(enum ggml_type type, char *dst, size_t nb0, int64_t n, const float *in)
+{
+    for (int64_t i = 0; i < n; i++) {
+        char *p = dst + i * nb0;
+        switch (type) {
+        case GGML_TYPE_F16:  *(ggml_fp16_t *) p = ggml_fp32_to_fp16(in[i]); break;
+        case GGML_TYPE_BF16: *(ggml_bf16_t *) p = ggml_fp32_to_bf16(in[i]); break;
+        default:             *(float *) p = in[i]; break;
+        }
+    }
+}
+
+/* out[i] = x[i] op y[i % ny] for i < n (y repeats when ny < n). */
+static void apply(enum ggml_op op, int64_t n, float *out, const float *x, const float *y, int64_t ny)
+{
+    for (int64_t start = 0; start < n; start += ny) {
+        const int64_t len = n - start < ny ? n - start : ny;
+        float *o = out + start;
+        const float *xs = x + start;
+        switch (op) {
+        case GGML_OP_ADD: for (int64_t i = 0; i < len; i++) o[i] = xs[i] + y[i]; break;
+        case GGML_OP_SUB: for (int64_t i = 0; i < len; i++) o[i] = xs[i] - y[i]; break;
+        case GGML_OP_MUL: for (int64_t i = 0; i < len; i++) o[i] = xs[i] * y[i]; break;
+        case GGML_OP_DIV: for (int64_t i = 0; i < len; i++) o[i] = xs[i] / y[i]; break;
+        default: break;
+        }
+    }
+}
+
+static size_t binary_work_size(const struct ggml_tensor *dst, int n_tasks)
+{
+    /* per thread: one row of src0 and one of src1, as F32 */
+    return (size_t) n_tasks * 2 * (size_t) (dst->ne[0] + 16) * sizeof(float);
+}
+
+static void binary_kernel(const struct ggml__compute_params *params, struct ggml_tensor *dst)
+{
+    const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
+    const int64_t ne0 = dst->ne[0], ne10 = b->ne[0];
+    const bool fast = !params->use_ref && dst->type == GGML_TYPE_F32 && a->type == GGML_TYPE_F32 &&
+                      b->type == GGML_TYPE_F32 && dst->nb[0] == sizeof(float) &&
+                      a->nb[0] == sizeof(float) && b->nb[0] == sizeof(float);
+    float *xrow = (float *) params->wdata + (size_t) params->ith * 2 * (size_t) (ne0 + 16);
+    float *yrow = xrow + ne0 + 16;
+
+    int64_t first, last;
+    ggml__split_rows(ggml_nrows(dst), params->ith, params->nth, &first, &last);
+    for (int64_t r = first; r < last; r++) {
+        const int64_t i1 = r % dst->ne[1], i2 = (r / dst->ne[1]) % dst->ne[2], i3 = r / (dst->ne[1] * dst->ne[2]);
+        const char *arow = (const char *) a->data + i1 * a->nb[1] + i2 * a->nb[2] + i3 * a->nb[3];
+        const char *brow = (const char *) b->data + (i1 % b->ne[1]) * b->nb[1] +
+                           (i2 % b->ne[2]) * b->nb[2] + (i3 % b->ne[3]) * b->nb[3];
+        char *drow = (char *) dst->data + i1 * dst->nb[1] + i2 * dst->nb[2] + i3 * dst->nb[3];
+        if (fast) {
+            apply(dst->op, ne0, (float *) drow, (const float *) arow, (const float *) brow, ne10);
+            continue;
+        }
+        load_row(a->type, arow, a->nb[0], ne0, xrow);
+        load_row(b->type, brow, b->nb[0], ne10, yrow);
+        apply(dst->op, ne0, xrow, xrow, yrow, ne10);
+        store_row(dst->type, drow, dst->nb[0], ne0, xrow);
+    }
+}
+
+const struct ggml__op_impl ggml__op_binary = {
+    .kernel = binary_kernel,
+    .supports = binary_supports,
+    .n_tasks = NULL,
+    .work_size = binary_work_size,
+};
