@@ -42,7 +42,22 @@ libggml_backend_la_SOURCES = \
 	lib/cpu/backend.c \
 	lib/cpu/ops/copy.c \
 	lib/cpu/ops/binary.c \
-	lib/ops-binary.c
+	lib/cpu/ops/unary.c \
+	lib/cpu/ops/reduce.c \
+	lib/cpu/ops/matmul.c \
+	lib/cpu/ops/rows.c \
+	lib/cpu/ops/softmax.c \
+	lib/cpu/ops/rope.c \
+	lib/cpu/ops/sort.c \
+	lib/cpu/ops/attention.c \
+	lib/cpu/vec-dot.c \
+	lib/ops-binary.c \
+	lib/ops-unary.c \
+	lib/ops-reduce.c \
+	lib/ops-matmul.c \
+	lib/ops-rows.c \
+	lib/ops-rope.c \
+	lib/ops-attention.c
 
 libggml_backend_la_CPPFLAGS = $(AM_CPPFLAGS) -DGGML_BUILD \
 	-DGGML_BACKEND_DIR='"$(backenddir)"'

@@ -28,12 +28,21 @@ tap_test_programs = \
 	tests/test-backend \
 	tests/test-registry \
 	tests/test-plugins \
-	tests/test-alloc
+	tests/test-alloc \
+	tests/test-cpu \
+	tests/test-op-binary \
+	tests/test-op-unary \
+	tests/test-op-reduce \
+	tests/test-op-matmul \
+	tests/test-op-rows \
+	tests/test-op-rope \
+	tests/test-op-attention \
+	tests/test-llama-block
 
 check_PROGRAMS += $(tap_test_programs)
 TESTS += $(tap_test_programs) tests/check-abi.sh tests/check-man.sh
 
-noinst_HEADERS += tests/tap.h
+noinst_HEADERS += tests/tap.h tests/op-test.h
 LDADD = libggml-backend.la -lm
 
 EXTRA_DIST += tests/check-abi.sh tests/check-man.sh tests/abi/libggml-backend.symbols

@@ -30,11 +30,47 @@ static const struct ggml__op_impl *const op_impls[GGML_OP_COUNT] = {
     [GGML_OP_SUB] = &ggml__op_binary,
     [GGML_OP_MUL] = &ggml__op_binary,
     [GGML_OP_DIV] = &ggml__op_binary,
+    [GGML_OP_ADD1] = &ggml__op_add1,
+    [GGML_OP_SCALE] = &ggml__op_scale,
+    [GGML_OP_SQR] = &ggml__op_math,
+    [GGML_OP_SQRT] = &ggml__op_math,
+    [GGML_OP_LOG] = &ggml__op_math,
+    [GGML_OP_SIN] = &ggml__op_math,
+    [GGML_OP_COS] = &ggml__op_math,
+    [GGML_OP_CLAMP] = &ggml__op_clamp,
+    [GGML_OP_UNARY] = &ggml__op_unary,
+    [GGML_OP_LEAKY_RELU] = &ggml__op_leaky_relu,
+    [GGML_OP_GLU] = &ggml__op_glu,
+    [GGML_OP_SUM] = &ggml__op_sum,
+    [GGML_OP_SUM_ROWS] = &ggml__op_sum_rows,
+    [GGML_OP_MEAN] = &ggml__op_mean,
+    [GGML_OP_ARGMAX] = &ggml__op_argmax,
+    [GGML_OP_COUNT_EQUAL] = &ggml__op_count_equal,
+    [GGML_OP_REPEAT] = &ggml__op_repeat,
+    [GGML_OP_CONCAT] = &ggml__op_concat,
+    [GGML_OP_NORM] = &ggml__op_norm,
+    [GGML_OP_RMS_NORM] = &ggml__op_rms_norm,
+    [GGML_OP_L2_NORM] = &ggml__op_l2_norm,
+    [GGML_OP_GROUP_NORM] = &ggml__op_group_norm,
+    [GGML_OP_MUL_MAT] = &ggml__op_mul_mat,
+    [GGML_OP_MUL_MAT_ID] = &ggml__op_mul_mat_id,
+    [GGML_OP_OUT_PROD] = &ggml__op_out_prod,
+    [GGML_OP_GET_ROWS] = &ggml__op_get_rows,
+    [GGML_OP_SET_ROWS] = &ggml__op_set_rows,
+    [GGML_OP_SET] = &ggml__op_set,
+    [GGML_OP_ACC] = &ggml__op_acc,
+    [GGML_OP_DIAG_MASK_INF] = &ggml__op_diag_mask_inf,
+    [GGML_OP_SOFT_MAX] = &ggml__op_soft_max,
+    [GGML_OP_ROPE] = &ggml__op_rope,
+    [GGML_OP_ARGSORT] = &ggml__op_argsort,
+    [GGML_OP_TOP_K] = &ggml__op_top_k,
+    [GGML_OP_FLASH_ATTN_EXT] = &ggml__op_flash_attn_ext,
 };
 
 const struct ggml__op_impl *ggml__cpu_op_impl(enum ggml_op op)
 {
-    return (int) op >= 0 && op < GGML_OP_COUNT ? op_impls[op] : NULL;
+    const struct ggml__op_impl *impl = (int) op >= 0 && op < GGML_OP_COUNT ? op_impls[op] : NULL;
+    return impl != NULL && impl->kernel != NULL ? impl : NULL;
 }
 
 bool ggml__op_is_noop(enum ggml_op op)

@@ -87,8 +87,44 @@ static inline void ggml__split_rows(int64_t n, int ith, int nth, int64_t *first,
     *last = *first + per_thread < n ? *first + per_thread : n;
 }
 
-/* Op implementations, by family (lib/cpu/ops/). */
-extern const struct ggml__op_impl ggml__op_copy;      /* ops/copy.c: DUP, CPY, CONT */
-extern const struct ggml__op_impl ggml__op_binary;    /* ops/binary.c: ADD, SUB, MUL, DIV */
+/*
+ * Op implementations, by family (lib/cpu/ops/).  Declared weak while the
+ * families are being written: the table entry of an impl not linked in is
+ * NULL, which makes the op unsupported rather than the build broken.
+ */
+#define GGML__OP_IMPL(name) extern const struct ggml__op_impl name __attribute__((weak))
+GGML__OP_IMPL(ggml__op_copy);         /* ops/copy.c: DUP, CPY, CONT */
+GGML__OP_IMPL(ggml__op_binary);       /* ops/binary.c: ADD, SUB, MUL, DIV */
+GGML__OP_IMPL(ggml__op_add1);         /* ops/unary.c */
+GGML__OP_IMPL(ggml__op_scale);
+GGML__OP_IMPL(ggml__op_math);         /* SQR, SQRT, LOG, SIN, COS */
+GGML__OP_IMPL(ggml__op_clamp);
+GGML__OP_IMPL(ggml__op_unary);        /* every GGML_UNARY_OP_* */
+GGML__OP_IMPL(ggml__op_leaky_relu);
+GGML__OP_IMPL(ggml__op_glu);
+GGML__OP_IMPL(ggml__op_sum);          /* ops/reduce.c */
+GGML__OP_IMPL(ggml__op_sum_rows);
+GGML__OP_IMPL(ggml__op_mean);
+GGML__OP_IMPL(ggml__op_argmax);
+GGML__OP_IMPL(ggml__op_count_equal);
+GGML__OP_IMPL(ggml__op_repeat);
+GGML__OP_IMPL(ggml__op_concat);
+GGML__OP_IMPL(ggml__op_norm);         /* NORM */
+GGML__OP_IMPL(ggml__op_rms_norm);
+GGML__OP_IMPL(ggml__op_l2_norm);
+GGML__OP_IMPL(ggml__op_group_norm);
+GGML__OP_IMPL(ggml__op_mul_mat);      /* ops/matmul.c */
+GGML__OP_IMPL(ggml__op_mul_mat_id);
+GGML__OP_IMPL(ggml__op_out_prod);
+GGML__OP_IMPL(ggml__op_get_rows);     /* ops/rows.c */
+GGML__OP_IMPL(ggml__op_set_rows);
+GGML__OP_IMPL(ggml__op_set);
+GGML__OP_IMPL(ggml__op_acc);
+GGML__OP_IMPL(ggml__op_diag_mask_inf);
+GGML__OP_IMPL(ggml__op_soft_max);     /* ops/softmax.c */
+GGML__OP_IMPL(ggml__op_rope);         /* ops/rope.c */
+GGML__OP_IMPL(ggml__op_argsort);      /* ops/sort.c */
+GGML__OP_IMPL(ggml__op_top_k);
+GGML__OP_IMPL(ggml__op_flash_attn_ext); /* ops/attention.c */
 
 #endif

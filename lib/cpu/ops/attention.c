@@ -1,0 +1,2 @@
+/* attention.c - placeholder; its owner is writing it. */
+#include "config.h"

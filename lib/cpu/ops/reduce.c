@@ -1,0 +1,2 @@
+/* reduce.c - placeholder; its owner is writing it. */
+#include "config.h"

@@ -1,0 +1,2 @@
+/* rope.c - placeholder; its owner is writing it. */
+#include "config.h"

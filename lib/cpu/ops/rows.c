@@ -1,0 +1,2 @@
+/* rows.c - placeholder; its owner is writing it. */
+#include "config.h"

@@ -1,0 +1,2 @@
+/* sort.c - placeholder; its owner is writing it. */
+#include "config.h"

@@ -1,0 +1,2 @@
+/* unary.c - placeholder; its owner is writing it. */
+#include "config.h"

@@ -1,0 +1,2 @@
+/* vec-dot.c - placeholder; its owner is writing it. */
+#include "config.h"

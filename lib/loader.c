@@ -1,0 +1,335 @@
+/*
+ * loader.c - backend plugins: ggml_backend_load, ggml_backend_unload,
+ * ggml_backend_load_all and ggml_backend_load_all_from_path.
+ *
+ * A plugin is a shared module exporting ggml_backend_init (returns its
+ * registry) and optionally ggml_backend_score.  Loading one:
+ *   1. dlopen(path, RTLD_NOW | RTLD_LOCAL): unresolved symbols fail now,
+ *      and the plugin's symbols never satisfy another module's;
+ *   2. a module already registered (dlopen returned a known handle) gives
+ *      back its registry: loading a file twice loads it once;
+ *   3. ggml_backend_score, when exported, is asked first: 0 or less means
+ *      "cannot run on this system" and the module is closed again; a
+ *      plugin without it scores 1, the lowest preference;
+ *   4. ggml_backend_init must exist and return a registry whose api_version
+ *      is GGML_BACKEND_API_VERSION, with the required table members;
+ *   5. when a registry of the same name (compared ignoring case) is
+ *      already registered, the higher score stays and the other is
+ *      unloaded; on a tie the one already registered stays, and a registry
+ *      registered in process (built-in or ggml_backend_register) always
+ *      stays.  The decision is logged at INFO.
+ *
+ * Where ggml_backend_load_all looks, in this order:
+ *   - the plugin directory, ggml__backend_dir() (configure's backenddir);
+ *   - each colon-separated entry of GGML_BACKEND_PATH (read with
+ *     secure_getenv, so ignored in set-user-ID programs): a directory is
+ *     scanned, a file is loaded whatever its name.  Relative entries are
+ *     ignored with a warning, empty ones silently.
+ * ggml_backend_load_all_from_path(dir) scans dir first, then does the same.
+ * The working directory and the executable's directory are never searched.
+ *
+ * Scanning a directory loads, in alphabetical order, the regular files (or
+ * links to them) named libggml-NAME.so, NAME non-empty, except
+ * libggml-backend.so (this library's development link).  Other names,
+ * versioned names such as libggml-x.so.1 included, are skipped.
+ *
+ * Log levels: every file that is not loaded gets exactly one message.  An
+ * explicit ggml_backend_load of a bad file is an ERROR.  A bad file found
+ * while scanning (or named by GGML_BACKEND_PATH) is logged at WARN: a stray
+ * file in a plugin directory is the system's business, not a failure of
+ * the calling program, and must not look like a library error.  A plugin
+ * that declines to run here (score 0) is a note: WARN when loaded
+ * explicitly, INFO when found by a scan.
+ *
+ * Locking: loader_mutex serializes loads and unloads; it is taken before
+ * the registry's lock and plugin code runs without the registry's lock
+ * held.  A plugin must not call ggml_backend_load from its entry points.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ggml-impl.h"
+#include "backend-private.h"
+#include "registry-private.h"
+
+#define PLUGIN_PREFIX "libggml-"
+#define PLUGIN_SUFFIX ".so"
+#define SELF_NAME     "libggml-backend.so"
+
+static pthread_mutex_t loader_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+/* --------------------------------------------------------- one plugin */
+
+/*
+ * Loads the plugin at path and registers it.  explicit selects the log
+ * levels (see the header comment); messages are logged as func.  Returns
+ * the registry now registered for the plugin's name (the plugin's, or the
+ * one that outranked it), or NULL when the file was rejected.
+ */
+static ggml_backend_reg_t load_plugin(const char *path, bool explicit, const char *func)
+{
+    const enum ggml_log_level reject = explicit ? GGML_LOG_LEVEL_ERROR : GGML_LOG_LEVEL_WARN;
+    const enum ggml_log_level note = explicit ? GGML_LOG_LEVEL_WARN : GGML_LOG_LEVEL_INFO;
+    ggml_backend_reg_t result = NULL;
+    struct ggml__reg_record rec;
+
+    pthread_mutex_lock(&loader_mutex);
+
+    dlerror();
+    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL) {
+        const char *why = dlerror();
+        ggml__log_at(reject, func, "cannot load plugin %s: %s", path, why ? why : "unknown error");
+        goto out;
+    }
+
+    ggml__registry_lock();
+    bool known = ggml__registry_find_handle(handle, &rec);
+    ggml__registry_unlock();
+    if (known) {
+        /* dlopen counted a second reference: give it back */
+        ggml__log_at(GGML_LOG_LEVEL_DEBUG, func, "plugin %s is already loaded", path);
+        dlclose(handle);
+        result = rec.reg;
+        goto out;
+    }
+
+    int score = 1;
+    ggml_backend_score_t score_fn = (ggml_backend_score_t) dlsym(handle, "ggml_backend_score");
+    if (score_fn != NULL) {
+        score = score_fn();
+        if (score <= 0) {
+            ggml__log_at(note, func, "plugin %s cannot run on this system (score %d): not loaded", path, score);
+            goto reject;
+        }
+    }
+
+    ggml_backend_init_t init_fn = (ggml_backend_init_t) dlsym(handle, "ggml_backend_init");
+    if (init_fn == NULL) {
+        ggml__log_at(reject, func, "plugin %s does not export ggml_backend_init", path);
+        goto reject;
+    }
+    ggml_backend_reg_t reg = init_fn();
+    if (reg == NULL) {
+        ggml__log_at(reject, func, "plugin %s: ggml_backend_init returned NULL", path);
+        goto reject;
+    }
+    /* a registry of another version may lay its table out differently:
+     * nothing in it is read before this check */
+    if (reg->api_version != GGML_BACKEND_API_VERSION) {
+        ggml__log_at(reject, func, "plugin %s: API version %d, this library needs %d", path, reg->api_version,
+                     GGML_BACKEND_API_VERSION);
+        goto reject;
+    }
+    if (reg->iface.get_name == NULL || reg->iface.get_device_count == NULL || reg->iface.get_device == NULL) {
+        ggml__log_at(reject, func, "plugin %s: its registry lacks get_name, get_device_count or get_device",
+                     path);
+        goto reject;
+    }
+    const char *name = reg->iface.get_name(reg);
+    if (name == NULL || name[0] == '\0') {
+        ggml__log_at(reject, func, "plugin %s: its registry has no name", path);
+        goto reject;
+    }
+
+    void *evicted = NULL;
+    bool keep_handle = false;
+    ggml__registry_lock();
+    if (ggml__registry_find_reg(reg, &rec)) {
+        /* the module handed out a registry that is registered already */
+        result = reg;
+    } else if (ggml__registry_find_name(name, &rec)) {
+        if (rec.dl_handle == NULL) {
+            ggml__log_at(GGML_LOG_LEVEL_INFO, func,
+                         "%s: kept the registry registered in process over plugin %s", name, path);
+            result = rec.reg;
+        } else if (rec.score >= score) {
+            ggml__log_at(GGML_LOG_LEVEL_INFO, func, "%s: kept %s (score %d) over %s (score %d)", name,
+                         rec.path, rec.score, path, score);
+            result = rec.reg;
+        } else if (ggml__registry_add_plugin(reg, handle, score, path, func)) {
+            /* the winner is added first: if that fails, the old one stays */
+            ggml__log_at(GGML_LOG_LEVEL_INFO, func, "%s: kept %s (score %d) over %s (score %d)", name,
+                         path, score, rec.path, rec.score);
+            ggml__registry_remove(rec.reg, &evicted);
+            result = reg;
+            keep_handle = true;
+        }
+    } else if (ggml__registry_add_plugin(reg, handle, score, path, func)) {
+        size_t n = reg->iface.get_device_count(reg);
+        ggml__log_at(GGML_LOG_LEVEL_INFO, func, "loaded %s (score %d, %zu device%s) from %s", name, score, n,
+                     n == 1 ? "" : "s", path);
+        result = reg;
+        keep_handle = true;
+    }
+    ggml__registry_unlock();
+    if (evicted != NULL)
+        dlclose(evicted);
+    if (keep_handle)
+        goto out;
+
+reject:
+    dlclose(handle);
+out:
+    pthread_mutex_unlock(&loader_mutex);
+    return result;
+}
+
+ggml_backend_reg_t ggml_backend_load(const char *path)
+{
+    if (path == NULL) {
+        ggml__error("path is NULL");
+        return NULL;
+    }
+    return load_plugin(path, true, __func__);
+}
+
+void ggml_backend_unload(ggml_backend_reg_t reg)
+{
+    if (reg == NULL) {
+        ggml__error("reg is NULL");
+        return;
+    }
+    void *handle = NULL;
+    pthread_mutex_lock(&loader_mutex);
+    ggml__registry_lock();
+    struct ggml__reg_record rec;
+    bool known = ggml__registry_find_reg(reg, &rec);
+    if (known) {
+        /* the name lives in the module: log before closing it */
+        ggml__log_at(GGML_LOG_LEVEL_DEBUG, __func__, "unloading %s%s%s", reg->iface.get_name(reg),
+                     rec.path ? " loaded from " : "", rec.path ? rec.path : "");
+        ggml__registry_remove(reg, &handle);
+    }
+    ggml__registry_unlock();
+    if (!known)
+        ggml__error("registry %p is not registered", (void *) reg);
+    else if (handle != NULL)
+        dlclose(handle);
+    pthread_mutex_unlock(&loader_mutex);
+}
+
+/* ------------------------------------------------------------ scanning */
+
+static bool is_plugin_name(const char *name)
+{
+    const size_t len = strlen(name), pre = strlen(PLUGIN_PREFIX), suf = strlen(PLUGIN_SUFFIX);
+    return len > pre + suf && strncmp(name, PLUGIN_PREFIX, pre) == 0 &&
+           strcmp(name + len - suf, PLUGIN_SUFFIX) == 0 && strcmp(name, SELF_NAME) != 0;
+}
+
+static int plugin_entry_filter(const struct dirent *entry)
+{
+    return is_plugin_name(entry->d_name);
+}
+
+/*
+ * Loads every plugin file of dir (found by a scan: rejections at WARN).
+ * A directory that cannot be read is logged at unreadable_level, or at
+ * DEBUG when it does not exist and missing_is_quiet is set.
+ */
+static void scan_dir(const char *dir, enum ggml_log_level unreadable_level, bool missing_is_quiet,
+                     const char *func)
+{
+    struct dirent **entries = NULL;
+    int n = scandir(dir, &entries, plugin_entry_filter, alphasort);
+    if (n < 0) {
+        int err = errno;
+        enum ggml_log_level level = err == ENOENT && missing_is_quiet ? GGML_LOG_LEVEL_DEBUG : unreadable_level;
+        ggml__log_at(level, func, "cannot read plugin directory %s: %s", dir, strerror(err));
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        size_t len = strlen(dir) + 1 + strlen(entries[i]->d_name) + 1;
+        char *path = malloc(len);
+        if (path == NULL) {
+            ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "out of memory");
+        } else {
+            snprintf(path, len, "%s/%s", dir, entries[i]->d_name);
+            struct stat st;
+            if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+                load_plugin(path, false, func);
+            else
+                ggml__log_at(GGML_LOG_LEVEL_DEBUG, func, "%s is not a regular file: skipped", path);
+            free(path);
+        }
+        free(entries[i]);
+    }
+    free(entries);
+}
+
+static const char *backend_path_env(void)
+{
+#ifdef HAVE_SECURE_GETENV
+    return secure_getenv("GGML_BACKEND_PATH");
+#else
+    return getenv("GGML_BACKEND_PATH");
+#endif
+}
+
+/* Loads what one GGML_BACKEND_PATH entry names (see the header comment). */
+static void load_path_entry(const char *entry, const char *func)
+{
+    if (entry[0] == '\0')
+        return;
+    if (entry[0] != '/') {
+        ggml__log_at(GGML_LOG_LEVEL_WARN, func,
+                     "GGML_BACKEND_PATH entry '%s' is not an absolute path: ignored", entry);
+        return;
+    }
+    struct stat st;
+    if (stat(entry, &st) != 0) {
+        ggml__log_at(GGML_LOG_LEVEL_WARN, func, "GGML_BACKEND_PATH entry %s: %s", entry, strerror(errno));
+        return;
+    }
+    if (S_ISDIR(st.st_mode))
+        scan_dir(entry, GGML_LOG_LEVEL_WARN, false, func);
+    else
+        load_plugin(entry, false, func);
+}
+
+static void load_all(const char *first_dir, const char *func)
+{
+    if (first_dir != NULL)
+        scan_dir(first_dir, GGML_LOG_LEVEL_ERROR, false, func);
+
+    const char *dir = ggml__backend_dir();
+    if (dir[0] == '/')
+        scan_dir(dir, GGML_LOG_LEVEL_WARN, true, func);
+    else
+        ggml__log_at(GGML_LOG_LEVEL_WARN, func, "plugin directory '%s' is not an absolute path: ignored", dir);
+
+    const char *env = backend_path_env();
+    if (env == NULL)
+        return;
+    char *list = strdup(env);
+    if (list == NULL) {
+        ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "out of memory");
+        return;
+    }
+    for (char *entry = list, *next; entry != NULL; entry = next) {
+        next = strchr(entry, ':');
+        if (next != NULL)
+            *next++ = '\0';
+        load_path_entry(entry, func);
+    }
+    free(list);
+}
+
+void ggml_backend_load_all(void)
+{
+    load_all(NULL, __func__);
+}
+
+void ggml_backend_load_all_from_path(const char *dir_path)
+{
+    load_all(dir_path, __func__);
+}

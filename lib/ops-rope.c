@@ -1,0 +1,2 @@
+/* ops-rope.c - placeholder; its owner is writing it. */
+#include "config.h"
