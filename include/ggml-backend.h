@@ -64,7 +64,8 @@ extern "C" {
 
     /* Name of the buffer's type. */
     GGML_API const char *                   ggml_backend_buffer_name          (ggml_backend_buffer_t buffer);
-    /* Frees the buffer; NULL is a no-op.  Tensors in it become unallocated. */
+    /* Frees the buffer; NULL is a no-op.  The data pointers of tensors
+     * placed in it dangle afterwards. */
     GGML_API void                           ggml_backend_buffer_free          (ggml_backend_buffer_t buffer);
     /* Address of the first byte (not dereferenceable for device memory). */
     GGML_API void *                         ggml_backend_buffer_get_base      (ggml_backend_buffer_t buffer);

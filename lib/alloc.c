@@ -53,6 +53,22 @@ static bool tensor_is_external(const struct ggml_tensor *t)
     return t->data != NULL || t->buffer != NULL;
 }
 
+/*
+ * Turns the status of ggml_backend_tensor_alloc / ggml_backend_view_init
+ * into success, logging (as func) the one failure they may leave unsaid:
+ * the tensor was placed (its buffer is set) but the backend's init_tensor
+ * refused it.  Their other failures are logged by them.
+ */
+static bool placed_ok(enum ggml_status status, const struct ggml_tensor *t, const char *func)
+{
+    if (status == GGML_STATUS_SUCCESS)
+        return true;
+    if (t->buffer != NULL)
+        ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "%s buffer could not set up tensor '%s' (%s)",
+                     ggml_backend_buffer_name(t->buffer), t->name, ggml_status_to_string(status));
+    return false;
+}
+
 /* ================================================================ tallocr */
 
 struct ggml_tallocr ggml_tallocr_new(ggml_backend_buffer_t buffer)
@@ -106,6 +122,7 @@ enum ggml_status ggml_tallocr_alloc(struct ggml_tallocr *talloc, struct ggml_ten
     /* bytes a placed tensor points at are taken, even if init_tensor failed */
     if (addr != NULL && tensor->data == addr)
         talloc->offset += size;
+    placed_ok(status, tensor, __func__);
     return status;
 }
 
@@ -314,6 +331,7 @@ struct tensor_state {
     struct chunk_addr addr;  /* ... and at which offset */
     bool placed;             /* has an address in this plan */
     bool live;               /* holds plan memory that is released when it dies */
+    int32_t position;        /* see graph_positions() */
 };
 
 /* Where the plan put one tensor; buffer_id -1 for a view or a tensor
@@ -324,9 +342,28 @@ struct tensor_place {
     size_t size_max;         /* alloc size it was planned with */
 };
 
+/*
+ * The shape of a node in the graph a plan was made for: a plan made for
+ * one graph is reused for another only when every node has the same op,
+ * input/output flags and sources (by position), since lifetimes, and so
+ * the sharing of memory, follow from these.
+ */
+struct node_shape {
+    int32_t op;
+    int32_t flags;
+    int32_t src[GGML_MAX_SRC];
+    int32_t view_src;
+};
+
 struct node_place {
     struct tensor_place dst;
     struct tensor_place src[GGML_MAX_SRC];
+    struct node_shape shape;
+};
+
+struct leaf_place {
+    struct tensor_place place;
+    int32_t flags;
 };
 
 struct ggml_gallocr {
@@ -340,7 +377,7 @@ struct ggml_gallocr {
 
     struct node_place *node_places;  /* [n_nodes] of the last plan */
     int n_nodes, cap_nodes;
-    struct tensor_place *leaf_places;/* [n_leafs] of the last plan */
+    struct leaf_place *leaf_places;  /* [n_leafs] of the last plan */
     int n_leafs, cap_leafs;
 
     bool plan_valid;                 /* the places describe the last planned graph */
@@ -350,6 +387,9 @@ struct ggml_gallocr {
     bool plan_failed;                /* planning hit an error (already logged) */
 };
 
+/* Flags of tensors whose memory is never released nor written over. */
+#define KEEP_FLAGS (GGML_TENSOR_FLAG_INPUT | GGML_TENSOR_FLAG_OUTPUT)
+
 #define REQUIRE_GALLOCR(galloc, ret)                                        \
     do {                                                                    \
         if (!ggml__handle_check(GGML__HANDLE_GALLOCR, (galloc), __func__))  \
@@ -357,9 +397,9 @@ struct ggml_gallocr {
     } while (0)
 
 /*
- * Operations whose kernels may write their result over their first
- * operands: the destination may share memory with a source of the same
- * layout.  Backends must not assume dst and src are distinct for these.
+ * Operations whose result may be written over one of their operands (an
+ * operand of the same type, shape and strides): the kernels of these must
+ * work when dst and that source are the same memory.
  */
 static bool op_can_inplace(enum ggml_op op)
 {
@@ -485,7 +525,7 @@ static size_t planned_size(struct ggml_gallocr *galloc, const struct ggml_tensor
 }
 
 /* The state of t, created (zeroed) on first use.  The hash set is sized
- * for every tensor a plan can touch (see plan_graph), so it never fills. */
+ * for every tensor a plan can touch (see plan_make_room), so it never fills. */
 static struct tensor_state *state_of(struct ggml_gallocr *galloc, struct ggml_tensor *t)
 {
     size_t slot = ggml__hash_find_or_insert(&galloc->hash, t);
@@ -496,7 +536,7 @@ static struct tensor_state *state_of(struct ggml_gallocr *galloc, struct ggml_te
 /* Gives up t's memory, unless the caller reads it after the graph ran. */
 static void plan_release(struct ggml_gallocr *galloc, struct ggml_tensor *t)
 {
-    if (t->flags & (GGML_TENSOR_FLAG_INPUT | GGML_TENSOR_FLAG_OUTPUT))
+    if (t->flags & KEEP_FLAGS)
         return;
     struct tensor_state *st = state_of(galloc, t);
     struct pool *pool = pool_of_id(galloc, st->buffer_id);
@@ -515,9 +555,8 @@ static void plan_release(struct ggml_gallocr *galloc, struct ggml_tensor *t)
 static bool plan_try_inplace(struct ggml_gallocr *galloc, struct ggml_tensor *node,
                              struct tensor_state *st, struct ggml_tensor *parent, int buffer_id)
 {
-    const int32_t keep = GGML_TENSOR_FLAG_INPUT | GGML_TENSOR_FLAG_OUTPUT;
     struct ggml_tensor *owner = parent->view_src ? parent->view_src : parent;
-    if ((parent->flags & keep) || (owner->flags & keep))
+    if ((parent->flags & KEEP_FLAGS) || (owner->flags & KEEP_FLAGS))
         return false;
     if (!ggml__same_layout(node, parent))
         return false;
@@ -588,6 +627,9 @@ static void plan_consumed(struct ggml_gallocr *galloc, struct ggml_tensor *paren
     if (pst->n_children != 0 || pst->n_views != 0)
         return;
     if (parent->view_src != NULL) {
+        /* a view that is an input or output keeps its source's memory */
+        if (parent->flags & KEEP_FLAGS)
+            return;
         struct tensor_state *ost = state_of(galloc, parent->view_src);
         ost->n_views--;
         if (ost->n_views == 0 && ost->n_children == 0 && ost->live)
@@ -600,6 +642,58 @@ static void plan_consumed(struct ggml_gallocr *galloc, struct ggml_tensor *paren
 static int id_at(const int *ids, int i)
 {
     return ids ? ids[i] : 0;
+}
+
+#define POSITION_NONE INT32_MIN
+
+/*
+ * Empties the hash set and enters the nodes and leafs of graph with their
+ * position: i + 1 for node i, -(i + 1) for leaf i.  Only the entered
+ * states are written; the caller zeroes the table when it needs more.
+ */
+static void graph_positions(struct ggml_gallocr *galloc, struct ggml_cgraph *graph)
+{
+    ggml__hash_set_reset(&galloc->hash);
+    for (int i = 0; i < graph->n_nodes; i++) {
+        size_t slot = ggml__hash_find_or_insert(&galloc->hash, graph->nodes[i]);
+        GGML_ASSERT(slot != GGML__HASHSET_FULL);
+        galloc->states[slot].position = i + 1;
+    }
+    for (int i = 0; i < graph->n_leafs; i++) {
+        size_t slot = ggml__hash_find_or_insert(&galloc->hash, graph->leafs[i]);
+        GGML_ASSERT(slot != GGML__HASHSET_FULL);
+        galloc->states[slot].position = -(i + 1);
+    }
+}
+
+/* Position of t entered by graph_positions (0: neither node nor leaf). */
+static int32_t position_of(struct ggml_gallocr *galloc, const struct ggml_tensor *t)
+{
+    if (t == NULL)
+        return POSITION_NONE;
+    size_t slot = ggml__hash_find(&galloc->hash, t);
+    if (slot == GGML__HASHSET_FULL || !ggml__bitset_get(galloc->hash.used, slot))
+        return 0;
+    return galloc->states[slot].position;
+}
+
+static void shape_of(struct ggml_gallocr *galloc, const struct ggml_tensor *node, struct node_shape *shape)
+{
+    shape->op = (int32_t) node->op;
+    shape->flags = node->flags & KEEP_FLAGS;
+    for (int j = 0; j < GGML_MAX_SRC; j++)
+        shape->src[j] = position_of(galloc, node->src[j]);
+    shape->view_src = position_of(galloc, node->view_src);
+}
+
+static bool same_shape(const struct node_shape *a, const struct node_shape *b)
+{
+    if (a->op != b->op || a->flags != b->flags || a->view_src != b->view_src)
+        return false;
+    for (int j = 0; j < GGML_MAX_SRC; j++)
+        if (a->src[j] != b->src[j])
+            return false;
+    return true;
 }
 
 /* Records where t went in the plan just made. */
@@ -654,7 +748,7 @@ static bool plan_make_room(struct ggml_gallocr *galloc, const struct ggml_cgraph
         galloc->cap_nodes = graph->n_nodes;
     }
     if (galloc->cap_leafs < graph->n_leafs) {
-        struct tensor_place *places = malloc((size_t) graph->n_leafs * sizeof *places);
+        struct leaf_place *places = malloc((size_t) graph->n_leafs * sizeof *places);
         if (places == NULL) {
             ggml__log_at(GGML_LOG_LEVEL_ERROR, galloc->func, "out of memory");
             return false;
@@ -724,8 +818,8 @@ static bool plan_graph(struct ggml_gallocr *galloc, struct ggml_cgraph *graph,
     if (!plan_make_room(galloc, graph))
         return false;
 
-    ggml__hash_set_reset(&galloc->hash);
     memset(galloc->states, 0, galloc->hash.size * sizeof *galloc->states);
+    graph_positions(galloc, graph);
     for (int p = 0; p < galloc->n_pools; p++)
         planner_reset(&galloc->pools[p].planner);
 
@@ -773,9 +867,12 @@ static bool plan_graph(struct ggml_gallocr *galloc, struct ggml_cgraph *graph,
         record_place(galloc, node, &place->dst);
         for (int j = 0; j < GGML_MAX_SRC; j++)
             record_place(galloc, node->src[j], &place->src[j]);
+        shape_of(galloc, node, &place->shape);
     }
-    for (int i = 0; i < graph->n_leafs; i++)
-        record_place(galloc, graph->leafs[i], &galloc->leaf_places[i]);
+    for (int i = 0; i < graph->n_leafs; i++) {
+        record_place(galloc, graph->leafs[i], &galloc->leaf_places[i].place);
+        galloc->leaf_places[i].flags = graph->leafs[i]->flags & KEEP_FLAGS;
+    }
     galloc->n_nodes = graph->n_nodes;
     galloc->n_leafs = graph->n_leafs;
     galloc->plan_valid = true;
@@ -862,16 +959,29 @@ static bool place_fits(struct ggml_gallocr *galloc, const struct ggml_tensor *t,
     return size <= place->size_max;
 }
 
-/* The last plan does not fit this graph, or is not backed by buffers. */
-static bool needs_new_plan(struct ggml_gallocr *galloc, const struct ggml_cgraph *graph)
+/*
+ * The last plan does not suit this graph: not backed by buffers, made for
+ * a graph of another shape, or some tensor needs more memory (or memory it
+ * did not need then).
+ */
+static bool needs_new_plan(struct ggml_gallocr *galloc, struct ggml_cgraph *graph)
 {
     if (!galloc->plan_valid || !galloc->plan_backed)
         return true;
     if (galloc->n_nodes != graph->n_nodes || galloc->n_leafs != graph->n_leafs)
         return true;
+    /* the table was sized for a graph of these counts: it holds them */
+    graph_positions(galloc, graph);
+    for (int i = 0; i < graph->n_leafs; i++)
+        if ((graph->leafs[i]->flags & KEEP_FLAGS) != galloc->leaf_places[i].flags)
+            return true;
     for (int i = 0; i < graph->n_nodes; i++) {
         const struct ggml_tensor *node = graph->nodes[i];
         const struct node_place *place = &galloc->node_places[i];
+        struct node_shape shape;
+        shape_of(galloc, node, &shape);
+        if (!same_shape(&shape, &place->shape))
+            return true;
         if (!place_fits(galloc, node, &place->dst))
             return true;
         for (int j = 0; j < GGML_MAX_SRC; j++)
@@ -879,7 +989,7 @@ static bool needs_new_plan(struct ggml_gallocr *galloc, const struct ggml_cgraph
                 return true;
     }
     for (int i = 0; i < graph->n_leafs; i++)
-        if (!place_fits(galloc, graph->leafs[i], &galloc->leaf_places[i]))
+        if (!place_fits(galloc, graph->leafs[i], &galloc->leaf_places[i].place))
             return true;
     return false;
 }
@@ -891,15 +1001,17 @@ static bool init_tensor(struct ggml_gallocr *galloc, struct ggml_tensor *t, cons
         /* already set up, or a view of memory outside backend buffers */
         if (t->buffer != NULL || t->view_src->buffer == NULL)
             return true;
-        return ggml_backend_view_init(t) == GGML_STATUS_SUCCESS;
+        return placed_ok(ggml_backend_view_init(t), t, galloc->func);
     }
     if (tensor_is_external(t))
         return true;
+    /* needs_new_plan() saw to it that t has a place in a backed chunk */
+    GGML_ASSERT(place->buffer_id >= 0 && place->addr.chunk >= 0);
     ggml_backend_buffer_t buffer = pool_of_id(galloc, place->buffer_id)->buffers[place->addr.chunk];
     char *base = ggml_backend_buffer_get_base(buffer);
     if (base == NULL)
         return false; /* logged */
-    return ggml_backend_tensor_alloc(buffer, t, base + place->addr.offset) == GGML_STATUS_SUCCESS;
+    return placed_ok(ggml_backend_tensor_alloc(buffer, t, base + place->addr.offset), t, galloc->func);
 }
 
 bool ggml_gallocr_alloc_graph(ggml_gallocr_t galloc, struct ggml_cgraph *graph)
@@ -926,7 +1038,7 @@ bool ggml_gallocr_alloc_graph(ggml_gallocr_t galloc, struct ggml_cgraph *graph)
                 ggml_backend_buffer_reset(galloc->pools[p].buffers[c]);
 
     for (int i = 0; i < graph->n_leafs; i++)
-        if (!init_tensor(galloc, graph->leafs[i], &galloc->leaf_places[i]))
+        if (!init_tensor(galloc, graph->leafs[i], &galloc->leaf_places[i].place))
             return false;
     for (int i = 0; i < graph->n_nodes; i++) {
         struct ggml_tensor *node = graph->nodes[i];
@@ -1068,13 +1180,27 @@ static void ctx_undo(struct ggml_context *ctx, ggml_backend_buffer_t *buffers, l
         ggml_backend_buffer_free(buffers[i]);
 }
 
+/* Sets up the views of ctx whose source has memory and they do not. */
+static bool ctx_init_views(struct ggml_context *ctx, const char *func)
+{
+    for (struct ggml_tensor *t = ggml_get_first_tensor(ctx); t != NULL; t = ggml_get_next_tensor(ctx, t)) {
+        if (t->view_src != NULL && t->buffer == NULL && t->view_src->buffer != NULL &&
+            !placed_ok(ggml_backend_view_init(t), t, func))
+            return false;
+    }
+    return true;
+}
+
 ggml_backend_buffer_t ggml_backend_alloc_ctx_tensors_from_buft(struct ggml_context *ctx, ggml_backend_buffer_type_t buft)
 {
     struct ctx_range *ranges = NULL;
     long n = ctx_split(ctx, buft, &ranges, NULL, __func__);
-    if (n <= 0) {
-        if (n == 0)
-            ggml__debug("no tensor of the context needs memory");
+    if (n < 0)
+        return NULL;
+    if (n == 0) {
+        /* nothing needs memory; views made since the last call still get theirs */
+        ctx_init_views(ctx, __func__);
+        ggml__debug("no tensor of the context needs memory");
         return NULL;
     }
     ggml_backend_buffer_t *buffers = calloc((size_t) n, sizeof *buffers);
@@ -1097,23 +1223,15 @@ ggml_backend_buffer_t ggml_backend_alloc_ctx_tensors_from_buft(struct ggml_conte
              t = ggml_get_next_tensor(ctx, t)) {
             if (!ctx_tensor_needs_memory(t))
                 continue;
-            enum ggml_status status = ggml_tallocr_alloc(&talloc, t);
-            if (status != GGML_STATUS_SUCCESS) {
-                /* placement was planned to fit: what failed is the
-                 * backend's init_tensor, which may not have said why */
-                ggml__error("%s buffer could not set up tensor '%s' (%s)", ggml_backend_buft_name(buft),
-                            t->name, ggml_status_to_string(status));
-                ok = false;
-            }
+            if (ggml_tallocr_alloc(&talloc, t) != GGML_STATUS_SUCCESS)
+                ok = false; /* logged */
         }
     }
     free(ranges);
 
     /* views after every source has its memory */
-    for (struct ggml_tensor *t = ggml_get_first_tensor(ctx); ok && t != NULL; t = ggml_get_next_tensor(ctx, t)) {
-        if (t->view_src != NULL && t->buffer == NULL && t->view_src->buffer != NULL)
-            ok = ggml_backend_view_init(t) == GGML_STATUS_SUCCESS;
-    }
+    if (ok)
+        ok = ctx_init_views(ctx, __func__);
 
     ggml_backend_buffer_t result = NULL;
     if (ok)

@@ -289,9 +289,9 @@ bool ggml_backend_buffer_is_multi_buffer(ggml_backend_buffer_t buffer)
 
 void ggml_backend_multi_buffer_set_usage(ggml_backend_buffer_t buffer, enum ggml_backend_buffer_usage usage)
 {
-    if (!ggml_backend_buffer_is_multi_buffer(buffer)) {
-        if (buffer != NULL)
-            ggml__error("buffer %p is not a multi-buffer", (void *) buffer);
+    REQUIRE_BUFFER(buffer, );
+    if (buffer->iface.free_buffer != multi_buffer_free) {
+        ggml__error("buffer %p is not a multi-buffer", (void *) buffer);
         return;
     }
     struct multi_buffer *multi = buffer->context;
@@ -399,8 +399,12 @@ bool ggml__check_copy(const struct ggml_tensor *src, const struct ggml_tensor *d
 
 bool ggml_backend_buffer_copy_tensor(const struct ggml_tensor *src, struct ggml_tensor *dst)
 {
+    if (src == NULL) {
+        ggml__error("src is NULL");
+        return false;
+    }
     ggml_backend_buffer_t dst_buffer = ggml__tensor_buffer(dst, __func__);
-    if (dst_buffer == NULL || src == NULL)
+    if (dst_buffer == NULL)
         return false;
     return dst_buffer->iface.cpy_tensor ? dst_buffer->iface.cpy_tensor(dst_buffer, src, dst) : false;
 }
@@ -441,6 +445,11 @@ enum ggml_status ggml_backend_tensor_alloc(ggml_backend_buffer_t buffer, struct 
                     tensor->view_src ? "a view source (use ggml_backend_view_init)" : "data");
         return GGML_STATUS_FAILED;
     }
+    if (buffer->size == 0 || buffer->iface.get_base == NULL) {
+        ggml__error("%s buffer %p has no memory of its own to place tensor '%s' in",
+                    ggml_backend_buft_name(buffer->buft), (void *) buffer, tensor->name);
+        return GGML_STATUS_FAILED;
+    }
     char *base = ggml_backend_buffer_get_base(buffer);
     const size_t size = ggml_backend_buffer_get_alloc_size(buffer, tensor);
     const uintptr_t start = (uintptr_t) addr, lo = (uintptr_t) base;
@@ -461,6 +470,10 @@ enum ggml_status ggml_backend_view_init(struct ggml_tensor *tensor)
         return GGML_STATUS_FAILED;
     }
     const struct ggml_tensor *src = tensor->view_src;
+    if (tensor->buffer != NULL) {
+        ggml__error("view '%s' is already initialized in a buffer", tensor->name);
+        return GGML_STATUS_FAILED;
+    }
     if (src->buffer == NULL || src->data == NULL) {
         ggml__error("the source of view '%s' is not allocated", tensor->name);
         return GGML_STATUS_FAILED;

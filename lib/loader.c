@@ -25,7 +25,9 @@
  *     secure_getenv, so ignored in set-user-ID programs): a directory is
  *     scanned, a file is loaded whatever its name.  Relative entries are
  *     ignored with a warning, empty ones silently.
- * ggml_backend_load_all_from_path(dir) scans dir first, then does the same.
+ * ggml_backend_load_all_from_path(dir) scans dir instead of the plugin
+ * directory (as upstream: the caller chose where plugins live), then the
+ * GGML_BACKEND_PATH entries; with dir NULL it is ggml_backend_load_all.
  * The working directory and the executable's directory are never searched.
  *
  * Scanning a directory loads, in alphabetical order, the regular files (or
@@ -40,6 +42,11 @@
  * the calling program, and must not look like a library error.  A plugin
  * that declines to run here (score 0) is a note: WARN when loaded
  * explicitly, INFO when found by a scan.
+ *
+ * Unloading (ggml_backend_unload, or a plugin outranked by a later one)
+ * removes the registry and its devices from the lists, then closes the
+ * module.  Backends, buffers and events the plugin made must be freed
+ * before: the loader cannot know them, and their code goes away.
  *
  * Locking: loader_mutex serializes loads and unloads; it is taken before
  * the registry's lock and plugin code runs without the registry's lock
@@ -86,8 +93,14 @@ static ggml_backend_reg_t load_plugin(const char *path, bool explicit, const cha
     dlerror();
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) {
+        /* dlerror's text usually starts with the path: do not say it twice */
         const char *why = dlerror();
-        ggml__log_at(reject, func, "cannot load plugin %s: %s", path, why ? why : "unknown error");
+        size_t len = strlen(path);
+        if (why == NULL)
+            why = "unknown error";
+        else if (strncmp(why, path, len) == 0 && strncmp(why + len, ": ", 2) == 0)
+            why += len + 2;
+        ggml__log_at(reject, func, "cannot load plugin %s: %s", path, why);
         goto out;
     }
 
@@ -144,8 +157,11 @@ static ggml_backend_reg_t load_plugin(const char *path, bool explicit, const cha
     bool keep_handle = false;
     ggml__registry_lock();
     if (ggml__registry_find_reg(reg, &rec)) {
-        /* the module handed out a registry that is registered already */
+        /* the module handed out a registry that is registered already.
+         * If its init registered it in process, the registry's code is in
+         * this module: keep the module open for good. */
         result = reg;
+        keep_handle = rec.dl_handle == NULL;
     } else if (ggml__registry_find_name(name, &rec)) {
         if (rec.dl_handle == NULL) {
             ggml__log_at(GGML_LOG_LEVEL_INFO, func,
@@ -296,16 +312,18 @@ static void load_path_entry(const char *entry, const char *func)
         load_plugin(entry, false, func);
 }
 
-static void load_all(const char *first_dir, const char *func)
+/* Scans user_dir, or the plugin directory when it is NULL, then GGML_BACKEND_PATH. */
+static void load_all(const char *user_dir, const char *func)
 {
-    if (first_dir != NULL)
-        scan_dir(first_dir, GGML_LOG_LEVEL_ERROR, false, func);
-
-    const char *dir = ggml__backend_dir();
-    if (dir[0] == '/')
-        scan_dir(dir, GGML_LOG_LEVEL_WARN, true, func);
-    else
-        ggml__log_at(GGML_LOG_LEVEL_WARN, func, "plugin directory '%s' is not an absolute path: ignored", dir);
+    if (user_dir != NULL) {
+        scan_dir(user_dir, GGML_LOG_LEVEL_ERROR, false, func);
+    } else {
+        const char *dir = ggml__backend_dir();
+        if (dir[0] == '/')
+            scan_dir(dir, GGML_LOG_LEVEL_WARN, true, func);
+        else
+            ggml__log_at(GGML_LOG_LEVEL_WARN, func, "plugin directory '%s' is not an absolute path: ignored", dir);
+    }
 
     const char *env = backend_path_env();
     if (env == NULL)

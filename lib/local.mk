@@ -32,6 +32,7 @@ libggml_backend_la_SOURCES = \
 	lib/buffer.c \
 	lib/backend.c \
 	lib/registry.c \
+	lib/registry-private.h \
 	lib/loader.c \
 	lib/alloc.c \
 	lib/cpu/buffer.c \
@@ -59,7 +60,7 @@ libggml_backend_la_SOURCES = \
 	lib/ops-rope.c \
 	lib/ops-attention.c
 
-libggml_backend_la_CPPFLAGS = $(AM_CPPFLAGS) -DGGML_BUILD \
+libggml_backend_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/cpu -DGGML_BUILD \
 	-DGGML_BACKEND_DIR='"$(backenddir)"'
 libggml_backend_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(HWLOC_CFLAGS)
 libggml_backend_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(LT_VERSION_INFO) \

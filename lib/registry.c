@@ -25,6 +25,7 @@
 
 #include "ggml-impl.h"
 #include "backend-private.h"
+#include "ggml-cpu.h"
 #include "registry-private.h"
 
 #ifndef GGML_BACKEND_DIR
@@ -43,6 +44,7 @@ const char *ggml__backend_dir(void)
  * anything else.  NULL-terminated.
  */
 static ggml_backend_reg_t (*const builtin_registries[])(void) = {
+    ggml_backend_cpu_reg,
     NULL,
 };
 

@@ -1,10 +1,11 @@
 /*
  * cpu/buffer.c - the CPU buffer types: "CPU" (memory the library allocates,
  * 64-byte aligned) and "CPU_Mapped" (host memory the caller owns, e.g. a
- * mapped model file).  Tensor data in both is plain host memory.
+ * mapped model file, wrapped by ggml_backend_cpu_buffer_from_ptr).  Tensor data in both is plain host memory.
  */
 #include "config.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -108,11 +109,8 @@ static ggml_backend_buffer_t cpu_buft_alloc_buffer(ggml_backend_buffer_type_t bu
     void *data = NULL;
     /* padded so that the last tensor may be read a full vector at a time */
     size_t padded = size + CPU_BUFFER_ALIGNMENT;
-    if (padded < size || posix_memalign(&data, CPU_BUFFER_ALIGNMENT, padded) != 0) {
-        ggml__log_at(GGML_LOG_LEVEL_ERROR, "ggml_backend_buft_alloc_buffer",
-                     "cannot allocate %zu bytes of host memory", size);
-        return NULL;
-    }
+    if (size > PTRDIFF_MAX - CPU_BUFFER_ALIGNMENT || posix_memalign(&data, CPU_BUFFER_ALIGNMENT, padded) != 0)
+        return NULL; /* ggml_backend_buft_alloc_buffer reports it */
     ggml_backend_buffer_t buffer = ggml_backend_buffer_init(buft, cpu_buffer_iface, data, size);
     if (buffer == NULL)
         free(data);
@@ -150,20 +148,11 @@ static struct ggml_backend_buffer_type cpu_buffer_type = {
     .context = NULL,
 };
 
-/* Never allocates: its buffers come from ggml_backend_cpu_buffer_from_ptr. */
-static ggml_backend_buffer_t cpu_mapped_buft_alloc_buffer(ggml_backend_buffer_type_t buft, size_t size)
-{
-    (void) buft;
-    ggml__log_at(GGML_LOG_LEVEL_ERROR, "ggml_backend_buft_alloc_buffer",
-                 "CPU_Mapped buffers wrap caller memory (ggml_backend_cpu_buffer_from_ptr); "
-                 "cannot allocate %zu bytes", size);
-    return NULL;
-}
-
 static struct ggml_backend_buffer_type cpu_mapped_buffer_type = {
     .iface = {
         .get_name = cpu_mapped_buft_get_name,
-        .alloc_buffer = cpu_mapped_buft_alloc_buffer,
+        /* as upstream: a request for new memory gets ordinary CPU memory */
+        .alloc_buffer = cpu_buft_alloc_buffer,
         .get_alignment = cpu_mapped_buft_get_alignment,
         .get_max_size = NULL,
         .get_alloc_size = NULL,
