@@ -366,8 +366,9 @@ extern "C" {
     typedef bool (*ggml_backend_eval_callback)(int node_index, struct ggml_tensor * t1, struct ggml_tensor * t2, void * user_data);
 
     /* Computes graph node by node on both backends and calls callback after
-     * each node (or, when test_nodes is not NULL, only for those
-     * num_test_nodes nodes); false when a callback returned false. */
+     * each node that computes something (or, when num_test_nodes > 0, after
+     * computing the whole graph, for those nodes); false when a callback
+     * returned false. */
     GGML_API bool ggml_backend_compare_graph_backend(ggml_backend_t backend1, ggml_backend_t backend2, struct ggml_cgraph * graph, ggml_backend_eval_callback callback, void * user_data, const struct ggml_tensor * const * test_nodes, size_t num_test_nodes);
 
     /* Places tensor at address addr inside buffer and initializes it there. */

@@ -534,7 +534,7 @@ bool ggml_backend_compare_graph_backend(ggml_backend_t backend1, ggml_backend_t 
 
     struct ggml_cgraph *g1 = graph, *g2 = copy.graph;
     bool agreed = true;
-    if (test_nodes == NULL) {
+    if (test_nodes == NULL || num_test_nodes == 0) {
         /* one node at a time, so that each result is seen before it is reused;
            nodes that only reinterpret memory have nothing of their own to compare */
         for (int i = 0; agreed && i < g1->n_nodes; i++) {

@@ -10,14 +10,34 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "ggml-impl.h"
 
+/* Whether the default writer shows DEBUG messages (GGML_BACKEND_DEBUG set). */
+static pthread_once_t debug_once = PTHREAD_ONCE_INIT;
+static bool show_debug;
+
+static void read_debug_setting(void)
+{
+    const char *value = secure_getenv("GGML_BACKEND_DEBUG");
+    show_debug = value != NULL && value[0] != '\0';
+}
+
+/*
+ * The default writer: standard error, without DEBUG messages unless asked
+ * for.  A CONT message belongs to the message before it in the same thread.
+ */
 static void log_to_stderr(enum ggml_log_level level, const char *text, void *user_data)
 {
-    (void) level;
+    static _Thread_local enum ggml_log_level last_level = GGML_LOG_LEVEL_NONE;
     (void) user_data;
+    pthread_once(&debug_once, read_debug_setting);
+    if (level != GGML_LOG_LEVEL_CONT)
+        last_level = level;
+    if (last_level == GGML_LOG_LEVEL_DEBUG && !show_debug)
+        return;
     fputs(text, stderr);
     fflush(stderr);
 }

@@ -15,10 +15,15 @@
  * Barriers inside a job spin briefly and then yield the CPU, so that a
  * pool with more threads than cores keeps making progress.
  *
- * Invariant: jobs of one pool never overlap (the CPU backend computes one
- * graph at a time per pool), and every worker, taking part or not, checks
- * in for every job before the next one is announced; so the job fields are
- * written only while no worker reads them.
+ * A job is announced in one atomic word holding its sequence number and
+ * its thread count, so that a worker learns from a single read whether it
+ * takes part.  Invariant: jobs of one pool never overlap (the CPU backend
+ * computes one graph at a time per pool), and the job's function and
+ * argument are rewritten only after every worker taking part has finished;
+ * workers not taking part read nothing but the announcement word.
+ *
+ * Spinning is short and yields the CPU regularly, so that a pool with more
+ * threads than cores does not starve the threads that have work.
  */
 #include "config.h"
 
@@ -31,10 +36,13 @@
 #include "ggml-impl.h"
 #include "cpu-private.h"
 
-/* Spin iterations per poll level (poll 0..100) before a worker sleeps. */
-#define SPINS_PER_POLL_LEVEL 1024
-/* Barrier spins before each sched_yield. */
-#define BARRIER_SPINS 256
+/* Checks of the announcement per poll level (poll 0..100) before a worker sleeps. */
+#define SPINS_PER_POLL_LEVEL 64
+/* Spinning threads yield the CPU after this many checks. */
+#define SPINS_BEFORE_YIELD 32
+/* The announcement word: sequence number above, thread count below. */
+#define JOB_THREADS_BITS 12
+#define JOB_THREADS_MASK ((1u << JOB_THREADS_BITS) - 1)
 
 static inline void cpu_relax(void)
 {
@@ -61,15 +69,15 @@ struct ggml_threadpool {
     pthread_cond_t wake;             /* new job, resume or stop */
     atomic_int n_sleeping;           /* workers blocked on wake */
 
-    atomic_uint job_generation;      /* bumped once per job */
+    atomic_uint job_announce;        /* sequence << JOB_THREADS_BITS | thread count */
     atomic_bool stop;
     atomic_bool paused;
 
     /* the current job (see the invariant above) */
     ggml__job_fn job_fn;
     void *job_arg;
-    int job_threads;
-    atomic_int job_pending;          /* workers that have not finished the job */
+    int job_threads;                 /* the caller's copy, for barriers */
+    atomic_int job_pending;          /* workers of the job that have not finished it */
     enum ggml_sched_priority prio;
 
     atomic_int barrier_count;
@@ -162,31 +170,39 @@ bool ggml_threadpool_params_match(const struct ggml_threadpool_params *p0,
 
 /* --------------------------------------------------------------- workers */
 
-/* Waits for a job newer than seen; returns false when the pool stops. */
+/*
+ * Waits for an announcement other than *seen; stores it and returns true,
+ * or returns false when the pool stops.
+ */
 static bool wait_for_job(struct ggml_threadpool *pool, unsigned *seen)
 {
     const unsigned spins = pool->poll * SPINS_PER_POLL_LEVEL;
     for (unsigned i = 0; i < spins; i++) {
         if (atomic_load(&pool->stop))
             return false;
-        if (!atomic_load(&pool->paused) && atomic_load(&pool->job_generation) != *seen)
+        if (!atomic_load(&pool->paused) && atomic_load(&pool->job_announce) != *seen)
             goto got_job;
-        cpu_relax();
+        if (i % SPINS_BEFORE_YIELD == SPINS_BEFORE_YIELD - 1)
+            sched_yield();
+        else
+            cpu_relax();
     }
     pthread_mutex_lock(&pool->lock);
     atomic_fetch_add(&pool->n_sleeping, 1);
     while (!atomic_load(&pool->stop) &&
-           (atomic_load(&pool->paused) || atomic_load(&pool->job_generation) == *seen))
+           (atomic_load(&pool->paused) || atomic_load(&pool->job_announce) == *seen))
         pthread_cond_wait(&pool->wake, &pool->lock);
     atomic_fetch_sub(&pool->n_sleeping, 1);
     pthread_mutex_unlock(&pool->lock);
     if (atomic_load(&pool->stop))
         return false;
 got_job:
-    *seen = atomic_load(&pool->job_generation);
+    *seen = atomic_load(&pool->job_announce);
     return true;
 }
 
+/* Applies the pool's scheduling priority to the calling worker; a refusal
+ * (no privilege) is a logged note, not a failure. */
 static void apply_priority(enum ggml_sched_priority prio)
 {
     if (prio == GGML_SCHED_PRIO_NORMAL)
@@ -217,9 +233,11 @@ static void *worker_main(void *arg)
 
     unsigned seen = 0;
     while (wait_for_job(pool, &seen)) {
-        if (self->ith < pool->job_threads)
-            pool->job_fn(pool->job_arg, self->ith, pool->job_threads);
-        atomic_fetch_sub(&pool->job_pending, 1);
+        const int n_threads = (int) (seen & JOB_THREADS_MASK);
+        if (self->ith < n_threads) {
+            pool->job_fn(pool->job_arg, self->ith, n_threads);
+            atomic_fetch_sub(&pool->job_pending, 1);
+        }
     }
     return NULL;
 }
@@ -312,7 +330,7 @@ struct ggml_threadpool *ggml_threadpool_new(struct ggml_threadpool_params *param
     pthread_mutex_init(&pool->lock, NULL);
     pthread_cond_init(&pool->wake, NULL);
     atomic_init(&pool->n_sleeping, 0);
-    atomic_init(&pool->job_generation, 0);
+    atomic_init(&pool->job_announce, 0);
     atomic_init(&pool->stop, false);
     atomic_init(&pool->paused, params->paused);
     atomic_init(&pool->job_pending, 0);
@@ -382,21 +400,21 @@ void ggml__threadpool_run(struct ggml_threadpool *pool, int n_threads, ggml__job
     pool->job_arg = arg;
     pool->job_threads = n_threads;
     atomic_store(&pool->barrier_count, 0);
-    /* every worker checks in, taking part or not (see the invariant) */
-    atomic_store(&pool->job_pending, n_threads > 1 ? pool->n_threads - 1 : 0);
+    atomic_store(&pool->job_pending, n_threads - 1);
     if (n_threads > 1) {
         atomic_store(&pool->paused, false);
-        atomic_fetch_add(&pool->job_generation, 1);
+        const unsigned sequence = (atomic_load(&pool->job_announce) >> JOB_THREADS_BITS) + 1;
+        atomic_store(&pool->job_announce, sequence << JOB_THREADS_BITS | (unsigned) n_threads);
         wake_workers(pool);
     }
 
     fn(arg, 0, n_threads);
 
     for (unsigned spins = 0; atomic_load(&pool->job_pending) > 0; spins++) {
-        if (spins < BARRIER_SPINS)
-            cpu_relax();
-        else
+        if (spins % SPINS_BEFORE_YIELD == SPINS_BEFORE_YIELD - 1)
             sched_yield();
+        else
+            cpu_relax();
     }
 }
 
@@ -413,9 +431,9 @@ void ggml__threadpool_barrier(struct ggml_threadpool *pool)
         return;
     }
     for (unsigned spins = 0; atomic_load(&pool->barrier_generation) == generation; spins++) {
-        if (spins < BARRIER_SPINS)
-            cpu_relax();
-        else
+        if (spins % SPINS_BEFORE_YIELD == SPINS_BEFORE_YIELD - 1)
             sched_yield();
+        else
+            cpu_relax();
     }
 }
