@@ -2,8 +2,113 @@
 man1_MANS +=
 man3_MANS += \
 	man/man3/ggml_abort.3 \
+	man/man3/ggml_abs.3 \
+	man/man3/ggml_abs_inplace.3 \
+	man/man3/ggml_add.3 \
+	man/man3/ggml_add1.3 \
+	man/man3/ggml_add1_inplace.3 \
+	man/man3/ggml_add_cast.3 \
+	man/man3/ggml_add_inplace.3 \
 	man/man3/ggml_are_same_shape.3 \
 	man/man3/ggml_are_same_stride.3 \
+	man/man3/ggml_backend_alloc_buffer.3 \
+	man/man3/ggml_backend_alloc_ctx_tensors.3 \
+	man/man3/ggml_backend_alloc_ctx_tensors_from_buft.3 \
+	man/man3/ggml_backend_alloc_ctx_tensors_from_buft_size.3 \
+	man/man3/ggml_backend_buffer_clear.3 \
+	man/man3/ggml_backend_buffer_copy_tensor.3 \
+	man/man3/ggml_backend_buffer_free.3 \
+	man/man3/ggml_backend_buffer_get_alignment.3 \
+	man/man3/ggml_backend_buffer_get_alloc_size.3 \
+	man/man3/ggml_backend_buffer_get_base.3 \
+	man/man3/ggml_backend_buffer_get_max_size.3 \
+	man/man3/ggml_backend_buffer_get_size.3 \
+	man/man3/ggml_backend_buffer_get_type.3 \
+	man/man3/ggml_backend_buffer_get_usage.3 \
+	man/man3/ggml_backend_buffer_init.3 \
+	man/man3/ggml_backend_buffer_init_tensor.3 \
+	man/man3/ggml_backend_buffer_is_host.3 \
+	man/man3/ggml_backend_buffer_is_multi_buffer.3 \
+	man/man3/ggml_backend_buffer_name.3 \
+	man/man3/ggml_backend_buffer_reset.3 \
+	man/man3/ggml_backend_buffer_set_usage.3 \
+	man/man3/ggml_backend_buft_alloc_buffer.3 \
+	man/man3/ggml_backend_buft_get_alignment.3 \
+	man/man3/ggml_backend_buft_get_alloc_size.3 \
+	man/man3/ggml_backend_buft_get_device.3 \
+	man/man3/ggml_backend_buft_get_max_size.3 \
+	man/man3/ggml_backend_buft_is_host.3 \
+	man/man3/ggml_backend_buft_name.3 \
+	man/man3/ggml_backend_compare_graph_backend.3 \
+	man/man3/ggml_backend_cpu_buffer_from_ptr.3 \
+	man/man3/ggml_backend_cpu_buffer_type.3 \
+	man/man3/ggml_backend_dev_backend_reg.3 \
+	man/man3/ggml_backend_dev_buffer_from_host_ptr.3 \
+	man/man3/ggml_backend_dev_buffer_type.3 \
+	man/man3/ggml_backend_dev_by_name.3 \
+	man/man3/ggml_backend_dev_by_type.3 \
+	man/man3/ggml_backend_dev_count.3 \
+	man/man3/ggml_backend_dev_description.3 \
+	man/man3/ggml_backend_dev_get.3 \
+	man/man3/ggml_backend_dev_get_props.3 \
+	man/man3/ggml_backend_dev_host_buffer_type.3 \
+	man/man3/ggml_backend_dev_init.3 \
+	man/man3/ggml_backend_dev_memory.3 \
+	man/man3/ggml_backend_dev_name.3 \
+	man/man3/ggml_backend_dev_offload_op.3 \
+	man/man3/ggml_backend_dev_supports_buft.3 \
+	man/man3/ggml_backend_dev_supports_op.3 \
+	man/man3/ggml_backend_dev_type.3 \
+	man/man3/ggml_backend_device_register.3 \
+	man/man3/ggml_backend_event_free.3 \
+	man/man3/ggml_backend_event_new.3 \
+	man/man3/ggml_backend_event_record.3 \
+	man/man3/ggml_backend_event_synchronize.3 \
+	man/man3/ggml_backend_event_wait.3 \
+	man/man3/ggml_backend_free.3 \
+	man/man3/ggml_backend_get_alignment.3 \
+	man/man3/ggml_backend_get_default_buffer_type.3 \
+	man/man3/ggml_backend_get_device.3 \
+	man/man3/ggml_backend_get_max_size.3 \
+	man/man3/ggml_backend_graph_compute.3 \
+	man/man3/ggml_backend_graph_compute_async.3 \
+	man/man3/ggml_backend_graph_copy.3 \
+	man/man3/ggml_backend_graph_copy_free.3 \
+	man/man3/ggml_backend_graph_plan_compute.3 \
+	man/man3/ggml_backend_graph_plan_create.3 \
+	man/man3/ggml_backend_graph_plan_free.3 \
+	man/man3/ggml_backend_guid.3 \
+	man/man3/ggml_backend_init_best.3 \
+	man/man3/ggml_backend_init_by_name.3 \
+	man/man3/ggml_backend_init_by_type.3 \
+	man/man3/ggml_backend_load.3 \
+	man/man3/ggml_backend_load_all.3 \
+	man/man3/ggml_backend_load_all_from_path.3 \
+	man/man3/ggml_backend_multi_buffer_alloc_buffer.3 \
+	man/man3/ggml_backend_multi_buffer_set_usage.3 \
+	man/man3/ggml_backend_name.3 \
+	man/man3/ggml_backend_offload_op.3 \
+	man/man3/ggml_backend_reg_by_name.3 \
+	man/man3/ggml_backend_reg_count.3 \
+	man/man3/ggml_backend_reg_dev_count.3 \
+	man/man3/ggml_backend_reg_dev_get.3 \
+	man/man3/ggml_backend_reg_get.3 \
+	man/man3/ggml_backend_reg_get_proc_address.3 \
+	man/man3/ggml_backend_reg_name.3 \
+	man/man3/ggml_backend_register.3 \
+	man/man3/ggml_backend_supports_buft.3 \
+	man/man3/ggml_backend_supports_op.3 \
+	man/man3/ggml_backend_synchronize.3 \
+	man/man3/ggml_backend_tensor_alloc.3 \
+	man/man3/ggml_backend_tensor_copy.3 \
+	man/man3/ggml_backend_tensor_copy_async.3 \
+	man/man3/ggml_backend_tensor_get.3 \
+	man/man3/ggml_backend_tensor_get_async.3 \
+	man/man3/ggml_backend_tensor_memset.3 \
+	man/man3/ggml_backend_tensor_set.3 \
+	man/man3/ggml_backend_tensor_set_async.3 \
+	man/man3/ggml_backend_unload.3 \
+	man/man3/ggml_backend_view_init.3 \
 	man/man3/ggml_bf16_to_fp32.3 \
 	man/man3/ggml_bf16_to_fp32_row.3 \
 	man/man3/ggml_blck_size.3 \
@@ -11,19 +116,40 @@ man3_MANS += \
 	man/man3/ggml_build_forward_select.3 \
 	man/man3/ggml_can_repeat.3 \
 	man/man3/ggml_cast.3 \
+	man/man3/ggml_ceil.3 \
+	man/man3/ggml_ceil_inplace.3 \
+	man/man3/ggml_clamp.3 \
 	man/man3/ggml_commit.3 \
 	man/man3/ggml_cont.3 \
 	man/man3/ggml_cont_1d.3 \
 	man/man3/ggml_cont_2d.3 \
 	man/man3/ggml_cont_3d.3 \
 	man/man3/ggml_cont_4d.3 \
+	man/man3/ggml_cos.3 \
+	man/man3/ggml_cos_inplace.3 \
+	man/man3/ggml_cpu_bf16_to_fp32.3 \
+	man/man3/ggml_cpu_fp16_to_fp32.3 \
+	man/man3/ggml_cpu_fp32_to_bf16.3 \
+	man/man3/ggml_cpu_fp32_to_fp16.3 \
+	man/man3/ggml_cpu_fp32_to_fp32.3 \
+	man/man3/ggml_cpu_fp32_to_i32.3 \
 	man/man3/ggml_cpy.3 \
 	man/man3/ggml_cycles.3 \
 	man/man3/ggml_cycles_per_ms.3 \
+	man/man3/ggml_div.3 \
+	man/man3/ggml_div_inplace.3 \
 	man/man3/ggml_dup.3 \
 	man/man3/ggml_dup_inplace.3 \
 	man/man3/ggml_dup_tensor.3 \
 	man/man3/ggml_element_size.3 \
+	man/man3/ggml_elu.3 \
+	man/man3/ggml_elu_inplace.3 \
+	man/man3/ggml_exp.3 \
+	man/man3/ggml_exp_inplace.3 \
+	man/man3/ggml_expm1.3 \
+	man/man3/ggml_expm1_inplace.3 \
+	man/man3/ggml_floor.3 \
+	man/man3/ggml_floor_inplace.3 \
 	man/man3/ggml_fopen.3 \
 	man/man3/ggml_format_name.3 \
 	man/man3/ggml_fp16_to_fp32.3 \
@@ -35,6 +161,29 @@ man3_MANS += \
 	man/man3/ggml_fp32_to_fp16_row.3 \
 	man/man3/ggml_free.3 \
 	man/man3/ggml_ftype_to_ggml_type.3 \
+	man/man3/ggml_gallocr_alloc_graph.3 \
+	man/man3/ggml_gallocr_free.3 \
+	man/man3/ggml_gallocr_get_buffer_size.3 \
+	man/man3/ggml_gallocr_new.3 \
+	man/man3/ggml_gallocr_new_n.3 \
+	man/man3/ggml_gallocr_reserve.3 \
+	man/man3/ggml_gallocr_reserve_n.3 \
+	man/man3/ggml_gallocr_reserve_n_size.3 \
+	man/man3/ggml_geglu.3 \
+	man/man3/ggml_geglu_erf.3 \
+	man/man3/ggml_geglu_erf_split.3 \
+	man/man3/ggml_geglu_erf_swapped.3 \
+	man/man3/ggml_geglu_quick.3 \
+	man/man3/ggml_geglu_quick_split.3 \
+	man/man3/ggml_geglu_quick_swapped.3 \
+	man/man3/ggml_geglu_split.3 \
+	man/man3/ggml_geglu_swapped.3 \
+	man/man3/ggml_gelu.3 \
+	man/man3/ggml_gelu_erf.3 \
+	man/man3/ggml_gelu_erf_inplace.3 \
+	man/man3/ggml_gelu_inplace.3 \
+	man/man3/ggml_gelu_quick.3 \
+	man/man3/ggml_gelu_quick_inplace.3 \
 	man/man3/ggml_get_data.3 \
 	man/man3/ggml_get_data_f32.3 \
 	man/man3/ggml_get_f32_1d.3 \
@@ -51,8 +200,11 @@ man3_MANS += \
 	man/man3/ggml_get_no_alloc.3 \
 	man/man3/ggml_get_tensor.3 \
 	man/man3/ggml_get_type_traits.3 \
+	man/man3/ggml_get_type_traits_cpu.3 \
 	man/man3/ggml_get_unary_op.3 \
+	man/man3/ggml_glu.3 \
 	man/man3/ggml_glu_op_name.3 \
+	man/man3/ggml_glu_split.3 \
 	man/man3/ggml_graph_add_node.3 \
 	man/man3/ggml_graph_clear.3 \
 	man/man3/ggml_graph_cpy.3 \
@@ -70,6 +222,8 @@ man3_MANS += \
 	man/man3/ggml_graph_reset.3 \
 	man/man3/ggml_graph_size.3 \
 	man/man3/ggml_guid_matches.3 \
+	man/man3/ggml_hardsigmoid.3 \
+	man/man3/ggml_hardswish.3 \
 	man/man3/ggml_init.3 \
 	man/man3/ggml_is_3d.3 \
 	man/man3/ggml_is_contiguous.3 \
@@ -87,11 +241,22 @@ man3_MANS += \
 	man/man3/ggml_is_transposed.3 \
 	man/man3/ggml_is_vector.3 \
 	man/man3/ggml_is_view.3 \
+	man/man3/ggml_leaky_relu.3 \
+	man/man3/ggml_log.3 \
 	man/man3/ggml_log_get.3 \
+	man/man3/ggml_log_inplace.3 \
 	man/man3/ggml_log_set.3 \
+	man/man3/ggml_mul.3 \
+	man/man3/ggml_mul_inplace.3 \
+	man/man3/ggml_mul_mat.3 \
+	man/man3/ggml_mul_mat_id.3 \
+	man/man3/ggml_mul_mat_set_hint.3 \
+	man/man3/ggml_mul_mat_set_prec.3 \
 	man/man3/ggml_n_dims.3 \
 	man/man3/ggml_nbytes.3 \
 	man/man3/ggml_nbytes_pad.3 \
+	man/man3/ggml_neg.3 \
+	man/man3/ggml_neg_inplace.3 \
 	man/man3/ggml_nelements.3 \
 	man/man3/ggml_new_buffer.3 \
 	man/man3/ggml_new_f32.3 \
@@ -107,6 +272,7 @@ man3_MANS += \
 	man/man3/ggml_op_desc.3 \
 	man/man3/ggml_op_name.3 \
 	man/man3/ggml_op_symbol.3 \
+	man/man3/ggml_out_prod.3 \
 	man/man3/ggml_permute.3 \
 	man/man3/ggml_print_object.3 \
 	man/man3/ggml_print_objects.3 \
@@ -114,13 +280,24 @@ man3_MANS += \
 	man/man3/ggml_quantize_free.3 \
 	man/man3/ggml_quantize_init.3 \
 	man/man3/ggml_quantize_requires_imatrix.3 \
+	man/man3/ggml_reglu.3 \
+	man/man3/ggml_reglu_split.3 \
+	man/man3/ggml_reglu_swapped.3 \
+	man/man3/ggml_relu.3 \
+	man/man3/ggml_relu_inplace.3 \
 	man/man3/ggml_reset.3 \
 	man/man3/ggml_reshape.3 \
 	man/man3/ggml_reshape_1d.3 \
 	man/man3/ggml_reshape_2d.3 \
 	man/man3/ggml_reshape_3d.3 \
 	man/man3/ggml_reshape_4d.3 \
+	man/man3/ggml_round.3 \
+	man/man3/ggml_round_inplace.3 \
 	man/man3/ggml_row_size.3 \
+	man/man3/ggml_scale.3 \
+	man/man3/ggml_scale_bias.3 \
+	man/man3/ggml_scale_bias_inplace.3 \
+	man/man3/ggml_scale_inplace.3 \
 	man/man3/ggml_set_abort_callback.3 \
 	man/man3/ggml_set_f32.3 \
 	man/man3/ggml_set_f32_1d.3 \
@@ -135,15 +312,45 @@ man3_MANS += \
 	man/man3/ggml_set_output.3 \
 	man/man3/ggml_set_param.3 \
 	man/man3/ggml_set_zero.3 \
+	man/man3/ggml_sgn.3 \
+	man/man3/ggml_sgn_inplace.3 \
+	man/man3/ggml_sigmoid.3 \
+	man/man3/ggml_sigmoid_inplace.3 \
+	man/man3/ggml_silu.3 \
+	man/man3/ggml_silu_inplace.3 \
+	man/man3/ggml_sin.3 \
+	man/man3/ggml_sin_inplace.3 \
+	man/man3/ggml_softplus.3 \
+	man/man3/ggml_softplus_inplace.3 \
+	man/man3/ggml_sqr.3 \
+	man/man3/ggml_sqr_inplace.3 \
+	man/man3/ggml_sqrt.3 \
+	man/man3/ggml_sqrt_inplace.3 \
 	man/man3/ggml_status_to_string.3 \
+	man/man3/ggml_step.3 \
+	man/man3/ggml_step_inplace.3 \
+	man/man3/ggml_sub.3 \
+	man/man3/ggml_sub_inplace.3 \
+	man/man3/ggml_swiglu.3 \
+	man/man3/ggml_swiglu_oai.3 \
+	man/man3/ggml_swiglu_split.3 \
+	man/man3/ggml_swiglu_swapped.3 \
+	man/man3/ggml_tallocr_alloc.3 \
+	man/man3/ggml_tallocr_new.3 \
+	man/man3/ggml_tanh.3 \
+	man/man3/ggml_tanh_inplace.3 \
 	man/man3/ggml_tensor_overhead.3 \
 	man/man3/ggml_time_init.3 \
 	man/man3/ggml_time_ms.3 \
 	man/man3/ggml_time_us.3 \
 	man/man3/ggml_transpose.3 \
+	man/man3/ggml_trunc.3 \
+	man/man3/ggml_trunc_inplace.3 \
 	man/man3/ggml_type_name.3 \
 	man/man3/ggml_type_size.3 \
 	man/man3/ggml_type_sizef.3 \
+	man/man3/ggml_unary.3 \
+	man/man3/ggml_unary_inplace.3 \
 	man/man3/ggml_unary_op_name.3 \
 	man/man3/ggml_unravel_index.3 \
 	man/man3/ggml_used_mem.3 \
@@ -153,7 +360,9 @@ man3_MANS += \
 	man/man3/ggml_view_2d.3 \
 	man/man3/ggml_view_3d.3 \
 	man/man3/ggml_view_4d.3 \
-	man/man3/ggml_view_tensor.3
+	man/man3/ggml_view_tensor.3 \
+	man/man3/ggml_xielu.3
 man7_MANS += \
+	man/man7/ggml-backend-plugins.7 \
 	man/man7/ggml-backend.7
 EXTRA_DIST += $(man1_MANS) $(man3_MANS) $(man7_MANS) man/README man/TEMPLATE.3.txt
