@@ -4,6 +4,8 @@ man3_MANS += \
 	man/man3/ggml_abort.3 \
 	man/man3/ggml_abs.3 \
 	man/man3/ggml_abs_inplace.3 \
+	man/man3/ggml_acc.3 \
+	man/man3/ggml_acc_inplace.3 \
 	man/man3/ggml_add.3 \
 	man/man3/ggml_add1.3 \
 	man/man3/ggml_add1_inplace.3 \
@@ -11,6 +13,9 @@ man3_MANS += \
 	man/man3/ggml_add_inplace.3 \
 	man/man3/ggml_are_same_shape.3 \
 	man/man3/ggml_are_same_stride.3 \
+	man/man3/ggml_argmax.3 \
+	man/man3/ggml_argsort.3 \
+	man/man3/ggml_argsort_top_k.3 \
 	man/man3/ggml_backend_alloc_buffer.3 \
 	man/man3/ggml_backend_alloc_ctx_tensors.3 \
 	man/man3/ggml_backend_alloc_ctx_tensors_from_buft.3 \
@@ -120,6 +125,7 @@ man3_MANS += \
 	man/man3/ggml_ceil_inplace.3 \
 	man/man3/ggml_clamp.3 \
 	man/man3/ggml_commit.3 \
+	man/man3/ggml_concat.3 \
 	man/man3/ggml_cont.3 \
 	man/man3/ggml_cont_1d.3 \
 	man/man3/ggml_cont_2d.3 \
@@ -127,6 +133,7 @@ man3_MANS += \
 	man/man3/ggml_cont_4d.3 \
 	man/man3/ggml_cos.3 \
 	man/man3/ggml_cos_inplace.3 \
+	man/man3/ggml_count_equal.3 \
 	man/man3/ggml_cpu_bf16_to_fp32.3 \
 	man/man3/ggml_cpu_fp16_to_fp32.3 \
 	man/man3/ggml_cpu_fp32_to_bf16.3 \
@@ -136,6 +143,8 @@ man3_MANS += \
 	man/man3/ggml_cpy.3 \
 	man/man3/ggml_cycles.3 \
 	man/man3/ggml_cycles_per_ms.3 \
+	man/man3/ggml_diag_mask_inf.3 \
+	man/man3/ggml_diag_mask_inf_inplace.3 \
 	man/man3/ggml_div.3 \
 	man/man3/ggml_div_inplace.3 \
 	man/man3/ggml_dup.3 \
@@ -198,6 +207,7 @@ man3_MANS += \
 	man/man3/ggml_get_name.3 \
 	man/man3/ggml_get_next_tensor.3 \
 	man/man3/ggml_get_no_alloc.3 \
+	man/man3/ggml_get_rows.3 \
 	man/man3/ggml_get_tensor.3 \
 	man/man3/ggml_get_type_traits.3 \
 	man/man3/ggml_get_type_traits_cpu.3 \
@@ -221,6 +231,8 @@ man3_MANS += \
 	man/man3/ggml_graph_print.3 \
 	man/man3/ggml_graph_reset.3 \
 	man/man3/ggml_graph_size.3 \
+	man/man3/ggml_group_norm.3 \
+	man/man3/ggml_group_norm_inplace.3 \
 	man/man3/ggml_guid_matches.3 \
 	man/man3/ggml_hardsigmoid.3 \
 	man/man3/ggml_hardswish.3 \
@@ -241,11 +253,14 @@ man3_MANS += \
 	man/man3/ggml_is_transposed.3 \
 	man/man3/ggml_is_vector.3 \
 	man/man3/ggml_is_view.3 \
+	man/man3/ggml_l2_norm.3 \
+	man/man3/ggml_l2_norm_inplace.3 \
 	man/man3/ggml_leaky_relu.3 \
 	man/man3/ggml_log.3 \
 	man/man3/ggml_log_get.3 \
 	man/man3/ggml_log_inplace.3 \
 	man/man3/ggml_log_set.3 \
+	man/man3/ggml_mean.3 \
 	man/man3/ggml_mul.3 \
 	man/man3/ggml_mul_inplace.3 \
 	man/man3/ggml_mul_mat.3 \
@@ -268,6 +283,8 @@ man3_MANS += \
 	man/man3/ggml_new_tensor_2d.3 \
 	man/man3/ggml_new_tensor_3d.3 \
 	man/man3/ggml_new_tensor_4d.3 \
+	man/man3/ggml_norm.3 \
+	man/man3/ggml_norm_inplace.3 \
 	man/man3/ggml_nrows.3 \
 	man/man3/ggml_op_desc.3 \
 	man/man3/ggml_op_name.3 \
@@ -285,12 +302,25 @@ man3_MANS += \
 	man/man3/ggml_reglu_swapped.3 \
 	man/man3/ggml_relu.3 \
 	man/man3/ggml_relu_inplace.3 \
+	man/man3/ggml_repeat.3 \
+	man/man3/ggml_repeat_4d.3 \
 	man/man3/ggml_reset.3 \
 	man/man3/ggml_reshape.3 \
 	man/man3/ggml_reshape_1d.3 \
 	man/man3/ggml_reshape_2d.3 \
 	man/man3/ggml_reshape_3d.3 \
 	man/man3/ggml_reshape_4d.3 \
+	man/man3/ggml_rms_norm.3 \
+	man/man3/ggml_rms_norm_inplace.3 \
+	man/man3/ggml_rope.3 \
+	man/man3/ggml_rope_custom.3 \
+	man/man3/ggml_rope_custom_inplace.3 \
+	man/man3/ggml_rope_ext.3 \
+	man/man3/ggml_rope_ext_inplace.3 \
+	man/man3/ggml_rope_inplace.3 \
+	man/man3/ggml_rope_multi.3 \
+	man/man3/ggml_rope_multi_inplace.3 \
+	man/man3/ggml_rope_yarn_corr_dims.3 \
 	man/man3/ggml_round.3 \
 	man/man3/ggml_round_inplace.3 \
 	man/man3/ggml_row_size.3 \
@@ -298,6 +328,11 @@ man3_MANS += \
 	man/man3/ggml_scale_bias.3 \
 	man/man3/ggml_scale_bias_inplace.3 \
 	man/man3/ggml_scale_inplace.3 \
+	man/man3/ggml_set.3 \
+	man/man3/ggml_set_1d.3 \
+	man/man3/ggml_set_1d_inplace.3 \
+	man/man3/ggml_set_2d.3 \
+	man/man3/ggml_set_2d_inplace.3 \
 	man/man3/ggml_set_abort_callback.3 \
 	man/man3/ggml_set_f32.3 \
 	man/man3/ggml_set_f32_1d.3 \
@@ -305,12 +340,14 @@ man3_MANS += \
 	man/man3/ggml_set_i32.3 \
 	man/man3/ggml_set_i32_1d.3 \
 	man/man3/ggml_set_i32_nd.3 \
+	man/man3/ggml_set_inplace.3 \
 	man/man3/ggml_set_input.3 \
 	man/man3/ggml_set_loss.3 \
 	man/man3/ggml_set_name.3 \
 	man/man3/ggml_set_no_alloc.3 \
 	man/man3/ggml_set_output.3 \
 	man/man3/ggml_set_param.3 \
+	man/man3/ggml_set_rows.3 \
 	man/man3/ggml_set_zero.3 \
 	man/man3/ggml_sgn.3 \
 	man/man3/ggml_sgn_inplace.3 \
@@ -320,6 +357,11 @@ man3_MANS += \
 	man/man3/ggml_silu_inplace.3 \
 	man/man3/ggml_sin.3 \
 	man/man3/ggml_sin_inplace.3 \
+	man/man3/ggml_soft_max.3 \
+	man/man3/ggml_soft_max_add_sinks.3 \
+	man/man3/ggml_soft_max_ext.3 \
+	man/man3/ggml_soft_max_ext_inplace.3 \
+	man/man3/ggml_soft_max_inplace.3 \
 	man/man3/ggml_softplus.3 \
 	man/man3/ggml_softplus_inplace.3 \
 	man/man3/ggml_sqr.3 \
@@ -331,6 +373,8 @@ man3_MANS += \
 	man/man3/ggml_step_inplace.3 \
 	man/man3/ggml_sub.3 \
 	man/man3/ggml_sub_inplace.3 \
+	man/man3/ggml_sum.3 \
+	man/man3/ggml_sum_rows.3 \
 	man/man3/ggml_swiglu.3 \
 	man/man3/ggml_swiglu_oai.3 \
 	man/man3/ggml_swiglu_split.3 \
@@ -343,6 +387,7 @@ man3_MANS += \
 	man/man3/ggml_time_init.3 \
 	man/man3/ggml_time_ms.3 \
 	man/man3/ggml_time_us.3 \
+	man/man3/ggml_top_k.3 \
 	man/man3/ggml_transpose.3 \
 	man/man3/ggml_trunc.3 \
 	man/man3/ggml_trunc_inplace.3 \
