@@ -157,6 +157,10 @@ man3_MANS += \
 	man/man3/ggml_exp_inplace.3 \
 	man/man3/ggml_expm1.3 \
 	man/man3/ggml_expm1_inplace.3 \
+	man/man3/ggml_flash_attn_ext.3 \
+	man/man3/ggml_flash_attn_ext_add_sinks.3 \
+	man/man3/ggml_flash_attn_ext_get_prec.3 \
+	man/man3/ggml_flash_attn_ext_set_prec.3 \
 	man/man3/ggml_floor.3 \
 	man/man3/ggml_floor_inplace.3 \
 	man/man3/ggml_fopen.3 \
