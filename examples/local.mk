@@ -5,3 +5,6 @@ check_PROGRAMS += $(example_programs)
 TESTS += tests/check-examples.sh
 AM_TESTS_ENVIRONMENT += EXAMPLE_PROGRAMS='$(example_programs)'; export EXAMPLE_PROGRAMS;
 EXTRA_DIST += tests/check-examples.sh
+
+# Benchmarks: built by `make check`, run by hand (they take seconds).
+check_PROGRAMS += examples/bench-mulmat

@@ -52,6 +52,7 @@ libggml_backend_la_SOURCES = \
 	lib/cpu/ops/sort.c \
 	lib/cpu/ops/attention.c \
 	lib/cpu/vec-dot.c \
+	lib/cpu/vec-dot.h \
 	lib/ops-binary.c \
 	lib/ops-unary.c \
 	lib/ops-reduce.c \
