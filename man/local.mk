@@ -388,6 +388,8 @@ man3_MANS += \
 	man/man3/ggml_tanh.3 \
 	man/man3/ggml_tanh_inplace.3 \
 	man/man3/ggml_tensor_overhead.3 \
+	man/man3/ggml_threadpool_new.3 \
+	man/man3/ggml_threadpool_params_default.3 \
 	man/man3/ggml_time_init.3 \
 	man/man3/ggml_time_ms.3 \
 	man/man3/ggml_time_us.3 \
