@@ -47,6 +47,12 @@ man3_MANS += \
 	man/man3/ggml_backend_compare_graph_backend.3 \
 	man/man3/ggml_backend_cpu_buffer_from_ptr.3 \
 	man/man3/ggml_backend_cpu_buffer_type.3 \
+	man/man3/ggml_backend_cpu_init.3 \
+	man/man3/ggml_backend_cpu_reg.3 \
+	man/man3/ggml_backend_cpu_set_abort_callback.3 \
+	man/man3/ggml_backend_cpu_set_n_threads.3 \
+	man/man3/ggml_backend_cpu_set_threadpool.3 \
+	man/man3/ggml_backend_cpu_set_use_ref.3 \
 	man/man3/ggml_backend_dev_backend_reg.3 \
 	man/man3/ggml_backend_dev_buffer_from_host_ptr.3 \
 	man/man3/ggml_backend_dev_buffer_type.3 \
@@ -86,6 +92,7 @@ man3_MANS += \
 	man/man3/ggml_backend_init_best.3 \
 	man/man3/ggml_backend_init_by_name.3 \
 	man/man3/ggml_backend_init_by_type.3 \
+	man/man3/ggml_backend_is_cpu.3 \
 	man/man3/ggml_backend_load.3 \
 	man/man3/ggml_backend_load_all.3 \
 	man/man3/ggml_backend_load_all_from_path.3 \
@@ -140,6 +147,34 @@ man3_MANS += \
 	man/man3/ggml_cpu_fp32_to_fp16.3 \
 	man/man3/ggml_cpu_fp32_to_fp32.3 \
 	man/man3/ggml_cpu_fp32_to_i32.3 \
+	man/man3/ggml_cpu_get_rvv_vlen.3 \
+	man/man3/ggml_cpu_get_sve_cnt.3 \
+	man/man3/ggml_cpu_has_amx_int8.3 \
+	man/man3/ggml_cpu_has_arm_fma.3 \
+	man/man3/ggml_cpu_has_avx.3 \
+	man/man3/ggml_cpu_has_avx2.3 \
+	man/man3/ggml_cpu_has_avx512.3 \
+	man/man3/ggml_cpu_has_avx512_bf16.3 \
+	man/man3/ggml_cpu_has_avx512_vbmi.3 \
+	man/man3/ggml_cpu_has_avx512_vnni.3 \
+	man/man3/ggml_cpu_has_avx_vnni.3 \
+	man/man3/ggml_cpu_has_bmi2.3 \
+	man/man3/ggml_cpu_has_dotprod.3 \
+	man/man3/ggml_cpu_has_f16c.3 \
+	man/man3/ggml_cpu_has_fma.3 \
+	man/man3/ggml_cpu_has_fp16_va.3 \
+	man/man3/ggml_cpu_has_llamafile.3 \
+	man/man3/ggml_cpu_has_matmul_int8.3 \
+	man/man3/ggml_cpu_has_neon.3 \
+	man/man3/ggml_cpu_has_riscv_v.3 \
+	man/man3/ggml_cpu_has_sme.3 \
+	man/man3/ggml_cpu_has_sse3.3 \
+	man/man3/ggml_cpu_has_ssse3.3 \
+	man/man3/ggml_cpu_has_sve.3 \
+	man/man3/ggml_cpu_has_vsx.3 \
+	man/man3/ggml_cpu_has_vxe.3 \
+	man/man3/ggml_cpu_has_wasm_simd.3 \
+	man/man3/ggml_cpu_init.3 \
 	man/man3/ggml_cpy.3 \
 	man/man3/ggml_cycles.3 \
 	man/man3/ggml_cycles_per_ms.3 \
@@ -221,6 +256,8 @@ man3_MANS += \
 	man/man3/ggml_glu_split.3 \
 	man/man3/ggml_graph_add_node.3 \
 	man/man3/ggml_graph_clear.3 \
+	man/man3/ggml_graph_compute.3 \
+	man/man3/ggml_graph_compute_with_ctx.3 \
 	man/man3/ggml_graph_cpy.3 \
 	man/man3/ggml_graph_dump_dot.3 \
 	man/man3/ggml_graph_dup.3 \
@@ -232,6 +269,7 @@ man3_MANS += \
 	man/man3/ggml_graph_nodes.3 \
 	man/man3/ggml_graph_overhead.3 \
 	man/man3/ggml_graph_overhead_custom.3 \
+	man/man3/ggml_graph_plan.3 \
 	man/man3/ggml_graph_print.3 \
 	man/man3/ggml_graph_reset.3 \
 	man/man3/ggml_graph_size.3 \
@@ -388,8 +426,14 @@ man3_MANS += \
 	man/man3/ggml_tanh.3 \
 	man/man3/ggml_tanh_inplace.3 \
 	man/man3/ggml_tensor_overhead.3 \
+	man/man3/ggml_threadpool_free.3 \
+	man/man3/ggml_threadpool_get_n_threads.3 \
 	man/man3/ggml_threadpool_new.3 \
 	man/man3/ggml_threadpool_params_default.3 \
+	man/man3/ggml_threadpool_params_init.3 \
+	man/man3/ggml_threadpool_params_match.3 \
+	man/man3/ggml_threadpool_pause.3 \
+	man/man3/ggml_threadpool_resume.3 \
 	man/man3/ggml_time_init.3 \
 	man/man3/ggml_time_ms.3 \
 	man/man3/ggml_time_us.3 \

@@ -26,7 +26,11 @@ typedef void (*ggml__job_fn)(void *arg, int ith, int nth);
  */
 void ggml__threadpool_run(struct ggml_threadpool *pool, int n_threads, ggml__job_fn fn, void *arg);
 
-/* Blocks until all threads of the current job have reached it. */
+/*
+ * Blocks until all threads of the current job have reached it.  Every
+ * thread of the job must call it the same number of times: a kernel that
+ * uses it must run on all threads (its op_impl leaves n_tasks NULL).
+ */
 void ggml__threadpool_barrier(struct ggml_threadpool *pool);
 
 /* Number of physical cores the process may run on (at least 1). */
@@ -87,12 +91,8 @@ static inline void ggml__split_rows(int64_t n, int ith, int nth, int64_t *first,
     *last = *first + per_thread < n ? *first + per_thread : n;
 }
 
-/*
- * Op implementations, by family (lib/cpu/ops/).  Declared weak while the
- * families are being written: the table entry of an impl not linked in is
- * NULL, which makes the op unsupported rather than the build broken.
- */
-#define GGML__OP_IMPL(name) extern const struct ggml__op_impl name __attribute__((weak))
+/* Op implementations, by family (lib/cpu/ops/); the op table of compute.c uses them. */
+#define GGML__OP_IMPL(name) extern const struct ggml__op_impl name
 GGML__OP_IMPL(ggml__op_copy);         /* ops/copy.c: DUP, CPY, CONT */
 GGML__OP_IMPL(ggml__op_binary);       /* ops/binary.c: ADD, SUB, MUL, DIV */
 GGML__OP_IMPL(ggml__op_add1);         /* ops/unary.c */

@@ -1,2 +1,1025 @@
-/* matmul.c - placeholder; its owner is writing it. */
+/*
+ * ops/matmul.c - MUL_MAT, MUL_MAT_ID and OUT_PROD.
+ *
+ * All three are products C = A * B^T computed as a set of "columns": each
+ * column j has a row b_j of K floats and a destination row c_j of M
+ * floats, and c_j[m] = sum_k A(m, k) * b_j[k].
+ *
+ *   MUL_MAT     A is a matrix of src0 (rows along k, any supported type,
+ *               broadcast over src1's dims 2 and 3); a column is a row of
+ *               src1, a destination row is a row of dst.
+ *   MUL_MAT_ID  the same, with A chosen per column by ids.
+ *   OUT_PROD    A(m, k) = src0[m, k] (F32, columns along m), b_j is
+ *               column j of src1 read along its dim 1.
+ *
+ * Rounding.  As in ggml, src1 is first converted to the vec_dot_type of
+ * src0's CPU traits (F32, F16, BF16, Q8_0 or Q8_1) and the product is that
+ * of src0 with the converted values.  Both paths below read those values
+ * back as floats: the rows b_j hold src1 rounded to vec_dot_type, and A is
+ * widened or dequantized to float, so the products are exact and only the
+ * sums round (in single precision in the fast path, in double in the
+ * reference path).
+ *
+ * Scratch (the plan's work buffer, sized by work_size): the converted
+ * rows b_j, shared by the node's threads (skipped when src1 is already F32
+ * rows of the right kind and can be read in place), then one area per
+ * thread.  The b_j are written by all threads, then a barrier; the kernels
+ * therefore run on every thread of the job (no n_tasks).
+ *
+ * Fast path.  Threads split C into blocks of rows of A or of columns,
+ * whichever balances better.  Each thread walks its block in panels of NC
+ * columns, KC values of k and MC rows: it converts the MC x KC block of A
+ * into floats, packed in tiles of MR rows stored k-major (kept in the
+ * level-2 cache and reused by every column of the panel); for each NR
+ * columns it packs their KC values of B with every value repeated LANES
+ * times (kept in the level-1 cache), and computes MR x NR tiles of C with
+ * a kernel whose loops the compiler turns into vector multiply-adds
+ * without shuffles.  Products with very few columns (matrix times vector)
+ * skip the packing and take dot products of A's rows instead.
+ *
+ * Reference path (use_ref).  Plain loops: every output element is a dot
+ * product in double of a converted row of A with b_j.
+ */
 #include "config.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "ggml-impl.h"
+#include "quants-impl.h"
+#include "cpu-private.h"
+#include "vec-dot.h"
+
+#define MR 8           /* rows of A per tile: elements of a destination row */
+#define NR 6           /* columns per tile */
+#define LANES 4        /* copies of each value of B in its panel (a vector's width) */
+#define KC 256         /* values of k per panel; a multiple of every block size */
+#define MC 512         /* rows of A per packed block (MC x KC floats: 512 KiB) */
+#define NC 512         /* columns per panel */
+#define GEMV_COLS 3    /* at most this many columns: dot products instead of tiles */
+#define SCRATCH_ALIGN 64
+
+/* ------------------------------------------------------------ conversions */
+
+/* True when extent n can be made by repeating extent d (broadcasting). */
+static bool repeats(int64_t n, int64_t d)
+{
+    return d == 0 ? n == 0 : n % d == 0;
+}
+
+/* Types src0 may have: those with a vec_dot in the CPU traits. */
+static bool matmul_src0_type(enum ggml_type type)
+{
+    switch (type) {
+    case GGML_TYPE_F32: case GGML_TYPE_F16: case GGML_TYPE_BF16:
+    case GGML_TYPE_Q4_0: case GGML_TYPE_Q4_1: case GGML_TYPE_Q5_0:
+    case GGML_TYPE_Q5_1: case GGML_TYPE_Q8_0:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static enum ggml_type vec_dot_type_of(enum ggml_type type)
+{
+    return ggml_get_type_traits_cpu(type)->vec_dot_type;
+}
+
+/* n values of a row of type (contiguous; n a multiple of its block) as floats. */
+static void row_to_float(enum ggml_type type, const void *src, float *dst, int64_t n)
+{
+    if (n <= 0)
+        return;
+    switch (type) {
+    case GGML_TYPE_F32:  memcpy(dst, src, (size_t) n * sizeof *dst); break;
+    case GGML_TYPE_F16:  ggml_cpu_fp16_to_fp32(src, dst, n); break;
+    case GGML_TYPE_BF16: ggml_cpu_bf16_to_fp32(src, dst, n); break;
+    case GGML_TYPE_Q8_1: ggml__dequantize_row_q8_1(src, dst, n); break;
+    default:             ggml_get_type_traits(type)->to_float(src, dst, n); break;
+    }
+}
+
+/* The F32, F16 or BF16 value at p, as a float. */
+static inline float load_element(enum ggml_type type, const char *p)
+{
+    switch (type) {
+    case GGML_TYPE_F16:  return ggml_fp16_to_fp32(*(const ggml_fp16_t *) p);
+    case GGML_TYPE_BF16: return ggml_bf16_to_fp32(*(const ggml_bf16_t *) p);
+    default:             return *(const float *) p;
+    }
+}
+
+/*
+ * Writes the n values of a src1 row (first value at src, element stride
+ * nb0) into out as floats, rounded as vec_dot_type rounds them.  A
+ * quantized src1 (which then is of vec_dot_type) has contiguous blocks.
+ * qtmp holds ggml_row_size(vdt, n) bytes.
+ */
+static void load_b_row(enum ggml_type type, const char *src, size_t nb0, int64_t n, enum ggml_type vdt,
+                       float *restrict out, void *restrict qtmp)
+{
+    if (ggml_is_quantized(type)) {
+        row_to_float(type, src, out, n);
+        return;
+    }
+    if (nb0 == ggml_type_size(type))
+        row_to_float(type, src, out, n);
+    else
+        for (int64_t i = 0; i < n; i++)
+            out[i] = load_element(type, src + i * nb0);
+    if (type == GGML_TYPE_F32 && vdt != GGML_TYPE_F32) {
+        ggml_get_type_traits_cpu(vdt)->from_float(out, qtmp, n);
+        row_to_float(vdt, qtmp, out, n);
+    }
+}
+
+/* ----------------------------------------------------------------- scratch */
+
+static size_t align_up(size_t n)
+{
+    return (n + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN;
+}
+
+/* Floats between consecutive converted rows b_j. */
+static int64_t b_stride(int64_t K)
+{
+    return (K + 15) / 16 * 16;
+}
+
+/*
+ * Where things live in the work buffer.  Offsets are from the first
+ * SCRATCH_ALIGN boundary of the buffer; the thread areas' pieces are
+ * offsets from the start of each area.  Everything is sized for the node
+ * at hand, so that small products need little memory.
+ */
+struct scratch {
+    size_t b_rows;        /* offset of the converted rows b_j (if any) */
+    size_t a_f32;         /* offset of src0 converted to F32 (OUT_PROD) */
+    size_t experts;       /* offset of the column lists (MUL_MAT_ID) */
+    size_t threads;       /* offset of the first thread's area */
+    size_t per_thread;    /* bytes of each thread's area */
+    size_t bpack, row, pointers;    /* pieces of a thread's area (apack is first) */
+    size_t total;         /* bytes needed from the buffer's start */
+};
+
+static int64_t min_i64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+/*
+ * Lays out a thread's area for products of M rows, K values and at most
+ * ncols columns per call, which must also hold ggml_row_size(vdt, K)
+ * bytes (a src1 row being encoded) or ref_doubles doubles (the reference
+ * path), and fixes the total for nth threads after used bytes of shared
+ * scratch.
+ */
+static void scratch_layout(struct scratch *sc, size_t used, int nth, int64_t M, int64_t K, int64_t ncols,
+                           enum ggml_type vdt, int64_t ref_doubles)
+{
+    const size_t kc = (size_t) min_i64(KC, K), mc = (size_t) min_i64(MC, (M + MR - 1) / MR * MR);
+    sc->bpack = align_up(mc * kc * sizeof(float));
+    sc->row = sc->bpack + align_up((size_t) NR * LANES * kc * sizeof(float));
+    sc->pointers = sc->row + align_up(kc * sizeof(float));
+    size_t size = sc->pointers + align_up(2 * (size_t) min_i64(NC, ncols) * sizeof(void *));
+    const size_t quant = align_up(ggml_row_size(vdt, K)), ref = align_up((size_t) ref_doubles * sizeof(double));
+    size = size > quant ? size : quant;
+    sc->per_thread = size > ref ? size : ref;
+    sc->threads = align_up(used);
+    sc->total = sc->threads + (size_t) nth * sc->per_thread + SCRATCH_ALIGN;
+}
+
+/* The per-thread pieces of the tiled product. */
+struct thread_ws {
+    float *apack;         /* up to MC x KC floats: tiles of MR rows, k-major */
+    float *bpack;         /* KC x NR x LANES floats */
+    float *row;           /* KC floats: a converted piece of a row of A */
+    const float **brows;  /* NC pointers */
+    float **crows;        /* NC pointers */
+    void *area;           /* the whole area (for other uses) */
+};
+
+static char *scratch_base(const struct ggml__compute_params *params)
+{
+    uintptr_t p = (uintptr_t) params->wdata;
+    return (char *) ((p + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN);
+}
+
+static struct thread_ws thread_workspace(const struct ggml__compute_params *params, const struct scratch *sc,
+                                         int64_t ncols)
+{
+    char *area = scratch_base(params) + sc->threads + (size_t) params->ith * sc->per_thread;
+    struct thread_ws ws;
+    ws.area = area;
+    ws.apack = (float *) (void *) area;
+    ws.bpack = (float *) (void *) (area + sc->bpack);
+    ws.row = (float *) (void *) (area + sc->row);
+    ws.brows = (const float **) (void *) (area + sc->pointers);
+    ws.crows = (float **) (void *) (area + sc->pointers + (size_t) min_i64(NC, ncols) * sizeof(void *));
+    return ws;
+}
+
+/* ------------------------------------------------------- the tiled product */
+
+/*
+ * The left operand, element (m, k).  Rows mode: row m starts at
+ * data + m * stride and runs along k in type (mul_mat's src0).  Columns
+ * mode (F32 only): column k starts at data + k * stride and runs along m
+ * (out_prod's src0).
+ */
+struct operand {
+    enum ggml_type type;
+    const char *data;
+    size_t stride;
+    bool columns;
+};
+
+/* Values [k0, k0 + n) of row m of a rows-mode operand, as floats. */
+static const float *operand_row(const struct operand *a, int64_t m, int64_t k0, int64_t n, float *buf)
+{
+    const char *row = a->data + m * a->stride;
+    if (a->type == GGML_TYPE_F32)
+        return (const float *) (const void *) row + k0;
+    const size_t offset = (size_t) (k0 / ggml_blck_size(a->type)) * ggml_type_size(a->type);
+    row_to_float(a->type, row + offset, buf, n);
+    return buf;
+}
+
+/* pack[k][i] = A(m0 + i, k0 + k) for i < mr, 0 for mr <= i < MR. */
+static void pack_panel(const struct operand *a, int64_t m0, int mr, int64_t k0, int kc,
+                       float *restrict pack, float *restrict buf)
+{
+    if (a->columns) {
+        for (int k = 0; k < kc; k++) {
+            const float *col = (const float *) (const void *) (a->data + (k0 + k) * a->stride) + m0;
+            float *p = pack + k * MR;
+            for (int i = 0; i < mr; i++)
+                p[i] = col[i];
+            for (int i = mr; i < MR; i++)
+                p[i] = 0.0f;
+        }
+        return;
+    }
+    for (int i = 0; i < MR; i++) {
+        if (i >= mr) {
+            for (int k = 0; k < kc; k++)
+                pack[k * MR + i] = 0.0f;
+            continue;
+        }
+        const float *row = operand_row(a, m0 + i, k0, kc, buf);
+        for (int k = 0; k < kc; k++)
+            pack[k * MR + i] = row[k];
+    }
+}
+
+static inline void store_tile_row(float *restrict c, const float *restrict acc, int mr, bool accumulate)
+{
+    if (accumulate)
+        for (int i = 0; i < mr; i++)
+            c[i] += acc[i];
+    else
+        for (int i = 0; i < mr; i++)
+            c[i] = acc[i];
+}
+
+/* bpack[k][j][0..LANES) = b[j][k] for j < nr, 0 for nr <= j < NR. */
+static void pack_columns(const float *const *b, int nr, int kc, float *restrict bpack)
+{
+    for (int j = 0; j < NR; j++) {
+        const float *bj = b[j < nr ? j : 0];
+        for (int k = 0; k < kc; k++) {
+            const float v = j < nr ? bj[k] : 0.0f;
+            for (int l = 0; l < LANES; l++)
+                bpack[(k * NR + j) * LANES + l] = v;
+        }
+    }
+}
+
+/*
+ * c[j][0..mr) (+)= sum_k apack[k][0..mr) * b[j][k] for j < nr, k < kc,
+ * with b[j][k] read from bpack[k][j][*].  Each accumulator row is written
+ * out as its own loops of LANES so that the compiler keeps the tile in
+ * vector registers and multiplies by the packed copies of b directly.
+ */
+static void tile_kernel(int kc, const float *restrict apack, const float *restrict bpack, float *const c[NR],
+                        int mr, int nr, bool accumulate)
+{
+    float acc0[MR] = { 0 }, acc1[MR] = { 0 }, acc2[MR] = { 0 };
+    float acc3[MR] = { 0 }, acc4[MR] = { 0 }, acc5[MR] = { 0 };
+    for (int k = 0; k < kc; k++) {
+        const float *a = apack + k * MR;
+        const float *b = bpack + k * NR * LANES;
+#define TILE_ROW(j)                                                   \
+        for (int l = 0; l < LANES; l++)                               \
+            acc##j[l] += a[l] * b[(j) * LANES + l];                   \
+        for (int l = 0; l < LANES; l++)                               \
+            acc##j[LANES + l] += a[LANES + l] * b[(j) * LANES + l];
+        TILE_ROW(0) TILE_ROW(1) TILE_ROW(2) TILE_ROW(3) TILE_ROW(4) TILE_ROW(5)
+#undef TILE_ROW
+    }
+    const float *const acc[NR] = { acc0, acc1, acc2, acc3, acc4, acc5 };
+    for (int j = 0; j < nr; j++)
+        store_tile_row(c[j], acc[j], mr, accumulate);
+}
+
+/* c[j][m] = sum_k A(m, k) * b[j][k] for m in [m0, m1), j < ncols, by dot products. */
+static void product_by_dots(const struct operand *a, int64_t m0, int64_t m1, int64_t K, int ncols,
+                            const float *const *b, float *const *c, float *buf)
+{
+    const int64_t step = a->type == GGML_TYPE_F32 ? (K > 0 ? K : 1) : KC;
+    for (int64_t m = m0; m < m1; m++) {
+        float sum[GEMV_COLS] = { 0.0f };
+        for (int64_t k0 = 0; k0 < K; k0 += step) {
+            const int64_t n = K - k0 < step ? K - k0 : step;
+            const float *row = operand_row(a, m, k0, n, buf);
+            for (int j = 0; j < ncols; j++) {
+                float s;
+                ggml__vec_dot_f32((int) n, &s, 0, row, 0, b[j] + k0, 0, 1);
+                sum[j] += s;
+            }
+        }
+        for (int j = 0; j < ncols; j++)
+            c[j][m] = sum[j];
+    }
+}
+
+/*
+ * c[j][m] = sum_k A(m, k) * b[j][k] for m in [m0, m1) and j < ncols
+ * (ncols <= NC): the product of a block of rows of A with a panel of
+ * columns.
+ */
+static void product_block(const struct operand *a, int64_t m0, int64_t m1, int64_t K, int ncols,
+                          const float *const *b, float *const *c, const struct thread_ws *ws)
+{
+    if (m0 >= m1 || ncols == 0)
+        return;
+    if (K == 0) {
+        for (int j = 0; j < ncols; j++)
+            for (int64_t m = m0; m < m1; m++)
+                c[j][m] = 0.0f;
+        return;
+    }
+    if (ncols <= GEMV_COLS && !a->columns) {
+        product_by_dots(a, m0, m1, K, ncols, b, c, ws->row);
+        return;
+    }
+    for (int64_t k0 = 0; k0 < K; k0 += KC) {
+        const int kc = (int) (K - k0 < KC ? K - k0 : KC);
+        for (int64_t mc = m0; mc < m1; mc += MC) {
+            const int64_t mc_end = m1 - mc < MC ? m1 : mc + MC;
+            for (int64_t mb = mc; mb < mc_end; mb += MR) {
+                const int mr = (int) (mc_end - mb < MR ? mc_end - mb : MR);
+                pack_panel(a, mb, mr, k0, kc, ws->apack + (mb - mc) * kc, ws->row);
+            }
+            for (int j0 = 0; j0 < ncols; j0 += NR) {
+                const int nr = ncols - j0 < NR ? ncols - j0 : NR;
+                const float *bt[NR];
+                for (int j = 0; j < nr; j++)
+                    bt[j] = b[j0 + j] + k0;
+                pack_columns(bt, nr, kc, ws->bpack);
+                for (int64_t mb = mc; mb < mc_end; mb += MR) {
+                    const int mr = (int) (mc_end - mb < MR ? mc_end - mb : MR);
+                    float *ct[NR];
+                    for (int j = 0; j < NR; j++)
+                        ct[j] = c[j0 + (j < nr ? j : 0)] + mb;
+                    tile_kernel(kc, ws->apack + (mb - mc) * kc, ws->bpack, ct, mr, nr, k0 > 0);
+                }
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------ splitting the work */
+
+/* Row conversions of A count as this many columns' worth of work per row. */
+#define CONVERT_COST 8
+
+/*
+ * How nth threads share an M x ncols product: true to split the rows of
+ * A (in tiles of MR), false to split the columns; whichever leaves the
+ * busiest thread the least work.  Splitting columns makes every thread
+ * convert all of A, which the cost counts.
+ */
+static bool split_rows(int64_t M, int64_t ncols, int nth)
+{
+    if (nth <= 1)
+        return true;
+    const int64_t tiles = (M + MR - 1) / MR;
+    int64_t rows = (tiles + nth - 1) / nth * MR;
+    rows = rows < M ? rows : M;
+    const int64_t cols = (ncols + nth - 1) / nth;
+    return (double) rows * (double) (ncols + CONVERT_COST) <= (double) M * (double) (cols + CONVERT_COST);
+}
+
+/* Thread ith's rows [*m0, *m1) of an M-row split in tiles of MR. */
+static void thread_rows(int64_t M, int ith, int nth, int64_t *m0, int64_t *m1)
+{
+    int64_t t0, t1;
+    ggml__split_rows((M + MR - 1) / MR, ith, nth, &t0, &t1);
+    *m0 = t0 * MR < M ? t0 * MR : M;
+    *m1 = t1 * MR < M ? t1 * MR : M;
+}
+
+/* Supplies the rows of column j of a product. */
+typedef void (*column_fn)(const void *ctx, int64_t j, const float **b, float **c);
+
+/* Columns [j0, j1) of a product, rows [m0, m1), in panels of NC columns. */
+static void product_columns(const struct operand *a, int64_t m0, int64_t m1, int64_t K, int64_t j0, int64_t j1,
+                            column_fn column, const void *ctx, const struct thread_ws *ws)
+{
+    for (int64_t p = j0; p < j1; p += NC) {
+        const int n = (int) (j1 - p < NC ? j1 - p : NC);
+        for (int j = 0; j < n; j++)
+            column(ctx, p + j, &ws->brows[j], &ws->crows[j]);
+        product_block(a, m0, m1, K, n, ws->brows, ws->crows, ws);
+    }
+}
+
+/* ----------------------------------------------------------- shared rows b_j */
+
+/*
+ * The columns of MUL_MAT and MUL_MAT_ID are the rows of src1, numbered
+ * r = i11 + ne11 * (i12 + ne12 * i13).  They are read in place when src1
+ * has F32 rows and vec_dot_type is F32; otherwise converted into scratch.
+ */
+static bool src1_in_place(const struct ggml_tensor *src0, const struct ggml_tensor *src1)
+{
+    return src1->type == GGML_TYPE_F32 && vec_dot_type_of(src0->type) == GGML_TYPE_F32 &&
+           src1->nb[0] == sizeof(float);
+}
+
+static const float *src1_row(const struct ggml_tensor *src1, int64_t r, bool in_place, const float *rows)
+{
+    if (!in_place)
+        return rows + r * b_stride(src1->ne[0]);
+    const int64_t i11 = r % src1->ne[1], i12 = (r / src1->ne[1]) % src1->ne[2];
+    const int64_t i13 = r / (src1->ne[1] * src1->ne[2]);
+    return (const float *) (const void *) ((const char *) src1->data + i11 * src1->nb[1] + i12 * src1->nb[2] +
+                                           i13 * src1->nb[3]);
+}
+
+/* This thread's share of the conversion of src1's rows into scratch. */
+static void convert_src1_rows(const struct ggml__compute_params *params, const struct ggml_tensor *src0,
+                              const struct ggml_tensor *src1, float *rows, void *qtmp)
+{
+    const enum ggml_type vdt = vec_dot_type_of(src0->type);
+    const int64_t K = src1->ne[0];
+    int64_t first, last;
+    ggml__split_rows(ggml_nrows(src1), params->ith, params->nth, &first, &last);
+    for (int64_t r = first; r < last; r++) {
+        const int64_t i11 = r % src1->ne[1], i12 = (r / src1->ne[1]) % src1->ne[2];
+        const int64_t i13 = r / (src1->ne[1] * src1->ne[2]);
+        const char *src = (const char *) src1->data + i11 * src1->nb[1] + i12 * src1->nb[2] + i13 * src1->nb[3];
+        load_b_row(src1->type, src, src1->nb[0], K, vdt, rows + r * b_stride(K), qtmp);
+    }
+}
+
+/*
+ * The reference path's conversion of a row of A: the library's scalar
+ * decoders (ggml_get_type_traits), independent of the fast kernels.
+ */
+static void ref_row_to_float(enum ggml_type type, const void *src, float *dst, int64_t n)
+{
+    if (n <= 0)
+        return;
+    if (type == GGML_TYPE_F32)
+        memcpy(dst, src, (size_t) n * sizeof *dst);
+    else
+        ggml_get_type_traits(type)->to_float(src, dst, n);
+}
+
+/* Plain double-precision dot product of a converted row of A with b. */
+static double dot_ref(const float *a, const float *b, int64_t K)
+{
+    double sum = 0.0;
+    for (int64_t k = 0; k < K; k++)
+        sum += (double) a[k] * (double) b[k];
+    return sum;
+}
+
+/* ------------------------------------------------------------------ MUL_MAT */
+
+/*
+ * Accepted: src0 of a type with a CPU vec_dot, elements adjacent
+ * (nb[0] = type size); src1 F32 with any strides, or already of
+ * vec_dot_type (F16/BF16 with any strides, Q8_0/Q8_1 with adjacent
+ * blocks); dst F32 of shape [ne01, ne11, ne12, ne13], elements adjacent;
+ * src0 broadcast over src1 in dims 2 and 3.
+ */
+static bool src1_type_ok(const struct ggml_tensor *src0, const struct ggml_tensor *src1)
+{
+    const enum ggml_type vdt = vec_dot_type_of(src0->type);
+    if (src1->type == GGML_TYPE_F32)
+        return true;
+    if (src1->type != vdt)
+        return false;
+    return !ggml_is_quantized(vdt) || src1->nb[0] == ggml_type_size(vdt);
+}
+
+static bool mul_mat_supports(const struct ggml_tensor *dst)
+{
+    const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
+    if (a == NULL || b == NULL || !matmul_src0_type(a->type) || !src1_type_ok(a, b))
+        return false;
+    if (a->nb[0] != ggml_type_size(a->type) || dst->type != GGML_TYPE_F32 || dst->nb[0] != sizeof(float))
+        return false;
+    if (a->ne[0] != b->ne[0] || b->ne[0] % ggml_blck_size(vec_dot_type_of(a->type)) != 0)
+        return false;
+    if (!repeats(b->ne[2], a->ne[2]) || !repeats(b->ne[3], a->ne[3]))
+        return false;
+    return dst->ne[0] == a->ne[1] && dst->ne[1] == b->ne[1] && dst->ne[2] == b->ne[2] && dst->ne[3] == b->ne[3];
+}
+
+static void mul_mat_scratch(const struct ggml_tensor *dst, int nth, struct scratch *sc)
+{
+    const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
+    const int64_t K = a->ne[0];
+    memset(sc, 0, sizeof *sc);
+    size_t used = 0;
+    if (!src1_in_place(a, b))
+        used = (size_t) ggml_nrows(b) * (size_t) b_stride(K) * sizeof(float);
+    scratch_layout(sc, used, nth, a->ne[1], K, b->ne[1], vec_dot_type_of(a->type), K);
+}
+
+static size_t mul_mat_work_size(const struct ggml_tensor *dst, int n_tasks)
+{
+    struct scratch sc;
+    mul_mat_scratch(dst, n_tasks, &sc);
+    return sc.total;
+}
+
+/* Columns of one batch of a MUL_MAT: column j is row j of the batch's src1 matrix. */
+struct mul_mat_batch {
+    const struct ggml_tensor *src1, *dst;
+    const float *b_rows;
+    bool in_place;
+    int64_t i12, i13;
+};
+
+static void mul_mat_column(const void *ctx, int64_t j, const float **b, float **c)
+{
+    const struct mul_mat_batch *mb = ctx;
+    const struct ggml_tensor *src1 = mb->src1, *dst = mb->dst;
+    *b = src1_row(src1, j + src1->ne[1] * (mb->i12 + src1->ne[2] * mb->i13), mb->in_place, mb->b_rows);
+    *c = (float *) (void *) ((char *) dst->data + j * dst->nb[1] + mb->i12 * dst->nb[2] + mb->i13 * dst->nb[3]);
+}
+
+/* src0's matrix for the batch (i12, i13) of src1: broadcast by repetition of blocks. */
+static struct operand mul_mat_operand(const struct ggml_tensor *a, const struct ggml_tensor *b, int64_t i12,
+                                      int64_t i13)
+{
+    const int64_t i02 = i12 / (b->ne[2] / a->ne[2]), i03 = i13 / (b->ne[3] / a->ne[3]);
+    struct operand op = {
+        .type = a->type,
+        .data = (const char *) a->data + i02 * a->nb[2] + i03 * a->nb[3],
+        .stride = a->nb[1],
+        .columns = false,
+    };
+    return op;
+}
+
+static void mul_mat_ref(const struct ggml__compute_params *params, struct ggml_tensor *dst, const float *b_rows,
+                        bool in_place, float *a_row)
+{
+    const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
+    const int64_t K = a->ne[0], M = a->ne[1];
+    int64_t first, last;
+    ggml__split_rows(ggml_nrows(b), params->ith, params->nth, &first, &last);
+    for (int64_t r = first; r < last; r++) {
+        const int64_t i11 = r % b->ne[1], i12 = (r / b->ne[1]) % b->ne[2], i13 = r / (b->ne[1] * b->ne[2]);
+        const struct operand op = mul_mat_operand(a, b, i12, i13);
+        const float *brow = src1_row(b, r, in_place, b_rows);
+        float *out = (float *) (void *) ((char *) dst->data + i11 * dst->nb[1] + i12 * dst->nb[2] + i13 * dst->nb[3]);
+        for (int64_t m = 0; m < M; m++) {
+            ref_row_to_float(a->type, op.data + m * op.stride, a_row, K);
+            out[m] = (float) dot_ref(a_row, brow, K);
+        }
+    }
+}
+
+static void mul_mat_kernel(const struct ggml__compute_params *params, struct ggml_tensor *dst)
+{
+    const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
+    const int64_t M = a->ne[1], K = a->ne[0], N = b->ne[1];
+    struct scratch sc;
+    mul_mat_scratch(dst, params->nth, &sc);
+    const struct thread_ws ws = thread_workspace(params, &sc, N);
+    float *b_rows = (float *) (void *) (scratch_base(params) + sc.b_rows);
+
+    const bool in_place = src1_in_place(a, b);
+    if (!in_place) {
+        convert_src1_rows(params, a, b, b_rows, ws.area);
+        ggml__threadpool_barrier(params->pool);
+    }
+    if (params->use_ref) {
+        mul_mat_ref(params, dst, b_rows, in_place, ws.area);
+        return;
+    }
+
+    const int64_t n_batches = b->ne[2] * b->ne[3];
+    const bool by_rows = split_rows(M, N * n_batches, params->nth);
+    int64_t m0 = 0, m1 = M, c0 = 0, c1 = N * n_batches;
+    if (by_rows)
+        thread_rows(M, params->ith, params->nth, &m0, &m1);
+    else
+        ggml__split_rows(N * n_batches, params->ith, params->nth, &c0, &c1);
+    for (int64_t bt = 0; bt < n_batches; bt++) {
+        /* this thread's columns of batch bt */
+        const int64_t j0 = c0 > bt * N ? c0 - bt * N : 0;
+        const int64_t j1 = c1 < (bt + 1) * N ? c1 - bt * N : N;
+        if (j0 >= j1)
+            continue;
+        const struct mul_mat_batch batch = {
+            .src1 = b, .dst = dst, .b_rows = b_rows, .in_place = in_place,
+            .i12 = bt % b->ne[2], .i13 = bt / b->ne[2],
+        };
+        const struct operand op = mul_mat_operand(a, b, batch.i12, batch.i13);
+        product_columns(&op, m0, m1, K, j0, j1, mul_mat_column, &batch, &ws);
+    }
+}
+
+const struct ggml__op_impl ggml__op_mul_mat = {
+    .kernel = mul_mat_kernel,
+    .supports = mul_mat_supports,
+    .n_tasks = NULL,   /* every thread: the kernel has a barrier */
+    .work_size = mul_mat_work_size,
+};
+
+/* --------------------------------------------------------------- MUL_MAT_ID */
+
+/*
+ * as [K, M, n_as], b [K, ne11, n_tokens], ids I32 [n_used, n_tokens],
+ * dst [M, n_used, n_tokens]: dst[:, e, t] = as[:, :, ids[e, t]] *
+ * b[:, e % ne11, t].  A pair (e, t) whose id is not an expert index gets
+ * NaN and one message per computation.
+ */
+static bool mul_mat_id_supports(const struct ggml_tensor *dst)
+{
+    const struct ggml_tensor *as = dst->src[0], *b = dst->src[1], *ids = dst->src[2];
+    if (as == NULL || b == NULL || ids == NULL || !matmul_src0_type(as->type) || !src1_type_ok(as, b))
+        return false;
+    if (as->nb[0] != ggml_type_size(as->type) || dst->type != GGML_TYPE_F32 || dst->nb[0] != sizeof(float))
+        return false;
+    if (ids->type != GGML_TYPE_I32 || ids->ne[2] != 1 || ids->ne[3] != 1 || as->ne[3] != 1 || b->ne[3] != 1)
+        return false;
+    if (as->ne[0] != b->ne[0] || b->ne[0] % ggml_blck_size(vec_dot_type_of(as->type)) != 0)
+        return false;
+    if (ids->ne[1] != b->ne[2] || !repeats(ids->ne[0], b->ne[1]))
+        return false;
+    return dst->ne[0] == as->ne[1] && dst->ne[1] == ids->ne[0] && dst->ne[2] == ids->ne[1] && dst->ne[3] == 1;
+}
+
+/* The expert lists: counts[x] pairs use expert x; their indices are
+   order[first[x] .. first[x] + counts[x]). */
+struct expert_lists {
+    int64_t *first;       /* n_as + 1 */
+    int64_t *order;       /* n_pairs */
+};
+
+static struct expert_lists expert_lists_at(char *at, int64_t n_as)
+{
+    struct expert_lists el;
+    el.first = (int64_t *) (void *) at;
+    el.order = el.first + n_as + 1;
+    return el;
+}
+
+static void mul_mat_id_scratch(const struct ggml_tensor *dst, int nth, struct scratch *sc)
+{
+    const struct ggml_tensor *as = dst->src[0], *b = dst->src[1], *ids = dst->src[2];
+    const int64_t K = as->ne[0];
+    memset(sc, 0, sizeof *sc);
+    size_t used = 0;
+    if (!src1_in_place(as, b))
+        used = (size_t) ggml_nrows(b) * (size_t) b_stride(K) * sizeof(float);
+    sc->experts = align_up(used);
+    used = sc->experts + (size_t) (as->ne[2] + 1 + ids->ne[0] * ids->ne[1]) * sizeof(int64_t);
+    scratch_layout(sc, used, nth, as->ne[1], K, ids->ne[0] * ids->ne[1], vec_dot_type_of(as->type), K);
+}
+
+static size_t mul_mat_id_work_size(const struct ggml_tensor *dst, int n_tasks)
+{
+    struct scratch sc;
+    mul_mat_id_scratch(dst, n_tasks, &sc);
+    return sc.total;
+}
+
+static int32_t expert_id(const struct ggml_tensor *ids, int64_t e, int64_t t)
+{
+    return *(const int32_t *) (const void *) ((const char *) ids->data + e * ids->nb[0] + t * ids->nb[1]);
+}
+
+static float *mul_mat_id_out(const struct ggml_tensor *dst, int64_t e, int64_t t)
+{
+    return (float *) (void *) ((char *) dst->data + e * dst->nb[1] + t * dst->nb[2]);
+}
+
+/* Thread 0: sorts the pairs by expert; fills the pairs with a bad id with NaN. */
+static void group_by_expert(const struct ggml_tensor *dst, const struct expert_lists *el)
+{
+    const struct ggml_tensor *as = dst->src[0], *ids = dst->src[2];
+    const int64_t n_as = as->ne[2], n_used = ids->ne[0], n_pairs = ids->ne[0] * ids->ne[1];
+    for (int64_t x = 0; x <= n_as; x++)
+        el->first[x] = 0;
+    int64_t bad = 0, bad_p = 0;
+    for (int64_t p = 0; p < n_pairs; p++) {
+        const int32_t x = expert_id(ids, p % n_used, p / n_used);
+        if (x < 0 || x >= n_as) {
+            if (bad++ == 0)
+                bad_p = p;
+            float *out = mul_mat_id_out(dst, p % n_used, p / n_used);
+            for (int64_t m = 0; m < dst->ne[0]; m++)
+                out[m] = NAN;
+            continue;
+        }
+        el->first[x + 1]++;
+    }
+    for (int64_t x = 0; x < n_as; x++)
+        el->first[x + 1] += el->first[x];
+    /* a counting sort: first[x] walks through expert x's slots, then is restored */
+    for (int64_t p = 0; p < n_pairs; p++) {
+        const int32_t x = expert_id(ids, p % n_used, p / n_used);
+        if (x >= 0 && x < n_as)
+            el->order[el->first[x]++] = p;
+    }
+    for (int64_t x = n_as; x > 0; x--)
+        el->first[x] = el->first[x - 1];
+    el->first[0] = 0;
+    if (bad > 0)
+        ggml__log_at(GGML_LOG_LEVEL_ERROR, "ggml_mul_mat_id",
+                     "'%s': %" PRId64 " expert ids outside [0, %" PRId64 "), the first ids[%" PRId64 ", %" PRId64
+                     "] = %d; their results are NaN", ids->name, bad, n_as, bad_p % n_used, bad_p / n_used,
+                     (int) expert_id(ids, bad_p % n_used, bad_p / n_used));
+}
+
+/* Columns of one expert: its pairs, in order. */
+struct expert_columns {
+    const struct ggml_tensor *src1, *dst;
+    const float *b_rows;
+    bool in_place;
+    const int64_t *pairs;
+    int64_t n_used;
+};
+
+static void expert_column(const void *ctx, int64_t j, const float **b, float **c)
+{
+    const struct expert_columns *ec = ctx;
+    const int64_t p = ec->pairs[j], e = p % ec->n_used, t = p / ec->n_used;
+    *b = src1_row(ec->src1, e % ec->src1->ne[1] + t * ec->src1->ne[1], ec->in_place, ec->b_rows);
+    *c = mul_mat_id_out(ec->dst, e, t);
+}
+
+static struct operand expert_operand(const struct ggml_tensor *as, int64_t x)
+{
+    struct operand op = {
+        .type = as->type,
+        .data = (const char *) as->data + x * as->nb[2],
+        .stride = as->nb[1],
+        .columns = false,
+    };
+    return op;
+}
+
+static void mul_mat_id_kernel(const struct ggml__compute_params *params, struct ggml_tensor *dst)
+{
+    const struct ggml_tensor *as = dst->src[0], *b = dst->src[1], *ids = dst->src[2];
+    const int64_t K = as->ne[0], M = as->ne[1], n_as = as->ne[2], n_used = ids->ne[0];
+    struct scratch sc;
+    mul_mat_id_scratch(dst, params->nth, &sc);
+    const struct thread_ws ws = thread_workspace(params, &sc, n_used * ids->ne[1]);
+    char *base = scratch_base(params);
+    float *b_rows = (float *) (void *) (base + sc.b_rows);
+    const struct expert_lists el = expert_lists_at(base + sc.experts, n_as);
+
+    const bool in_place = src1_in_place(as, b);
+    if (!in_place)
+        convert_src1_rows(params, as, b, b_rows, ws.area);
+    if (params->ith == 0)
+        group_by_expert(dst, &el);
+    ggml__threadpool_barrier(params->pool);
+
+    if (params->use_ref) {
+        /* every pair with a valid id, split over the threads */
+        const int64_t n_pairs = el.first[n_as];
+        int64_t first, last;
+        ggml__split_rows(n_pairs, params->ith, params->nth, &first, &last);
+        float *a_row = ws.area;
+        for (int64_t q = first; q < last; q++) {
+            const int64_t p = el.order[q], e = p % n_used, t = p / n_used;
+            const struct operand op = expert_operand(as, expert_id(ids, e, t));
+            const float *brow = src1_row(b, e % b->ne[1] + t * b->ne[1], in_place, b_rows);
+            float *out = mul_mat_id_out(dst, e, t);
+            for (int64_t m = 0; m < M; m++) {
+                ref_row_to_float(as->type, op.data + m * op.stride, a_row, K);
+                out[m] = (float) dot_ref(a_row, brow, K);
+            }
+        }
+        return;
+    }
+
+    for (int64_t x = 0; x < n_as; x++) {
+        const int64_t count = el.first[x + 1] - el.first[x];
+        if (count == 0)
+            continue;
+        int64_t m0 = 0, m1 = M, j0 = 0, j1 = count;
+        if (split_rows(M, count, params->nth))
+            thread_rows(M, params->ith, params->nth, &m0, &m1);
+        else
+            ggml__split_rows(count, params->ith, params->nth, &j0, &j1);
+        const struct expert_columns ec = {
+            .src1 = b, .dst = dst, .b_rows = b_rows, .in_place = in_place,
+            .pairs = el.order + el.first[x], .n_used = n_used,
+        };
+        const struct operand op = expert_operand(as, x);
+        product_columns(&op, m0, m1, K, j0, j1, expert_column, &ec, &ws);
+    }
+}
+
+const struct ggml__op_impl ggml__op_mul_mat_id = {
+    .kernel = mul_mat_id_kernel,
+    .supports = mul_mat_id_supports,
+    .n_tasks = NULL,   /* every thread: the kernel has a barrier */
+    .work_size = mul_mat_id_work_size,
+};
+
+/* ----------------------------------------------------------------- OUT_PROD */
+
+/*
+ * a [ne00, K, ne02, ne03], b [ne10, K, ne12, ne13] (F32, any strides),
+ * dst F32 [ne00, ne10, ne12, ne13]:
+ *     dst[i0, i1, i2, i3] = sum_k a[i0, k, i02, i03] * b[i1, k, i2, i3]
+ * with a broadcast over b in dims 2 and 3 (i02 = i2 / (ne12 / ne02)).
+ * a is F32, F16, BF16 or one of the quantized types, elements adjacent;
+ * a non-F32 a is converted to F32 scratch first.
+ */
+static bool out_prod_src0_type(enum ggml_type type)
+{
+    return matmul_src0_type(type);
+}
+
+static bool out_prod_supports(const struct ggml_tensor *dst)
+{
+    const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
+    if (a == NULL || b == NULL || !out_prod_src0_type(a->type) || b->type != GGML_TYPE_F32)
+        return false;
+    if (a->nb[0] != ggml_type_size(a->type) || dst->type != GGML_TYPE_F32 || dst->nb[0] != sizeof(float))
+        return false;
+    if (a->ne[1] != b->ne[1] || !repeats(b->ne[2], a->ne[2]) || !repeats(b->ne[3], a->ne[3]))
+        return false;
+    return dst->ne[0] == a->ne[0] && dst->ne[1] == b->ne[0] && dst->ne[2] == b->ne[2] && dst->ne[3] == b->ne[3];
+}
+
+/* b's "rows" here are its columns: b_j[k] = b[j, k]; in place when dim 1 is adjacent. */
+static bool out_prod_b_in_place(const struct ggml_tensor *b)
+{
+    return b->nb[1] == sizeof(float);
+}
+
+static void out_prod_scratch(const struct ggml_tensor *dst, int nth, struct scratch *sc)
+{
+    const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
+    const int64_t K = a->ne[1];
+    memset(sc, 0, sizeof *sc);
+    size_t used = 0;
+    if (!out_prod_b_in_place(b))
+        used = (size_t) (b->ne[0] * b->ne[2] * b->ne[3]) * (size_t) b_stride(K) * sizeof(float);
+    sc->a_f32 = align_up(used);
+    used = sc->a_f32;
+    if (a->type != GGML_TYPE_F32)
+        used += (size_t) ggml_nelements(a) * sizeof(float);
+    /* the reference path keeps a row of a (floats) and a row of sums (doubles) */
+    scratch_layout(sc, used, nth, a->ne[0], K, b->ne[0], GGML_TYPE_F32, 2 * a->ne[0]);
+}
+
+static size_t out_prod_work_size(const struct ggml_tensor *dst, int n_tasks)
+{
+    struct scratch sc;
+    out_prod_scratch(dst, n_tasks, &sc);
+    return sc.total;
+}
+
+/* Column j of batch (i12, i13) of an OUT_PROD. */
+struct out_prod_batch {
+    const struct ggml_tensor *src1, *dst;
+    const float *b_rows;   /* NULL: read b in place */
+    int64_t i12, i13;
+};
+
+static const float *out_prod_b(const struct ggml_tensor *b, const float *b_rows, int64_t j, int64_t i12, int64_t i13)
+{
+    if (b_rows != NULL)
+        return b_rows + (j + b->ne[0] * (i12 + b->ne[2] * i13)) * b_stride(b->ne[1]);
+    return (const float *) (const void *) ((const char *) b->data + j * b->nb[0] + i12 * b->nb[2] + i13 * b->nb[3]);
+}
+
+static float *out_prod_out(const struct ggml_tensor *dst, int64_t j, int64_t i12, int64_t i13)
+{
+    return (float *) (void *) ((char *) dst->data + j * dst->nb[1] + i12 * dst->nb[2] + i13 * dst->nb[3]);
+}
+
+static void out_prod_column(const void *ctx, int64_t j, const float **b, float **c)
+{
+    const struct out_prod_batch *ob = ctx;
+    *b = out_prod_b(ob->src1, ob->b_rows, j, ob->i12, ob->i13);
+    *c = out_prod_out(ob->dst, j, ob->i12, ob->i13);
+}
+
+static void out_prod_ref(const struct ggml__compute_params *params, struct ggml_tensor *dst, void *area)
+{
+    const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
+    const int64_t ne0 = a->ne[0], K = a->ne[1];
+    double *sum = area;
+    float *a_row = (float *) (void *) (sum + ne0);
+    int64_t first, last;
+    ggml__split_rows(ggml_nrows(dst), params->ith, params->nth, &first, &last);
+    for (int64_t r = first; r < last; r++) {
+        const int64_t i1 = r % dst->ne[1], i2 = (r / dst->ne[1]) % dst->ne[2], i3 = r / (dst->ne[1] * dst->ne[2]);
+        const int64_t i02 = i2 / (b->ne[2] / a->ne[2]), i03 = i3 / (b->ne[3] / a->ne[3]);
+        for (int64_t i0 = 0; i0 < ne0; i0++)
+            sum[i0] = 0.0;
+        for (int64_t k = 0; k < K; k++) {
+            ref_row_to_float(a->type, (const char *) a->data + k * a->nb[1] + i02 * a->nb[2] + i03 * a->nb[3],
+                             a_row, ne0);
+            const double bv = *(const float *) (const void *) ((const char *) b->data + i1 * b->nb[0] +
+                                                              k * b->nb[1] + i2 * b->nb[2] + i3 * b->nb[3]);
+            for (int64_t i0 = 0; i0 < ne0; i0++)
+                sum[i0] += (double) a_row[i0] * bv;
+        }
+        float *out = out_prod_out(dst, i1, i2, i3);
+        for (int64_t i0 = 0; i0 < ne0; i0++)
+            out[i0] = (float) sum[i0];
+    }
+}
+
+static void out_prod_kernel(const struct ggml__compute_params *params, struct ggml_tensor *dst)
+{
+    const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
+    const int64_t M = a->ne[0], K = a->ne[1], N = b->ne[0];
+    struct scratch sc;
+    out_prod_scratch(dst, params->nth, &sc);
+    const struct thread_ws ws = thread_workspace(params, &sc, N);
+    if (params->use_ref) {
+        out_prod_ref(params, dst, ws.area);
+        return;
+    }
+
+    char *base = scratch_base(params);
+    float *b_rows = out_prod_b_in_place(b) ? NULL : (float *) (void *) (base + sc.b_rows);
+    float *a_f32 = (float *) (void *) (base + sc.a_f32);
+    const int64_t n_batches = b->ne[2] * b->ne[3];
+    if (b_rows != NULL) {
+        int64_t first, last;
+        ggml__split_rows(N * n_batches, params->ith, params->nth, &first, &last);
+        for (int64_t r = first; r < last; r++) {
+            const int64_t j = r % N, i12 = (r / N) % b->ne[2], i13 = r / (N * b->ne[2]);
+            const char *src = (const char *) b->data + j * b->nb[0] + i12 * b->nb[2] + i13 * b->nb[3];
+            load_b_row(GGML_TYPE_F32, src, b->nb[1], K, GGML_TYPE_F32, b_rows + r * b_stride(K), NULL);
+        }
+    }
+    if (a->type != GGML_TYPE_F32) {
+        /* a's rows (along m) as F32, contiguous: [ne03][ne02][K][M] */
+        int64_t first, last;
+        ggml__split_rows(ggml_nrows(a), params->ith, params->nth, &first, &last);
+        for (int64_t r = first; r < last; r++) {
+            const int64_t k = r % K, i02 = (r / K) % a->ne[2], i03 = r / (K * a->ne[2]);
+            row_to_float(a->type, (const char *) a->data + k * a->nb[1] + i02 * a->nb[2] + i03 * a->nb[3],
+                         a_f32 + r * M, M);
+        }
+    }
+    ggml__threadpool_barrier(params->pool);
+
+    const bool by_rows = split_rows(M, N * n_batches, params->nth);
+    int64_t m0 = 0, m1 = M, c0 = 0, c1 = N * n_batches;
+    if (by_rows)
+        thread_rows(M, params->ith, params->nth, &m0, &m1);
+    else
+        ggml__split_rows(N * n_batches, params->ith, params->nth, &c0, &c1);
+    for (int64_t bt = 0; bt < n_batches; bt++) {
+        const int64_t j0 = c0 > bt * N ? c0 - bt * N : 0;
+        const int64_t j1 = c1 < (bt + 1) * N ? c1 - bt * N : N;
+        if (j0 >= j1)
+            continue;
+        const struct out_prod_batch batch = {
+            .src1 = b, .dst = dst, .b_rows = b_rows, .i12 = bt % b->ne[2], .i13 = bt / b->ne[2],
+        };
+        const int64_t i02 = batch.i12 / (b->ne[2] / a->ne[2]), i03 = batch.i13 / (b->ne[3] / a->ne[3]);
+        struct operand op = { .type = GGML_TYPE_F32, .columns = true };
+        if (a->type == GGML_TYPE_F32) {
+            op.data = (const char *) a->data + i02 * a->nb[2] + i03 * a->nb[3];
+            op.stride = a->nb[1];
+        } else {
+            op.data = (const char *) (a_f32 + (i02 + a->ne[2] * i03) * K * M);
+            op.stride = (size_t) M * sizeof(float);
+        }
+        product_columns(&op, m0, m1, K, j0, j1, out_prod_column, &batch, &ws);
+    }
+}
+
+const struct ggml__op_impl ggml__op_out_prod = {
+    .kernel = out_prod_kernel,
+    .supports = out_prod_supports,
+    .n_tasks = NULL,   /* every thread: the kernel has a barrier */
+    .work_size = out_prod_work_size,
+};
