@@ -11,6 +11,7 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -111,10 +112,9 @@ struct ggml_cplan ggml_graph_plan(const struct ggml_cgraph *cgraph, int n_thread
         ggml__error("cgraph is NULL");
         return plan;
     }
-    if (threadpool != NULL)
-        n_threads = ggml_threadpool_get_n_threads(threadpool);
+    /* a count given wins; the computation caps it at the pool's size */
     if (n_threads <= 0)
-        n_threads = GGML_DEFAULT_N_THREADS;
+        n_threads = threadpool != NULL ? ggml_threadpool_get_n_threads(threadpool) : GGML_DEFAULT_N_THREADS;
     if (n_threads > GGML_MAX_N_THREADS)
         n_threads = GGML_MAX_N_THREADS;
 
@@ -142,7 +142,13 @@ struct compute_state {
     struct ggml_cgraph *cgraph;
     const struct ggml_cplan *plan;
     struct ggml_threadpool *pool;
-    atomic_int status;              /* enum ggml_status, first failure wins */
+    /*
+     * Index of the node after which the computation stops (INT_MAX: none).
+     * Thread 0 writes it before the node's barrier; every thread reads it
+     * after that barrier and compares it with the node it has just passed,
+     * so all stop at the same node whatever their speed.
+     */
+    atomic_int abort_after;
 };
 
 static void compute_job(void *arg, int ith, int nth)
@@ -168,9 +174,9 @@ static void compute_job(void *arg, int ith, int nth)
             impl->kernel(&params, node);
         }
         if (ith == 0 && plan->abort_callback && plan->abort_callback(plan->abort_callback_data))
-            atomic_store(&state->status, GGML_STATUS_ABORTED);
+            atomic_store(&state->abort_after, i);
         ggml__threadpool_barrier(state->pool);
-        if (atomic_load(&state->status) != GGML_STATUS_SUCCESS)
+        if (atomic_load(&state->abort_after) <= i)
             return;
     }
 }
@@ -247,13 +253,13 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph *cgraph, struct ggml_cpla
         return GGML_STATUS_FAILED;
 
     struct compute_state state = { .cgraph = cgraph, .plan = cplan, .pool = pool };
-    atomic_init(&state.status, GGML_STATUS_SUCCESS);
+    atomic_init(&state.abort_after, INT_MAX);
     int n_threads = cplan->n_threads < ggml_threadpool_get_n_threads(pool) ? cplan->n_threads
                                                                              : ggml_threadpool_get_n_threads(pool);
     ggml__threadpool_run(pool, n_threads, compute_job, &state);
     if (own_pool)
         release_default_pool();
-    return (enum ggml_status) atomic_load(&state.status);
+    return atomic_load(&state.abort_after) == INT_MAX ? GGML_STATUS_SUCCESS : GGML_STATUS_ABORTED;
 }
 
 enum ggml_status ggml_graph_compute_with_ctx(struct ggml_context *ctx, struct ggml_cgraph *cgraph, int n_threads)

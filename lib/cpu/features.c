@@ -16,6 +16,7 @@
 #endif
 #if defined(__aarch64__) && defined(__linux__)
 #    include <sys/auxv.h>
+#    include <sys/prctl.h>
 #endif
 
 #include "ggml-impl.h"
@@ -86,13 +87,11 @@ static void detect_arm(struct cpu_features *f)
     f->sve = hw & (1ul << 22);       /* HWCAP_SVE */
     f->matmul_int8 = hw2 & (1ul << 13); /* HWCAP2_I8MM */
     f->sme = hw2 & (1ul << 23);      /* HWCAP2_SME */
-#    if defined(__ARM_FEATURE_SVE)
     if (f->sve) {
-        unsigned long vl;
-        __asm__ __volatile__("cntb %0" : "=r"(vl));
-        f->sve_cnt = (int) vl;
+        /* the vector length the kernel gives this process, in bytes */
+        int vl = prctl(PR_SVE_GET_VL);
+        f->sve_cnt = vl > 0 ? (vl & PR_SVE_VL_LEN_MASK) : 0;
     }
-#    endif
 }
 #endif
 

@@ -201,36 +201,38 @@ got_job:
     return true;
 }
 
-/* Applies the pool's scheduling priority to the calling worker; a refusal
- * (no privilege) is a logged note, not a failure. */
-static void apply_priority(enum ggml_sched_priority prio)
+/*
+ * Applies the pool's CPU binding and scheduling priority to a worker, from
+ * the thread that creates the pool (so that any note about it is logged
+ * before ggml_threadpool_new returns).  A refusal (containers, no
+ * privilege) is a logged note, not a failure.
+ */
+static void place_worker(struct ggml_threadpool *pool, struct worker *worker)
 {
-    if (prio == GGML_SCHED_PRIO_NORMAL)
-        return;
+    if (worker->cpuset != NULL && topology_ok &&
+        hwloc_set_thread_cpubind(topology, worker->thread, worker->cpuset, 0) != 0)
+        ggml__log_at(GGML_LOG_LEVEL_WARN, "ggml_threadpool_new",
+                     "could not bind worker %d to its CPUs; it runs unbound", worker->ith);
+
     struct sched_param param = { 0 };
-    int policy = SCHED_OTHER;
-    switch (prio) {
+    int policy;
+    switch (pool->prio) {
+    case GGML_SCHED_PRIO_LOW:      policy = SCHED_BATCH; break;
     case GGML_SCHED_PRIO_MEDIUM:   policy = SCHED_FIFO; param.sched_priority = 40; break;
     case GGML_SCHED_PRIO_HIGH:     policy = SCHED_FIFO; param.sched_priority = 80; break;
     case GGML_SCHED_PRIO_REALTIME: policy = SCHED_FIFO; param.sched_priority = 90; break;
     default: return;
     }
-    if (pthread_setschedparam(pthread_self(), policy, &param) != 0)
+    if (pthread_setschedparam(worker->thread, policy, &param) != 0)
         ggml__log_at(GGML_LOG_LEVEL_WARN, "ggml_threadpool_new",
-                     "priority %d not permitted here; threads keep the normal priority", (int) prio);
+                     "priority %d not permitted here; worker %d keeps the normal priority",
+                     (int) pool->prio, worker->ith);
 }
 
 static void *worker_main(void *arg)
 {
     struct worker *self = arg;
     struct ggml_threadpool *pool = self->pool;
-    if (self->cpuset != NULL && topology_ok &&
-        hwloc_set_thread_cpubind(topology, pthread_self(), self->cpuset, 0) != 0)
-        ggml__log_at(GGML_LOG_LEVEL_WARN, "ggml_threadpool_new",
-                     "could not bind worker %d to its CPUs; it runs unbound", self->ith);
-
-    apply_priority(pool->prio);
-
     unsigned seen = 0;
     while (wait_for_job(pool, &seen)) {
         const int n_threads = (int) (seen & JOB_THREADS_MASK);
@@ -348,6 +350,7 @@ struct ggml_threadpool *ggml_threadpool_new(struct ggml_threadpool_params *param
             threadpool_destroy(pool, t);
             return NULL;
         }
+        place_worker(pool, &workers[t]);
     }
     return pool;
 }
