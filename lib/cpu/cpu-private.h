@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "ggml-cpu.h"
+#include "fp16-impl.h"
 
 /* ------------------------------------------------------------ thread pool */
 
@@ -89,6 +90,40 @@ static inline void ggml__split_rows(int64_t n, int ith, int nth, int64_t *first,
     const int64_t per_thread = (n + nth - 1) / nth;
     *first = per_thread * ith < n ? per_thread * ith : n;
     *last = *first + per_thread < n ? *first + per_thread : n;
+}
+
+/* One element of a float type (F32, F16, BF16) at p, as F32. */
+static inline float ggml__load_float(enum ggml_type type, const void *p)
+{
+    switch (type) {
+    case GGML_TYPE_F16:  return ggml__fp16_to_fp32(*(const ggml_fp16_t *) p);
+    case GGML_TYPE_BF16: return ggml__bf16_to_fp32(*(const ggml_bf16_t *) p);
+    default:             return *(const float *) p;
+    }
+}
+
+/* Stores v at p in a float type (F32, F16, BF16), rounding to nearest even. */
+static inline void ggml__store_float(enum ggml_type type, void *p, float v)
+{
+    switch (type) {
+    case GGML_TYPE_F16:  *(ggml_fp16_t *) p = ggml__fp32_to_fp16(v); break;
+    case GGML_TYPE_BF16: *(ggml_bf16_t *) p = ggml__fp32_to_bf16(v); break;
+    default:             *(float *) p = v; break;
+    }
+}
+
+/* n elements of a float type spaced nb0 bytes apart, converted to F32. */
+static inline void ggml__load_row_float(enum ggml_type type, const void *src, size_t nb0, int64_t n, float *out)
+{
+    for (int64_t i = 0; i < n; i++)
+        out[i] = ggml__load_float(type, (const char *) src + (size_t) i * nb0);
+}
+
+/* n F32 values stored in a float type, nb0 bytes apart. */
+static inline void ggml__store_row_float(enum ggml_type type, void *dst, size_t nb0, int64_t n, const float *in)
+{
+    for (int64_t i = 0; i < n; i++)
+        ggml__store_float(type, (char *) dst + (size_t) i * nb0, in[i]);
 }
 
 /* Op implementations, by family (lib/cpu/ops/); the op table of compute.c uses them. */

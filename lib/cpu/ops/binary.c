@@ -23,31 +23,6 @@ static bool binary_supports(const struct ggml_tensor *dst)
            float_type(b->type) && ggml_can_repeat(b, a) && ggml_are_same_shape(a, dst);
 }
 
-/* Row n of a type-converted row: loads n elements with stride nb0 as F32. */
-static void load_row(enum ggml_type type, const char *src, size_t nb0, int64_t n, float *out)
-{
-    for (int64_t i = 0; i < n; i++) {
-        const char *p = src + i * nb0;
-        switch (type) {
-        case GGML_TYPE_F16:  out[i] = ggml_fp16_to_fp32(*(const ggml_fp16_t *) p); break;
-        case GGML_TYPE_BF16: out[i] = ggml_bf16_to_fp32(*(const ggml_bf16_t *) p); break;
-        default:             out[i] = *(const float *) p; break;
-        }
-    }
-}
-
-static void store_row(enum ggml_type type, char *dst, size_t nb0, int64_t n, const float *in)
-{
-    for (int64_t i = 0; i < n; i++) {
-        char *p = dst + i * nb0;
-        switch (type) {
-        case GGML_TYPE_F16:  *(ggml_fp16_t *) p = ggml_fp32_to_fp16(in[i]); break;
-        case GGML_TYPE_BF16: *(ggml_bf16_t *) p = ggml_fp32_to_bf16(in[i]); break;
-        default:             *(float *) p = in[i]; break;
-        }
-    }
-}
-
 /* out[i] = x[i] op y[i % ny] for i < n (y repeats when ny < n). */
 static void apply(enum ggml_op op, int64_t n, float *out, const float *x, const float *y, int64_t ny)
 {
@@ -93,10 +68,10 @@ static void binary_kernel(const struct ggml__compute_params *params, struct ggml
             apply(dst->op, ne0, (float *) drow, (const float *) arow, (const float *) brow, ne10);
             continue;
         }
-        load_row(a->type, arow, a->nb[0], ne0, xrow);
-        load_row(b->type, brow, b->nb[0], ne10, yrow);
+        ggml__load_row_float(a->type, arow, a->nb[0], ne0, xrow);
+        ggml__load_row_float(b->type, brow, b->nb[0], ne10, yrow);
         apply(dst->op, ne0, xrow, xrow, yrow, ne10);
-        store_row(dst->type, drow, dst->nb[0], ne0, xrow);
+        ggml__store_row_float(dst->type, drow, dst->nb[0], ne0, xrow);
     }
 }
 

@@ -21,24 +21,18 @@ static bool plain_type(enum ggml_type type)
            type == GGML_TYPE_I32;
 }
 
+/* A float-type element, or an I32 one, as F32. */
 static float load_plain(enum ggml_type type, const char *p)
 {
-    switch (type) {
-    case GGML_TYPE_F16:  return ggml_fp16_to_fp32(*(const ggml_fp16_t *) p);
-    case GGML_TYPE_BF16: return ggml_bf16_to_fp32(*(const ggml_bf16_t *) p);
-    case GGML_TYPE_I32:  return (float) *(const int32_t *) p;
-    default:             return *(const float *) p;
-    }
+    return type == GGML_TYPE_I32 ? (float) *(const int32_t *) p : ggml__load_float(type, p);
 }
 
 static void store_plain(enum ggml_type type, char *p, float v)
 {
-    switch (type) {
-    case GGML_TYPE_F16:  *(ggml_fp16_t *) p = ggml_fp32_to_fp16(v); break;
-    case GGML_TYPE_BF16: *(ggml_bf16_t *) p = ggml_fp32_to_bf16(v); break;
-    case GGML_TYPE_I32:  *(int32_t *) p = (int32_t) v; break;
-    default:             *(float *) p = v; break;
-    }
+    if (type == GGML_TYPE_I32)
+        *(int32_t *) p = (int32_t) v;
+    else
+        ggml__store_float(type, p, v);
 }
 
 static bool copy_supports(const struct ggml_tensor *dst)

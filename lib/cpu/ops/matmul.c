@@ -422,6 +422,33 @@ static void thread_rows(int64_t M, int ith, int nth, int64_t *m0, int64_t *m1)
     *m1 = t1 * MR < M ? t1 * MR : M;
 }
 
+/*
+ * Thread ith's share of an M x (N * n_batches) product: rows [m0, m1) of
+ * A and flat columns [c0, c1) over all batches (one of the two ranges is
+ * the whole, as split_rows decides).
+ */
+struct thread_share {
+    int64_t m0, m1, c0, c1;
+};
+
+static struct thread_share share_product(int64_t M, int64_t N, int64_t n_batches, int ith, int nth)
+{
+    struct thread_share share = { 0, M, 0, N * n_batches };
+    if (split_rows(M, N * n_batches, nth))
+        thread_rows(M, ith, nth, &share.m0, &share.m1);
+    else
+        ggml__split_rows(N * n_batches, ith, nth, &share.c0, &share.c1);
+    return share;
+}
+
+/* The columns [*j0, *j1) of batch bt inside the share; false when none. */
+static bool share_batch_columns(const struct thread_share *share, int64_t N, int64_t bt, int64_t *j0, int64_t *j1)
+{
+    *j0 = share->c0 > bt * N ? share->c0 - bt * N : 0;
+    *j1 = share->c1 < (bt + 1) * N ? share->c1 - bt * N : N;
+    return *j0 < *j1;
+}
+
 /* Supplies the rows of column j of a product. */
 typedef void (*column_fn)(const void *ctx, int64_t j, const float **b, float **c);
 
@@ -619,17 +646,11 @@ static void mul_mat_kernel(const struct ggml__compute_params *params, struct ggm
     }
 
     const int64_t n_batches = b->ne[2] * b->ne[3];
-    const bool by_rows = split_rows(M, N * n_batches, params->nth);
-    int64_t m0 = 0, m1 = M, c0 = 0, c1 = N * n_batches;
-    if (by_rows)
-        thread_rows(M, params->ith, params->nth, &m0, &m1);
-    else
-        ggml__split_rows(N * n_batches, params->ith, params->nth, &c0, &c1);
+    const struct thread_share share = share_product(M, N, n_batches, params->ith, params->nth);
+    const int64_t m0 = share.m0, m1 = share.m1;
     for (int64_t bt = 0; bt < n_batches; bt++) {
-        /* this thread's columns of batch bt */
-        const int64_t j0 = c0 > bt * N ? c0 - bt * N : 0;
-        const int64_t j1 = c1 < (bt + 1) * N ? c1 - bt * N : N;
-        if (j0 >= j1)
+        int64_t j0, j1;
+        if (!share_batch_columns(&share, N, bt, &j0, &j1))
             continue;
         const struct mul_mat_batch batch = {
             .src1 = b, .dst = dst, .b_rows = b_rows, .in_place = in_place,
@@ -990,16 +1011,11 @@ static void out_prod_kernel(const struct ggml__compute_params *params, struct gg
     }
     ggml__threadpool_barrier(params->pool);
 
-    const bool by_rows = split_rows(M, N * n_batches, params->nth);
-    int64_t m0 = 0, m1 = M, c0 = 0, c1 = N * n_batches;
-    if (by_rows)
-        thread_rows(M, params->ith, params->nth, &m0, &m1);
-    else
-        ggml__split_rows(N * n_batches, params->ith, params->nth, &c0, &c1);
+    const struct thread_share share = share_product(M, N, n_batches, params->ith, params->nth);
+    const int64_t m0 = share.m0, m1 = share.m1;
     for (int64_t bt = 0; bt < n_batches; bt++) {
-        const int64_t j0 = c0 > bt * N ? c0 - bt * N : 0;
-        const int64_t j1 = c1 < (bt + 1) * N ? c1 - bt * N : N;
-        if (j0 >= j1)
+        int64_t j0, j1;
+        if (!share_batch_columns(&share, N, bt, &j0, &j1))
             continue;
         const struct out_prod_batch batch = {
             .src1 = b, .dst = dst, .b_rows = b_rows, .i12 = bt % b->ne[2], .i13 = bt / b->ne[2],

@@ -35,25 +35,6 @@
 
 /* --------------------------------------------------------------- helpers */
 
-/* Element at p of a floating-point type (F32, F16, BF16) as a float. */
-static inline float load_float(enum ggml_type type, const char *p)
-{
-    switch (type) {
-    case GGML_TYPE_F16:  return ggml__fp16_to_fp32(*(const ggml_fp16_t *) p);
-    case GGML_TYPE_BF16: return ggml__bf16_to_fp32(*(const ggml_bf16_t *) p);
-    default:             return *(const float *) p;
-    }
-}
-
-static inline void store_float(enum ggml_type type, char *p, float v)
-{
-    switch (type) {
-    case GGML_TYPE_F16:  *(ggml_fp16_t *) p = ggml__fp32_to_fp16(v); break;
-    case GGML_TYPE_BF16: *(ggml_bf16_t *) p = ggml__fp32_to_bf16(v); break;
-    default:             *(float *) p = v; break;
-    }
-}
-
 /* Indices (i1, i2, i3) of row r of t, rows counted in t's own shape. */
 static inline void row_coords(const struct ggml_tensor *t, int64_t r, int64_t i[4])
 {
@@ -95,7 +76,7 @@ static double sum_strided(enum ggml_type type, const char *x, size_t nb0, int64_
 {
     double sum = 0.0;
     for (int64_t i = 0; i < n; i++)
-        sum += load_float(type, x + i * nb0);
+        sum += ggml__load_float(type, x + i * nb0);
     return sum;
 }
 
@@ -120,7 +101,7 @@ static double sumsq_strided(enum ggml_type type, const char *x, size_t nb0, int6
 {
     double sum = 0.0;
     for (int64_t i = 0; i < n; i++) {
-        const double v = load_float(type, x + i * nb0);
+        const double v = ggml__load_float(type, x + i * nb0);
         sum += v * v;
     }
     return sum;
@@ -227,7 +208,7 @@ static void sum_kernel(const struct ggml__compute_params *params, struct ggml_te
     double total = 0.0;
     for (int64_t c = 0; c < n_chunks; c++)
         total += partial[c];
-    store_float(dst->type, dst->data, (float) total);
+    ggml__store_float(dst->type, dst->data, (float) total);
 }
 
 const struct ggml__op_impl ggml__op_sum = {

@@ -263,26 +263,6 @@ static void rope_layout(const struct rope_params *p, int64_t *step, int64_t *gap
     }
 }
 
-static void load_row(enum ggml_type type, const char *src, size_t nb0, int64_t n, float *out)
-{
-    if (type == GGML_TYPE_F16)
-        for (int64_t i = 0; i < n; i++)
-            out[i] = ggml_fp16_to_fp32(*(const ggml_fp16_t *) (src + i * nb0));
-    else
-        for (int64_t i = 0; i < n; i++)
-            out[i] = *(const float *) (src + i * nb0);
-}
-
-static void store_row(enum ggml_type type, char *dst, size_t nb0, int64_t n, const float *in)
-{
-    if (type == GGML_TYPE_F16)
-        for (int64_t i = 0; i < n; i++)
-            *(ggml_fp16_t *) (dst + i * nb0) = ggml_fp32_to_fp16(in[i]);
-    else
-        for (int64_t i = 0; i < n; i++)
-            *(float *) (dst + i * nb0) = in[i];
-}
-
 static void rope_kernel(const struct ggml__compute_params *params, struct ggml_tensor *dst)
 {
     const struct ggml_tensor *a = dst->src[0];
@@ -306,9 +286,9 @@ static void rope_kernel(const struct ggml__compute_params *params, struct ggml_t
 
         if (!fast) {
             rope_angles(&s, i2, ne2, table);
-            load_row(a->type, src, a->nb[0], ne0, row);
+            ggml__load_row_float(a->type, src, a->nb[0], ne0, row);
             rotate_row(s.n_pairs, step, gap, table, row, row);
-            store_row(dst->type, out, dst->nb[0], ne0, row);
+            ggml__store_row_float(dst->type, out, dst->nb[0], ne0, row);
             continue;
         }
         if (i2 != table_token) {
