@@ -31,6 +31,7 @@ tap_test_programs = \
 	tests/test-alloc \
 	tests/test-cpu \
 	tests/test-op-binary \
+	tests/test-op-copy \
 	tests/test-op-unary \
 	tests/test-op-reduce \
 	tests/test-op-matmul \

@@ -47,8 +47,21 @@ static bool copy_supports(const struct ggml_tensor *dst)
                         (ggml_get_type_traits(dst->type)->from_float_ref != NULL && ggml_is_contiguous_rows(dst) &&
                          src->ne[0] == dst->ne[0]);
     if (src->type == dst->type && !plain_type(src->type))
-        return src->ne[0] == dst->ne[0]; /* same quantized type: rows are copied as blocks */
+        /* same quantized type: rows are copied as runs of adjacent blocks */
+        return src->ne[0] == dst->ne[0] && ggml_is_contiguous_rows(src) && ggml_is_contiguous_rows(dst);
     return src_ok && dst_ok;
+}
+
+/*
+ * Copies one element from s to d: byte for byte when the types agree (so
+ * NaN payloads and integers beyond 2^24 survive), else through F32.
+ */
+static void copy_element(enum ggml_type src_type, const char *s, enum ggml_type dst_type, char *d)
+{
+    if (src_type == dst_type)
+        memcpy(d, s, ggml_type_size(src_type));
+    else
+        store_plain(dst_type, d, load_plain(src_type, s));
 }
 
 /* Scratch: one float row per thread for conversions through F32. */
@@ -78,8 +91,12 @@ static void copy_rows(const struct ggml__compute_params *params, struct ggml_ten
         const char *s = (const char *) src->data + s1 * src->nb[1] + s2 * src->nb[2] + s3 * src->nb[3];
         char *d = (char *) dst->data + d1 * dst->nb[1] + d2 * dst->nb[2] + d3 * dst->nb[3];
 
-        if (src->type == dst->type && !plain_type(src->type)) {
-            memcpy(d, s, ggml_row_size(src->type, src->ne[0]));
+        if (src->type == dst->type) {
+            if (plain_type(src->type))
+                for (int64_t i = 0; i < src->ne[0]; i++)
+                    copy_element(src->type, s + i * src->nb[0], dst->type, d + i * dst->nb[0]);
+            else
+                memcpy(d, s, ggml_row_size(src->type, src->ne[0]));
             continue;
         }
         if (plain_type(src->type)) {
@@ -112,7 +129,7 @@ static void copy_elements(const struct ggml__compute_params *params, struct ggml
                         si[2] * src->nb[2] + si[3] * src->nb[3];
         char *d = (char *) dst->data + di[0] * dst->nb[0] + di[1] * dst->nb[1] + di[2] * dst->nb[2] +
                   di[3] * dst->nb[3];
-        store_plain(dst->type, d, load_plain(src->type, s));
+        copy_element(src->type, s, dst->type, d);
     }
 }
 
