@@ -59,7 +59,19 @@ libggml_backend_la_SOURCES = \
 	lib/ops-matmul.c \
 	lib/ops-rows.c \
 	lib/ops-rope.c \
-	lib/ops-attention.c
+	lib/ops-attention.c \
+	lib/ops-conv.c \
+	lib/cpu/ops/conv.c \
+	lib/ops-conv-direct.c \
+	lib/cpu/ops/conv-direct.c \
+	lib/ops-image.c \
+	lib/cpu/ops/image.c \
+	lib/ops-seq.c \
+	lib/cpu/ops/seq.c \
+	lib/ops-recurrent.c \
+	lib/cpu/ops/recurrent.c \
+	lib/ops-custom.c \
+	lib/cpu/ops/custom.c
 
 libggml_backend_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/cpu -DGGML_BUILD \
 	-DGGML_BACKEND_DIR='"$(backenddir)"'

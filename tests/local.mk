@@ -38,7 +38,13 @@ tap_test_programs = \
 	tests/test-op-rows \
 	tests/test-op-rope \
 	tests/test-op-attention \
-	tests/test-llama-block
+	tests/test-llama-block \
+	tests/test-op-conv \
+	tests/test-op-conv-direct \
+	tests/test-op-image \
+	tests/test-op-seq \
+	tests/test-op-recurrent \
+	tests/test-op-custom
 
 check_PROGRAMS += $(tap_test_programs)
 TESTS += $(tap_test_programs) tests/check-abi.sh tests/check-man.sh

@@ -1,0 +1,2 @@
+/* conv.c - placeholder; its owner is writing it. */
+#include "config.h"

@@ -1,0 +1,2 @@
+/* custom.c - placeholder; its owner is writing it. */
+#include "config.h"

@@ -1,0 +1,2 @@
+/* image.c - placeholder; its owner is writing it. */
+#include "config.h"

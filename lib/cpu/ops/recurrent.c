@@ -1,0 +1,2 @@
+/* recurrent.c - placeholder; its owner is writing it. */
+#include "config.h"

@@ -1,0 +1,2 @@
+/* seq.c - placeholder; its owner is writing it. */
+#include "config.h"

@@ -1,0 +1,2 @@
+/* ops-custom.c - placeholder; its owner is writing it. */
+#include "config.h"

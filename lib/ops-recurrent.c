@@ -1,0 +1,2 @@
+/* ops-recurrent.c - placeholder; its owner is writing it. */
+#include "config.h"

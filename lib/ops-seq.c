@@ -1,0 +1,2 @@
+/* ops-seq.c - placeholder; its owner is writing it. */
+#include "config.h"
