@@ -2364,9 +2364,9 @@ extern "C" {
             struct ggml_tensor  * b,
             struct ggml_tensor  * state);
 
-    /* Solves A*X = B (or X*A = B when left is false) for triangular,
-     * invertible A [n, n] and B [n, m]: lower or upper triangle, unit
-     * diagonal assumed when uni.  Cost grows as n^3. */
+    /* Solves A*X = B for lower-triangular, invertible A [n, n] and B
+     * [n, m].  As upstream, only left = true, lower = true, uni = false is
+     * implemented; other combinations are refused (NULL, logged). */
     GGML_API struct ggml_tensor * ggml_solve_tri(
             struct ggml_context * ctx,
             struct ggml_tensor  * a,

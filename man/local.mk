@@ -10,7 +10,9 @@ man3_MANS += \
 	man/man3/ggml_add1.3 \
 	man/man3/ggml_add1_inplace.3 \
 	man/man3/ggml_add_cast.3 \
+	man/man3/ggml_add_id.3 \
 	man/man3/ggml_add_inplace.3 \
+	man/man3/ggml_arange.3 \
 	man/man3/ggml_are_same_shape.3 \
 	man/man3/ggml_are_same_stride.3 \
 	man/man3/ggml_argmax.3 \
@@ -131,6 +133,7 @@ man3_MANS += \
 	man/man3/ggml_ceil.3 \
 	man/man3/ggml_ceil_inplace.3 \
 	man/man3/ggml_clamp.3 \
+	man/man3/ggml_col2im_1d.3 \
 	man/man3/ggml_commit.3 \
 	man/man3/ggml_concat.3 \
 	man/man3/ggml_cont.3 \
@@ -138,6 +141,20 @@ man3_MANS += \
 	man/man3/ggml_cont_2d.3 \
 	man/man3/ggml_cont_3d.3 \
 	man/man3/ggml_cont_4d.3 \
+	man/man3/ggml_conv_1d.3 \
+	man/man3/ggml_conv_1d_dw.3 \
+	man/man3/ggml_conv_1d_dw_ph.3 \
+	man/man3/ggml_conv_1d_ph.3 \
+	man/man3/ggml_conv_2d.3 \
+	man/man3/ggml_conv_2d_direct.3 \
+	man/man3/ggml_conv_2d_dw.3 \
+	man/man3/ggml_conv_2d_dw_direct.3 \
+	man/man3/ggml_conv_2d_s1_ph.3 \
+	man/man3/ggml_conv_2d_sk_p0.3 \
+	man/man3/ggml_conv_3d.3 \
+	man/man3/ggml_conv_3d_direct.3 \
+	man/man3/ggml_conv_transpose_1d.3 \
+	man/man3/ggml_conv_transpose_2d_p0.3 \
 	man/man3/ggml_cos.3 \
 	man/man3/ggml_cos_inplace.3 \
 	man/man3/ggml_count_equal.3 \
@@ -176,10 +193,16 @@ man3_MANS += \
 	man/man3/ggml_cpu_has_wasm_simd.3 \
 	man/man3/ggml_cpu_init.3 \
 	man/man3/ggml_cpy.3 \
+	man/man3/ggml_cumsum.3 \
+	man/man3/ggml_custom_4d.3 \
+	man/man3/ggml_custom_inplace.3 \
 	man/man3/ggml_cycles.3 \
 	man/man3/ggml_cycles_per_ms.3 \
+	man/man3/ggml_diag.3 \
 	man/man3/ggml_diag_mask_inf.3 \
 	man/man3/ggml_diag_mask_inf_inplace.3 \
+	man/man3/ggml_diag_mask_zero.3 \
+	man/man3/ggml_diag_mask_zero_inplace.3 \
 	man/man3/ggml_div.3 \
 	man/man3/ggml_div_inplace.3 \
 	man/man3/ggml_dup.3 \
@@ -192,6 +215,8 @@ man3_MANS += \
 	man/man3/ggml_exp_inplace.3 \
 	man/man3/ggml_expm1.3 \
 	man/man3/ggml_expm1_inplace.3 \
+	man/man3/ggml_fill.3 \
+	man/man3/ggml_fill_inplace.3 \
 	man/man3/ggml_flash_attn_ext.3 \
 	man/man3/ggml_flash_attn_ext_add_sinks.3 \
 	man/man3/ggml_flash_attn_ext_get_prec.3 \
@@ -217,6 +242,7 @@ man3_MANS += \
 	man/man3/ggml_gallocr_reserve.3 \
 	man/man3/ggml_gallocr_reserve_n.3 \
 	man/man3/ggml_gallocr_reserve_n_size.3 \
+	man/man3/ggml_gated_linear_attn.3 \
 	man/man3/ggml_geglu.3 \
 	man/man3/ggml_geglu_erf.3 \
 	man/man3/ggml_geglu_erf_split.3 \
@@ -278,6 +304,8 @@ man3_MANS += \
 	man/man3/ggml_guid_matches.3 \
 	man/man3/ggml_hardsigmoid.3 \
 	man/man3/ggml_hardswish.3 \
+	man/man3/ggml_im2col.3 \
+	man/man3/ggml_im2col_3d.3 \
 	man/man3/ggml_init.3 \
 	man/man3/ggml_is_3d.3 \
 	man/man3/ggml_is_contiguous.3 \
@@ -302,6 +330,12 @@ man3_MANS += \
 	man/man3/ggml_log_get.3 \
 	man/man3/ggml_log_inplace.3 \
 	man/man3/ggml_log_set.3 \
+	man/man3/ggml_map_custom1.3 \
+	man/man3/ggml_map_custom1_inplace.3 \
+	man/man3/ggml_map_custom2.3 \
+	man/man3/ggml_map_custom2_inplace.3 \
+	man/man3/ggml_map_custom3.3 \
+	man/man3/ggml_map_custom3_inplace.3 \
 	man/man3/ggml_mean.3 \
 	man/man3/ggml_mul.3 \
 	man/man3/ggml_mul_inplace.3 \
@@ -346,6 +380,7 @@ man3_MANS += \
 	man/man3/ggml_relu_inplace.3 \
 	man/man3/ggml_repeat.3 \
 	man/man3/ggml_repeat_4d.3 \
+	man/man3/ggml_repeat_back.3 \
 	man/man3/ggml_reset.3 \
 	man/man3/ggml_reshape.3 \
 	man/man3/ggml_reshape_1d.3 \
@@ -366,6 +401,8 @@ man3_MANS += \
 	man/man3/ggml_round.3 \
 	man/man3/ggml_round_inplace.3 \
 	man/man3/ggml_row_size.3 \
+	man/man3/ggml_rwkv_wkv6.3 \
+	man/man3/ggml_rwkv_wkv7.3 \
 	man/man3/ggml_scale.3 \
 	man/man3/ggml_scale_bias.3 \
 	man/man3/ggml_scale_bias_inplace.3 \
@@ -406,10 +443,13 @@ man3_MANS += \
 	man/man3/ggml_soft_max_inplace.3 \
 	man/man3/ggml_softplus.3 \
 	man/man3/ggml_softplus_inplace.3 \
+	man/man3/ggml_solve_tri.3 \
 	man/man3/ggml_sqr.3 \
 	man/man3/ggml_sqr_inplace.3 \
 	man/man3/ggml_sqrt.3 \
 	man/man3/ggml_sqrt_inplace.3 \
+	man/man3/ggml_ssm_conv.3 \
+	man/man3/ggml_ssm_scan.3 \
 	man/man3/ggml_status_to_string.3 \
 	man/man3/ggml_step.3 \
 	man/man3/ggml_step_inplace.3 \
@@ -437,8 +477,10 @@ man3_MANS += \
 	man/man3/ggml_time_init.3 \
 	man/man3/ggml_time_ms.3 \
 	man/man3/ggml_time_us.3 \
+	man/man3/ggml_timestep_embedding.3 \
 	man/man3/ggml_top_k.3 \
 	man/man3/ggml_transpose.3 \
+	man/man3/ggml_tri.3 \
 	man/man3/ggml_trunc.3 \
 	man/man3/ggml_trunc_inplace.3 \
 	man/man3/ggml_type_name.3 \
