@@ -12,6 +12,8 @@ man3_MANS += \
 	man/man3/ggml_add_cast.3 \
 	man/man3/ggml_add_id.3 \
 	man/man3/ggml_add_inplace.3 \
+	man/man3/ggml_add_rel_pos.3 \
+	man/man3/ggml_add_rel_pos_inplace.3 \
 	man/man3/ggml_arange.3 \
 	man/man3/ggml_are_same_shape.3 \
 	man/man3/ggml_are_same_stride.3 \
@@ -272,6 +274,7 @@ man3_MANS += \
 	man/man3/ggml_get_name.3 \
 	man/man3/ggml_get_next_tensor.3 \
 	man/man3/ggml_get_no_alloc.3 \
+	man/man3/ggml_get_rel_pos.3 \
 	man/man3/ggml_get_rows.3 \
 	man/man3/ggml_get_tensor.3 \
 	man/man3/ggml_get_type_traits.3 \
@@ -307,6 +310,7 @@ man3_MANS += \
 	man/man3/ggml_im2col.3 \
 	man/man3/ggml_im2col_3d.3 \
 	man/man3/ggml_init.3 \
+	man/man3/ggml_interpolate.3 \
 	man/man3/ggml_is_3d.3 \
 	man/man3/ggml_is_contiguous.3 \
 	man/man3/ggml_is_contiguous_0.3 \
@@ -366,7 +370,14 @@ man3_MANS += \
 	man/man3/ggml_op_name.3 \
 	man/man3/ggml_op_symbol.3 \
 	man/man3/ggml_out_prod.3 \
+	man/man3/ggml_pad.3 \
+	man/man3/ggml_pad_circular.3 \
+	man/man3/ggml_pad_ext.3 \
+	man/man3/ggml_pad_ext_circular.3 \
+	man/man3/ggml_pad_reflect_1d.3 \
 	man/man3/ggml_permute.3 \
+	man/man3/ggml_pool_1d.3 \
+	man/man3/ggml_pool_2d.3 \
 	man/man3/ggml_print_object.3 \
 	man/man3/ggml_print_objects.3 \
 	man/man3/ggml_quantize_chunk.3 \
@@ -389,6 +400,7 @@ man3_MANS += \
 	man/man3/ggml_reshape_4d.3 \
 	man/man3/ggml_rms_norm.3 \
 	man/man3/ggml_rms_norm_inplace.3 \
+	man/man3/ggml_roll.3 \
 	man/man3/ggml_rope.3 \
 	man/man3/ggml_rope_custom.3 \
 	man/man3/ggml_rope_custom_inplace.3 \
@@ -490,6 +502,8 @@ man3_MANS += \
 	man/man3/ggml_unary_inplace.3 \
 	man/man3/ggml_unary_op_name.3 \
 	man/man3/ggml_unravel_index.3 \
+	man/man3/ggml_upscale.3 \
+	man/man3/ggml_upscale_ext.3 \
 	man/man3/ggml_used_mem.3 \
 	man/man3/ggml_validate_row_data.3 \
 	man/man3/ggml_version.3 \
@@ -498,6 +512,8 @@ man3_MANS += \
 	man/man3/ggml_view_3d.3 \
 	man/man3/ggml_view_4d.3 \
 	man/man3/ggml_view_tensor.3 \
+	man/man3/ggml_win_part.3 \
+	man/man3/ggml_win_unpart.3 \
 	man/man3/ggml_xielu.3
 man7_MANS += \
 	man/man7/ggml-backend-plugins.7 \

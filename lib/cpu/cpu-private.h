@@ -161,49 +161,43 @@ GGML__OP_IMPL(ggml__op_rope);         /* ops/rope.c */
 GGML__OP_IMPL(ggml__op_argsort);      /* ops/sort.c */
 GGML__OP_IMPL(ggml__op_top_k);
 GGML__OP_IMPL(ggml__op_flash_attn_ext); /* ops/attention.c */
-/*
- * Issue 5 families, declared weak while they are being written: an impl
- * not linked in leaves its table entry NULL (op unsupported).
- */
-#define GGML__OP_IMPL_PENDING(name) extern const struct ggml__op_impl name __attribute__((weak))
-GGML__OP_IMPL_PENDING(ggml__op_im2col);
-GGML__OP_IMPL_PENDING(ggml__op_im2col_3d);
-GGML__OP_IMPL_PENDING(ggml__op_col2im_1d);
-GGML__OP_IMPL_PENDING(ggml__op_conv_2d);
-GGML__OP_IMPL_PENDING(ggml__op_conv_3d);
-GGML__OP_IMPL_PENDING(ggml__op_conv_2d_dw);
-GGML__OP_IMPL_PENDING(ggml__op_conv_transpose_1d);
-GGML__OP_IMPL_PENDING(ggml__op_conv_transpose_2d);
-GGML__OP_IMPL_PENDING(ggml__op_pool_1d);
-GGML__OP_IMPL_PENDING(ggml__op_pool_2d);
-GGML__OP_IMPL_PENDING(ggml__op_upscale);
-GGML__OP_IMPL_PENDING(ggml__op_pad);
-GGML__OP_IMPL_PENDING(ggml__op_pad_reflect_1d);
-GGML__OP_IMPL_PENDING(ggml__op_roll);
-GGML__OP_IMPL_PENDING(ggml__op_win_part);
-GGML__OP_IMPL_PENDING(ggml__op_win_unpart);
-GGML__OP_IMPL_PENDING(ggml__op_get_rel_pos);
-GGML__OP_IMPL_PENDING(ggml__op_add_rel_pos);
-GGML__OP_IMPL_PENDING(ggml__op_arange);
-GGML__OP_IMPL_PENDING(ggml__op_timestep_embedding);
-GGML__OP_IMPL_PENDING(ggml__op_cumsum);
-GGML__OP_IMPL_PENDING(ggml__op_tri);
-GGML__OP_IMPL_PENDING(ggml__op_fill);
-GGML__OP_IMPL_PENDING(ggml__op_diag);
-GGML__OP_IMPL_PENDING(ggml__op_diag_mask_zero);
-GGML__OP_IMPL_PENDING(ggml__op_repeat_back);
-GGML__OP_IMPL_PENDING(ggml__op_add_id);
-GGML__OP_IMPL_PENDING(ggml__op_ssm_conv);
-GGML__OP_IMPL_PENDING(ggml__op_ssm_scan);
-GGML__OP_IMPL_PENDING(ggml__op_rwkv_wkv6);
-GGML__OP_IMPL_PENDING(ggml__op_rwkv_wkv7);
-GGML__OP_IMPL_PENDING(ggml__op_gated_linear_attn);
-GGML__OP_IMPL_PENDING(ggml__op_solve_tri);
-GGML__OP_IMPL_PENDING(ggml__op_gated_delta_net);
-GGML__OP_IMPL_PENDING(ggml__op_map_custom1);
-GGML__OP_IMPL_PENDING(ggml__op_map_custom2);
-GGML__OP_IMPL_PENDING(ggml__op_map_custom3);
-GGML__OP_IMPL_PENDING(ggml__op_custom);
+GGML__OP_IMPL(ggml__op_im2col);           /* ops/conv.c */
+GGML__OP_IMPL(ggml__op_im2col_3d);
+GGML__OP_IMPL(ggml__op_col2im_1d);
+GGML__OP_IMPL(ggml__op_conv_2d);          /* ops/conv-direct.c */
+GGML__OP_IMPL(ggml__op_conv_3d);
+GGML__OP_IMPL(ggml__op_conv_2d_dw);
+GGML__OP_IMPL(ggml__op_conv_transpose_1d);
+GGML__OP_IMPL(ggml__op_conv_transpose_2d);
+GGML__OP_IMPL(ggml__op_pool_1d);          /* ops/image.c */
+GGML__OP_IMPL(ggml__op_pool_2d);
+GGML__OP_IMPL(ggml__op_upscale);
+GGML__OP_IMPL(ggml__op_pad);
+GGML__OP_IMPL(ggml__op_pad_reflect_1d);
+GGML__OP_IMPL(ggml__op_roll);
+GGML__OP_IMPL(ggml__op_win_part);
+GGML__OP_IMPL(ggml__op_win_unpart);
+GGML__OP_IMPL(ggml__op_get_rel_pos);
+GGML__OP_IMPL(ggml__op_add_rel_pos);
+GGML__OP_IMPL(ggml__op_arange);           /* ops/seq.c */
+GGML__OP_IMPL(ggml__op_timestep_embedding);
+GGML__OP_IMPL(ggml__op_cumsum);
+GGML__OP_IMPL(ggml__op_tri);
+GGML__OP_IMPL(ggml__op_fill);
+GGML__OP_IMPL(ggml__op_diag);
+GGML__OP_IMPL(ggml__op_diag_mask_zero);
+GGML__OP_IMPL(ggml__op_repeat_back);
+GGML__OP_IMPL(ggml__op_add_id);
+GGML__OP_IMPL(ggml__op_ssm_conv);         /* ops/recurrent.c */
+GGML__OP_IMPL(ggml__op_ssm_scan);
+GGML__OP_IMPL(ggml__op_rwkv_wkv6);
+GGML__OP_IMPL(ggml__op_rwkv_wkv7);
+GGML__OP_IMPL(ggml__op_gated_linear_attn);
+GGML__OP_IMPL(ggml__op_solve_tri);
+GGML__OP_IMPL(ggml__op_map_custom1);      /* ops/custom.c */
+GGML__OP_IMPL(ggml__op_map_custom2);
+GGML__OP_IMPL(ggml__op_map_custom3);
+GGML__OP_IMPL(ggml__op_custom);
 
 
 #endif

@@ -12,8 +12,12 @@
  * sequentially consistent atomics one of the two always sees the other, so
  * no wake-up is lost.
  *
- * Barriers inside a job spin briefly and then yield the CPU, so that a
- * pool with more threads than cores keeps making progress.
+ * Barriers inside a job, and the caller waiting for the job's end, spin
+ * for the same bounded budget (yielding now and then) and then block on a
+ * futex that the last thread to arrive wakes, with the same Dekker pairing
+ * (count yourself as asleep, then re-check the word; the releaser bumps the
+ * word, then looks for sleepers).  So a pool with more threads than cores,
+ * or on a busy machine, hands the CPU to the threads that have work.
  *
  * A job is announced in one atomic word holding its sequence number and
  * its thread count, so that a worker learns from a single read whether it
@@ -28,6 +32,7 @@
 #include "config.h"
 
 #include <hwloc.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -43,6 +48,38 @@
 /* The announcement word: sequence number above, thread count below. */
 #define JOB_THREADS_BITS 12
 #define JOB_THREADS_MASK ((1u << JOB_THREADS_BITS) - 1)
+
+/*
+ * Blocking on a 32-bit word until it no longer holds expected (spurious
+ * returns allowed: callers loop), and waking every waiter.  Linux futexes;
+ * elsewhere a yield, which keeps the semantics at the cost of CPU time.
+ */
+#if defined(__linux__)
+#    include <linux/futex.h>
+#    include <sys/syscall.h>
+#    include <unistd.h>
+static void futex_wait(atomic_uint *word, unsigned expected)
+{
+    syscall(SYS_futex, (unsigned *) word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
+}
+
+static void futex_wake_all(atomic_uint *word)
+{
+    syscall(SYS_futex, (unsigned *) word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+#else
+static void futex_wait(atomic_uint *word, unsigned expected)
+{
+    (void) word;
+    (void) expected;
+    sched_yield();
+}
+
+static void futex_wake_all(atomic_uint *word)
+{
+    (void) word;
+}
+#endif
 
 static inline void cpu_relax(void)
 {
@@ -81,7 +118,10 @@ struct ggml_threadpool {
     enum ggml_sched_priority prio;
 
     atomic_int barrier_count;
-    atomic_uint barrier_generation;
+    atomic_uint barrier_generation;  /* futex word: bumped when a barrier opens */
+    atomic_int barrier_sleepers;     /* threads blocked in futex_wait on it */
+    atomic_uint job_done;            /* futex word: bumped when the last worker finishes */
+    atomic_int caller_sleeping;      /* the job's caller blocked on job_done */
 };
 
 /* --------------------------------------------------------------- topology */
@@ -238,10 +278,34 @@ static void *worker_main(void *arg)
         const int n_threads = (int) (seen & JOB_THREADS_MASK);
         if (self->ith < n_threads) {
             pool->job_fn(pool->job_arg, self->ith, n_threads);
-            atomic_fetch_sub(&pool->job_pending, 1);
+            if (atomic_fetch_sub(&pool->job_pending, 1) == 1) {
+                /* the last worker: release a caller that went to sleep */
+                atomic_fetch_add(&pool->job_done, 1);
+                if (atomic_load(&pool->caller_sleeping))
+                    futex_wake_all(&pool->job_done);
+            }
         }
     }
     return NULL;
+}
+
+/*
+ * Spins (yielding now and then) until *word differs from seen, for at most
+ * the pool's poll budget; true when it changed, false when the caller
+ * should block instead.
+ */
+static bool spin_until_changed(atomic_uint *word, unsigned seen, const struct ggml_threadpool *pool)
+{
+    const unsigned spins = (pool->poll + 1) * SPINS_PER_POLL_LEVEL;
+    for (unsigned i = 0; i < spins; i++) {
+        if (atomic_load(word) != seen)
+            return true;
+        if (i % SPINS_BEFORE_YIELD == SPINS_BEFORE_YIELD - 1)
+            sched_yield();
+        else
+            cpu_relax();
+    }
+    return atomic_load(word) != seen;
 }
 
 /* Wakes sleeping workers after the state they wait on has changed. */
@@ -338,6 +402,9 @@ struct ggml_threadpool *ggml_threadpool_new(struct ggml_threadpool_params *param
     atomic_init(&pool->job_pending, 0);
     atomic_init(&pool->barrier_count, 0);
     atomic_init(&pool->barrier_generation, 0);
+    atomic_init(&pool->barrier_sleepers, 0);
+    atomic_init(&pool->job_done, 0);
+    atomic_init(&pool->caller_sleeping, 0);
     for (int t = 0; t < pool->n_threads; t++) {
         workers[t].pool = pool;
         workers[t].ith = t;
@@ -404,6 +471,8 @@ void ggml__threadpool_run(struct ggml_threadpool *pool, int n_threads, ggml__job
     pool->job_threads = n_threads;
     atomic_store(&pool->barrier_count, 0);
     atomic_store(&pool->job_pending, n_threads - 1);
+    /* read before the announcement: the last worker bumps it when done */
+    const unsigned done = atomic_load(&pool->job_done);
     if (n_threads > 1) {
         atomic_store(&pool->paused, false);
         const unsigned sequence = (atomic_load(&pool->job_announce) >> JOB_THREADS_BITS) + 1;
@@ -413,12 +482,12 @@ void ggml__threadpool_run(struct ggml_threadpool *pool, int n_threads, ggml__job
 
     fn(arg, 0, n_threads);
 
-    for (unsigned spins = 0; atomic_load(&pool->job_pending) > 0; spins++) {
-        if (spins % SPINS_BEFORE_YIELD == SPINS_BEFORE_YIELD - 1)
-            sched_yield();
-        else
-            cpu_relax();
-    }
+    if (n_threads == 1 || spin_until_changed(&pool->job_done, done, pool))
+        return;
+    atomic_store(&pool->caller_sleeping, 1);
+    while (atomic_load(&pool->job_done) == done)
+        futex_wait(&pool->job_done, done);
+    atomic_store(&pool->caller_sleeping, 0);
 }
 
 void ggml__threadpool_barrier(struct ggml_threadpool *pool)
@@ -431,12 +500,15 @@ void ggml__threadpool_barrier(struct ggml_threadpool *pool)
         /* last to arrive: reset for the next barrier, then release the others */
         atomic_store(&pool->barrier_count, 0);
         atomic_fetch_add(&pool->barrier_generation, 1);
+        if (atomic_load(&pool->barrier_sleepers) > 0)
+            futex_wake_all(&pool->barrier_generation);
         return;
     }
-    for (unsigned spins = 0; atomic_load(&pool->barrier_generation) == generation; spins++) {
-        if (spins % SPINS_BEFORE_YIELD == SPINS_BEFORE_YIELD - 1)
-            sched_yield();
-        else
-            cpu_relax();
-    }
+    if (spin_until_changed(&pool->barrier_generation, generation, pool))
+        return;
+    /* Dekker pairing with the last arriver: count ourselves, then re-check */
+    atomic_fetch_add(&pool->barrier_sleepers, 1);
+    while (atomic_load(&pool->barrier_generation) == generation)
+        futex_wait(&pool->barrier_generation, generation);
+    atomic_fetch_sub(&pool->barrier_sleepers, 1);
 }
