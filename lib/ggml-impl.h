@@ -107,6 +107,14 @@ bool ggml__check_broadcast(const struct ggml_tensor *a, const struct ggml_tensor
 struct ggml_tensor *ggml__binary_op(struct ggml_context *ctx, enum ggml_op op, struct ggml_tensor *a,
                                     struct ggml_tensor *b, bool inplace, const char *func);
 
+/*
+ * A DIAG_MASK_INF or DIAG_MASK_ZERO node (op) over a with n_past in
+ * op_params[0]; a view of a when inplace.  n_past < 0 is refused (logged
+ * as func).
+ */
+struct ggml_tensor *ggml__diag_mask_op(struct ggml_context *ctx, enum ggml_op op, struct ggml_tensor *a,
+                                       int n_past, bool inplace, const char *func);
+
 /* Writes op parameters into tensor->op_params; size <= GGML_MAX_OP_PARAMS. */
 static inline void ggml__set_op_params(struct ggml_tensor *tensor, const void *params, size_t size)
 {

@@ -287,8 +287,8 @@ struct ggml_tensor *ggml_acc_inplace(struct ggml_context *ctx, struct ggml_tenso
 
 /* --------------------------------------------------------- diag_mask_inf */
 
-static struct ggml_tensor *diag_mask_inf_impl(struct ggml_context *ctx, struct ggml_tensor *a, int n_past,
-                                              bool inplace, const char *func)
+struct ggml_tensor *ggml__diag_mask_op(struct ggml_context *ctx, enum ggml_op op, struct ggml_tensor *a,
+                                       int n_past, bool inplace, const char *func)
 {
     if (a == NULL)
         return NULL;
@@ -300,19 +300,19 @@ static struct ggml_tensor *diag_mask_inf_impl(struct ggml_context *ctx, struct g
     if (result == NULL)
         return NULL;
     ggml__set_op_params_i32(result, 0, n_past);
-    result->op = GGML_OP_DIAG_MASK_INF;
+    result->op = op;
     result->src[0] = a;
     return result;
 }
 
 struct ggml_tensor *ggml_diag_mask_inf(struct ggml_context *ctx, struct ggml_tensor *a, int n_past)
 {
-    return diag_mask_inf_impl(ctx, a, n_past, false, __func__);
+    return ggml__diag_mask_op(ctx, GGML_OP_DIAG_MASK_INF, a, n_past, false, __func__);
 }
 
 struct ggml_tensor *ggml_diag_mask_inf_inplace(struct ggml_context *ctx, struct ggml_tensor *a, int n_past)
 {
-    return diag_mask_inf_impl(ctx, a, n_past, true, __func__);
+    return ggml__diag_mask_op(ctx, GGML_OP_DIAG_MASK_INF, a, n_past, true, __func__);
 }
 
 /* -------------------------------------------------------------- soft_max */

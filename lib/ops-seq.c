@@ -180,33 +180,14 @@ struct ggml_tensor *ggml_diag(struct ggml_context *ctx, struct ggml_tensor *a)
 
 /* -------------------------------------------------------- diag_mask_zero */
 
-/* op_params (i32): n_past. */
-static struct ggml_tensor *diag_mask_zero_impl(struct ggml_context *ctx, struct ggml_tensor *a, int n_past,
-                                               bool inplace, const char *func)
-{
-    if (a == NULL)
-        return NULL;
-    if (n_past < 0) {
-        ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "n_past is %d; it must not be negative", n_past);
-        return NULL;
-    }
-    struct ggml_tensor *result = inplace ? ggml__view_tensor_impl(ctx, a, func) : ggml__dup_tensor_impl(ctx, a, func);
-    if (result == NULL)
-        return NULL;
-    ggml__set_op_params_i32(result, 0, n_past);
-    result->op = GGML_OP_DIAG_MASK_ZERO;
-    result->src[0] = a;
-    return result;
-}
-
 struct ggml_tensor *ggml_diag_mask_zero(struct ggml_context *ctx, struct ggml_tensor *a, int n_past)
 {
-    return diag_mask_zero_impl(ctx, a, n_past, false, __func__);
+    return ggml__diag_mask_op(ctx, GGML_OP_DIAG_MASK_ZERO, a, n_past, false, __func__);
 }
 
 struct ggml_tensor *ggml_diag_mask_zero_inplace(struct ggml_context *ctx, struct ggml_tensor *a, int n_past)
 {
-    return diag_mask_zero_impl(ctx, a, n_past, true, __func__);
+    return ggml__diag_mask_op(ctx, GGML_OP_DIAG_MASK_ZERO, a, n_past, true, __func__);
 }
 
 /* ----------------------------------------------------------- repeat_back */
