@@ -143,6 +143,16 @@ static inline void ggml__set_op_params_f32(struct ggml_tensor *tensor, int i, fl
     memcpy(&tensor->op_params[i], &value, sizeof value);
 }
 
+/* ---------------------------------------------------------------- arrays */
+
+/*
+ * Grows the malloc'd *array of *cap items (elem bytes each) so that it
+ * holds at least need items, doubling; existing items are kept.  Returns
+ * false without logging (the caller reports) when memory runs out; *array
+ * and *cap are then unchanged.
+ */
+bool ggml__grow_array(void **array, size_t *cap, size_t need, size_t elem);
+
 /* ------------------------------------------------------------- hash sets */
 
 /*

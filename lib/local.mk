@@ -35,6 +35,7 @@ libggml_backend_la_SOURCES = \
 	lib/registry-private.h \
 	lib/loader.c \
 	lib/alloc.c \
+	lib/sched.c \
 	lib/cpu/buffer.c \
 	lib/cpu/cpu-private.h \
 	lib/cpu/threadpool.c \

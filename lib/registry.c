@@ -116,22 +116,6 @@ bool ggml__name_equal(const char *a, const char *b)
     }
 }
 
-/* Grows *array (of elem bytes each) so that it holds at least need items. */
-static bool reserve(void **array, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return true;
-    size_t n = *cap ? *cap : 8;
-    while (n < need)
-        n *= 2;
-    void *grown = realloc(*array, n * elem);
-    if (grown == NULL)
-        return false;
-    *array = grown;
-    *cap = n;
-    return true;
-}
-
 static struct reg_entry *find_reg_locked(ggml_backend_reg_t reg)
 {
     for (size_t i = 0; i < n_regs; i++)
@@ -172,8 +156,8 @@ static bool add_registry_locked(ggml_backend_reg_t reg, void *dl_handle, int sco
     char *path_copy = NULL;
     if (path != NULL && (path_copy = strdup(path)) == NULL)
         goto oom;
-    if (!reserve((void **) &regs, &cap_regs, n_regs + 1, sizeof regs[0]) ||
-        !reserve((void **) &devs, &cap_devs, n_devs + n, sizeof devs[0]))
+    if (!ggml__grow_array((void **) &regs, &cap_regs, n_regs + 1, sizeof regs[0]) ||
+        !ggml__grow_array((void **) &devs, &cap_devs, n_devs + n, sizeof devs[0]))
         goto oom;
 
     regs[n_regs++] = (struct reg_entry) {
@@ -292,7 +276,7 @@ void ggml_backend_device_register(ggml_backend_dev_t device)
         ggml__error("device %p: its registry %p is not registered (call ggml_backend_register first)",
                     (void *) device, (void *) device->reg);
     } else if (!device_listed_locked(device)) {
-        if (reserve((void **) &devs, &cap_devs, n_devs + 1, sizeof devs[0]))
+        if (ggml__grow_array((void **) &devs, &cap_devs, n_devs + 1, sizeof devs[0]))
             devs[n_devs++] = (struct dev_entry) { .dev = device, .owner = device->reg };
         else
             ggml__error("out of memory");

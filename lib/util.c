@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -87,4 +88,23 @@ FILE *ggml_fopen(const char *fname, const char *mode)
         return NULL;
     }
     return fopen(fname, mode);
+}
+
+/* ------------------------------------------------------------ arrays */
+
+bool ggml__grow_array(void **array, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    size_t n = *cap ? *cap : 8;
+    while (n < need)
+        n *= 2;
+    if (n > SIZE_MAX / elem)
+        return false;
+    void *grown = realloc(*array, n * elem);
+    if (grown == NULL)
+        return false;
+    *array = grown;
+    *cap = n;
+    return true;
 }
