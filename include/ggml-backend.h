@@ -315,15 +315,16 @@ extern "C" {
     /* Backend i, or NULL. */
     GGML_API ggml_backend_t       ggml_backend_sched_get_backend(ggml_backend_sched_t sched, int i);
 
-    /* Splits and input copies of the last scheduled graph. */
+    /* Splits of the last scheduled graph. */
     GGML_API int                  ggml_backend_sched_get_n_splits(ggml_backend_sched_t sched);
+    /* Copies of the inputs kept for pipelining: 1, or 4 with parallel. */
     GGML_API int                  ggml_backend_sched_get_n_copies(ggml_backend_sched_t sched);
 
     /* Compute buffer type / current compute buffer size of a backend. */
     GGML_API ggml_backend_buffer_type_t ggml_backend_sched_get_buffer_type(ggml_backend_sched_t sched, ggml_backend_t backend);
     GGML_API size_t               ggml_backend_sched_get_buffer_size(ggml_backend_sched_t sched, ggml_backend_t backend);
 
-    /* Pins node to backend for the next graph. */
+    /* Pins node to backend until ggml_backend_sched_reset. */
     GGML_API void                 ggml_backend_sched_set_tensor_backend(ggml_backend_sched_t sched, struct ggml_tensor * node, ggml_backend_t backend);
     /* Backend assigned to node, or NULL. */
     GGML_API ggml_backend_t       ggml_backend_sched_get_tensor_backend(ggml_backend_sched_t sched, struct ggml_tensor * node);

@@ -1052,6 +1052,17 @@ bool ggml_gallocr_alloc_graph(ggml_gallocr_t galloc, struct ggml_cgraph *graph)
     return true;
 }
 
+bool ggml__gallocr_owns_buffer(ggml_gallocr_t galloc, ggml_backend_buffer_t buffer)
+{
+    if (buffer == NULL)
+        return false;
+    for (int p = 0; p < galloc->n_pools; p++)
+        for (int c = 0; c < GALLOCR_MAX_CHUNKS; c++)
+            if (galloc->pools[p].buffers[c] == buffer)
+                return true;
+    return false;
+}
+
 size_t ggml_gallocr_get_buffer_size(ggml_gallocr_t galloc, int buffer_id)
 {
     REQUIRE_GALLOCR(galloc, 0);

@@ -52,6 +52,11 @@ bool ggml__handle_check(enum ggml__handle_kind kind, const void *handle, const c
 /* The plugin directory chosen at configure time (--with-backenddir). */
 const char *ggml__backend_dir(void);
 
+/* ------------------------------------------------------------ allocator */
+
+/* buffer is one of the compute buffers galloc allocated (and still holds). */
+bool ggml__gallocr_owns_buffer(ggml_gallocr_t galloc, ggml_backend_buffer_t buffer);
+
 /* --------------------------------------------------------- tensor data */
 
 /*

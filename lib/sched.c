@@ -51,6 +51,7 @@
 struct tensor_info {
     int32_t backend_id;   /* assigned backend, or NO_BACKEND */
     int32_t copy_block;   /* index of the tensor's block in sched->copies, or -1 */
+    bool pinned;          /* backend_id is the caller's pin: no pass moves it */
 };
 
 /* A pin made with ggml_backend_sched_set_tensor_backend. */
@@ -350,7 +351,7 @@ static struct tensor_info *info_of(struct ggml_backend_sched *s, struct ggml_ten
     if (!ggml__bitset_get(s->tensors.used, slot)) {
         ggml__bitset_set(s->tensors.used, slot);
         s->tensors.keys[slot] = t;
-        s->info[slot] = (struct tensor_info) { .backend_id = NO_BACKEND, .copy_block = -1 };
+        s->info[slot] = (struct tensor_info) { .backend_id = NO_BACKEND, .copy_block = -1, .pinned = false };
     }
     return &s->info[slot];
 }
@@ -545,8 +546,9 @@ static void expand(struct ggml_backend_sched *s, struct ggml_cgraph *graph, bool
 }
 
 /*
- * Pass 3: an assigned node moves up to a higher-priority backend that has
- * the same compute buffer type, runs the op and can read every source; an
+ * Pass 3: an assigned node that is not pinned moves up to a higher-priority
+ * backend that has the same compute buffer type, runs the op and can read
+ * every source; an
  * unassigned node goes to the backend that runs it and can read the most
  * of its (assigned) sources.
  */
@@ -579,6 +581,8 @@ static void upgrade(struct ggml_backend_sched *s, struct ggml_cgraph *graph)
             }
             continue;
         }
+        if (info->pinned)
+            continue;
         for (int b = 0; b < info->backend_id; b++) {
             if (s->bufts[b] != s->bufts[info->backend_id] || !dev_supports_op(s, b, node))
                 continue;
@@ -633,8 +637,11 @@ static bool assign_rest(struct ggml_backend_sched *s, struct ggml_cgraph *graph,
 /* All passes; false (logged as func) when some tensor cannot be placed. */
 static bool assign_backends(struct ggml_backend_sched *s, struct ggml_cgraph *graph, const char *func)
 {
-    for (size_t p = 0; p < s->n_pins; p++)
-        info_of(s, s->pins[p].tensor)->backend_id = s->pins[p].backend_id;
+    for (size_t p = 0; p < s->n_pins; p++) {
+        struct tensor_info *info = info_of(s, s->pins[p].tensor);
+        info->backend_id = s->pins[p].backend_id;
+        info->pinned = true;
+    }
 
     for (int i = 0; i < graph->n_leafs; i++) {
         struct tensor_info *info = info_of(s, graph->leafs[i]);
@@ -935,24 +942,37 @@ static bool build_graph(struct ggml_backend_sched *s, struct ggml_cgraph *graph,
     return true;
 }
 
-/*
- * Undoes the source rewrites of an earlier split of this same graph: a
- * source that is one of our copies (they live in copy_ctx, still
- * allocated) goes back to the tensor it copies.
- */
-static void restore_sources(struct ggml_backend_sched *s, struct ggml_cgraph *graph)
+/* Takes t out of the scheduler's compute buffers, where an earlier
+ * allocation of the same graph put it, so that it counts as unallocated. */
+static void unplace(struct ggml_backend_sched *s, struct ggml_tensor *t)
 {
-    if (s->copy_ctx == NULL)
-        return;
-    const char *lo = ggml_get_mem_buffer(s->copy_ctx);
-    const char *hi = lo + ggml_get_mem_size(s->copy_ctx);
+    if (t->buffer != NULL && ggml__gallocr_owns_buffer(s->galloc, t->buffer)) {
+        t->buffer = NULL;
+        t->data = NULL;
+    }
+}
+
+/*
+ * Undoes what an earlier schedule of this same graph left in it: a source
+ * that is one of our copies (they live in copy_ctx, still allocated) goes
+ * back to the tensor it copies, and tensors the gallocr placed lose their
+ * place, to be assigned and placed afresh.  View sources come before their
+ * views in the graph, so a view's buffer is still set when it is looked at.
+ */
+static void forget_previous_schedule(struct ggml_backend_sched *s, struct ggml_cgraph *graph)
+{
+    for (int i = 0; i < graph->n_leafs; i++)
+        unplace(s, graph->leafs[i]);
+    const char *lo = s->copy_ctx ? ggml_get_mem_buffer(s->copy_ctx) : NULL;
+    const char *hi = s->copy_ctx ? lo + ggml_get_mem_size(s->copy_ctx) : NULL;
     for (int i = 0; i < graph->n_nodes; i++) {
         struct ggml_tensor *node = graph->nodes[i];
         for (int j = 0; j < GGML_MAX_SRC; j++) {
             const char *p = (const char *) node->src[j];
-            if (p != NULL && p >= lo && p < hi && node->src[j]->src[0] != NULL)
+            if (p != NULL && lo != NULL && p >= lo && p < hi && node->src[j]->src[0] != NULL)
                 node->src[j] = node->src[j]->src[0];
         }
+        unplace(s, node);
     }
 }
 
@@ -995,7 +1015,7 @@ static bool split_graph(struct ggml_backend_sched *s, struct ggml_cgraph *graph,
     if (!check_graph(graph, func) || !backends_live(s, func))
         return false;
 
-    restore_sources(s, graph);
+    forget_previous_schedule(s, graph);
     ggml_free(s->copy_ctx);
     s->copy_ctx = NULL;
 

@@ -112,6 +112,25 @@ man3_MANS += \
 	man/man3/ggml_backend_reg_get_proc_address.3 \
 	man/man3/ggml_backend_reg_name.3 \
 	man/man3/ggml_backend_register.3 \
+	man/man3/ggml_backend_sched_alloc_graph.3 \
+	man/man3/ggml_backend_sched_free.3 \
+	man/man3/ggml_backend_sched_get_backend.3 \
+	man/man3/ggml_backend_sched_get_buffer_size.3 \
+	man/man3/ggml_backend_sched_get_buffer_type.3 \
+	man/man3/ggml_backend_sched_get_n_backends.3 \
+	man/man3/ggml_backend_sched_get_n_copies.3 \
+	man/man3/ggml_backend_sched_get_n_splits.3 \
+	man/man3/ggml_backend_sched_get_tensor_backend.3 \
+	man/man3/ggml_backend_sched_graph_compute.3 \
+	man/man3/ggml_backend_sched_graph_compute_async.3 \
+	man/man3/ggml_backend_sched_new.3 \
+	man/man3/ggml_backend_sched_reserve.3 \
+	man/man3/ggml_backend_sched_reserve_size.3 \
+	man/man3/ggml_backend_sched_reset.3 \
+	man/man3/ggml_backend_sched_set_eval_callback.3 \
+	man/man3/ggml_backend_sched_set_tensor_backend.3 \
+	man/man3/ggml_backend_sched_split_graph.3 \
+	man/man3/ggml_backend_sched_synchronize.3 \
 	man/man3/ggml_backend_supports_buft.3 \
 	man/man3/ggml_backend_supports_op.3 \
 	man/man3/ggml_backend_synchronize.3 \

@@ -28,6 +28,7 @@ tap_test_programs = \
 	tests/test-backend \
 	tests/test-registry \
 	tests/test-plugins \
+	tests/test-sched \
 	tests/test-alloc \
 	tests/test-cpu \
 	tests/test-op-binary \

@@ -20,19 +20,45 @@
  *     defined by GGML_BACKEND_DL_IMPL and GGML_BACKEND_DL_SCORE_IMPL.
  * Everything else is static: a plugin exports nothing but its entry points.
  *
- * The device computes NONE, VIEW, RESHAPE, PERMUTE and TRANSPOSE (nothing
- * to do: the library has laid the views out already) and CPY, CONT and
- * DUP of F32 tensors with any strides.
+ * The device computes, all in F32 and with any strides:
+ *   - NONE, VIEW, RESHAPE, PERMUTE and TRANSPOSE: nothing to do, the
+ *     library has laid the views out already (these take any type);
+ *   - CPY, CONT and DUP;
+ *   - ADD, SUB and MUL, src1 repeated over src0 (ggml_can_repeat);
+ *   - SCALE: src0 * s + b, s and b the floats op_params[0] and [1];
+ *   - MUL_MAT: dst[m, n] = sum over k of src0[k, m] * src1[k, n], src0
+ *     repeated over dims 2 and 3 of src1 as in ggml.
+ * It refuses any other op.  supports_op looks at the op, types and shapes
+ * only, not at where the sources are: whether the device can read a
+ * buffer is supports_buft's question, and the scheduler copies in a
+ * source the device cannot read (which is how an op whose weights are in
+ * host memory is offloaded).  graph_compute applies the same rule and
+ * also fails, with a message, when a source is not in a TESTDEV buffer.
+ * offload_op asks for MUL_MAT with a batch (src1->ne[1]) of 32 or more.
  *
  * Built twice by tests/plugins/local.mk: libggml-testdev (TESTDEV_SCORE
  * 10) and libggml-testdev-hi (TESTDEV_SCORE 20), both registering
  * "TESTDEV", so that the tests see the loader pick the higher score.
  *
  * Functions reachable through ggml_backend_reg_get_proc_address:
- *   size_t testdev_live_buffers(void)  buffers allocated and not yet freed
- *   int    testdev_score(void)         this build's TESTDEV_SCORE (whatever
- *                                      TESTDEV_FORCE_SCORE says)
- *   size_t testdev_bounds_errors(void) accesses refused for leaving a buffer
+ *   size_t testdev_live_buffers(void)    buffers allocated and not yet freed
+ *   int    testdev_score(void)           this build's TESTDEV_SCORE (whatever
+ *                                        TESTDEV_FORCE_SCORE says)
+ *   size_t testdev_bounds_errors(void)   accesses refused for leaving a buffer
+ * and these counters, counted since the last testdev_reset_counters:
+ *   size_t testdev_uploads(void)         set_tensor calls (host -> device)
+ *   size_t testdev_downloads(void)       get_tensor calls (device -> host)
+ *   size_t testdev_device_copies(void)   successful cpy_tensor (device -> device)
+ *   size_t testdev_graph_computes(void)  graph_compute calls
+ *   size_t testdev_nodes_computed(void)  nodes computed, layout ops not counted
+ *   size_t testdev_events_recorded(void) event_record calls
+ *   size_t testdev_events_waited(void)   event_wait calls
+ *   void   testdev_reset_counters(void)  zeroes the seven counters above
+ *   void   testdev_set_alloc_limit(size_t bytes)
+ *                                        alloc_buffer fails (returns NULL) for
+ *                                        a size above bytes; 0, the default,
+ *                                        lifts the limit
+ * The state is per module, shared by all backends of the device.
  */
 #include "config.h"
 
@@ -64,6 +90,17 @@ static atomic_size_t bounds_errors;   /* accesses refused by check_range */
 /* next fake device address: starts at 0x1000 and only grows, so that two
  * buffers never share an address; these values are never dereferenced */
 static atomic_uintptr_t next_address = 0x1000;
+/* alloc_buffer refuses sizes above this; 0 = no limit */
+static atomic_size_t alloc_limit;
+
+/* What the tests count; testdev_reset_counters zeroes them all. */
+static atomic_size_t uploads;          /* set_tensor calls */
+static atomic_size_t downloads;        /* get_tensor calls */
+static atomic_size_t device_copies;    /* cpy_tensor calls that copied */
+static atomic_size_t graph_computes;   /* graph_compute calls */
+static atomic_size_t nodes_computed;   /* nodes computed, layout ops not counted */
+static atomic_size_t events_recorded;  /* event_record calls */
+static atomic_size_t events_waited;    /* event_wait calls */
 
 /* Reports a problem through the application's logger. */
 static void testdev_log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -144,6 +181,7 @@ static void testdev_buffer_memset_tensor(ggml_backend_buffer_t buffer, struct gg
 static void testdev_buffer_set_tensor(ggml_backend_buffer_t buffer, struct ggml_tensor *tensor,
                                       const void *data, size_t offset, size_t size)
 {
+    atomic_fetch_add(&uploads, 1);
     uint8_t *p = check_range(buffer, tensor, offset, size);
     if (p)
         memcpy(p, data, size);
@@ -152,6 +190,7 @@ static void testdev_buffer_set_tensor(ggml_backend_buffer_t buffer, struct ggml_
 static void testdev_buffer_get_tensor(ggml_backend_buffer_t buffer, const struct ggml_tensor *tensor,
                                       void *data, size_t offset, size_t size)
 {
+    atomic_fetch_add(&downloads, 1);
     const uint8_t *p = check_range(buffer, tensor, offset, size);
     if (p)
         memcpy(data, p, size);
@@ -181,6 +220,7 @@ static bool testdev_buffer_cpy_tensor(ggml_backend_buffer_t buffer, const struct
     if (from == NULL || to == NULL)
         return false;
     memmove(to, from, n);
+    atomic_fetch_add(&device_copies, 1);
     return true;
 }
 
@@ -211,6 +251,9 @@ static const char *testdev_buft_get_name(ggml_backend_buffer_type_t buft)
 
 static ggml_backend_buffer_t testdev_buft_alloc_buffer(ggml_backend_buffer_type_t buft, size_t size)
 {
+    const size_t limit = atomic_load(&alloc_limit);
+    if (limit != 0 && size > limit)
+        return NULL;  /* as if out of memory: the library reports the failure */
     struct testdev_buffer *ctx = malloc(sizeof *ctx);
     if (ctx == NULL)
         return NULL;
@@ -258,31 +301,140 @@ static uint8_t *device_pointer(const struct ggml_tensor *t)
     return check_range(buffer, t, 0, ggml_nbytes(t));
 }
 
-/* Byte offset of the element with flat (row-major) index i in t. */
-static size_t element_offset(const struct ggml_tensor *t, int64_t i)
+/*
+ * Elements are addressed by a 4-D index i[0..3], i[0] the fastest.  The
+ * kernels walk the destination's elements in row-major order: unravel turns
+ * the position k in that walk into an index, index_offset turns an index
+ * into a byte offset in any tensor, whatever its strides.
+ */
+static void unravel(const struct ggml_tensor *t, int64_t k, int64_t i[GGML_MAX_DIMS])
 {
-    const int64_t i0 = i % t->ne[0];
-    const int64_t i1 = i / t->ne[0] % t->ne[1];
-    const int64_t i2 = i / (t->ne[0] * t->ne[1]) % t->ne[2];
-    const int64_t i3 = i / (t->ne[0] * t->ne[1] * t->ne[2]);
-    return (size_t) (i0 * (int64_t) t->nb[0] + i1 * (int64_t) t->nb[1] + i2 * (int64_t) t->nb[2] +
-                     i3 * (int64_t) t->nb[3]);
+    for (int d = 0; d < GGML_MAX_DIMS; d++) {
+        i[d] = k % t->ne[d];
+        k /= t->ne[d];
+    }
+}
+
+/* Byte offset of the element at index i in t.  An index past a dimension
+ * of t wraps around (i[d] % t->ne[d]): that is how a smaller src1 repeats
+ * over src0, and it changes nothing for an index inside t.  An empty
+ * dimension (MUL_MAT's K may be 0) contributes nothing. */
+static size_t index_offset(const struct ggml_tensor *t, const int64_t i[GGML_MAX_DIMS])
+{
+    int64_t offset = 0;
+    for (int d = 0; d < GGML_MAX_DIMS; d++)
+        if (t->ne[d] > 1)
+            offset += (i[d] % t->ne[d]) * (int64_t) t->nb[d];
+    return (size_t) offset;
+}
+
+/* Byte offset of the element with flat (row-major) index k in t. */
+static size_t element_offset(const struct ggml_tensor *t, int64_t k)
+{
+    int64_t i[GGML_MAX_DIMS];
+    unravel(t, k, i);
+    return index_offset(t, i);
+}
+
+static float load_f32(const uint8_t *p)
+{
+    float value;
+    memcpy(&value, p, sizeof value);
+    return value;
+}
+
+static void store_f32(uint8_t *p, float value)
+{
+    memcpy(p, &value, sizeof value);
 }
 
 /* dst[k] = src[k] for every flat index k; any strides on both sides. */
 static bool copy_f32(const struct ggml_tensor *src, struct ggml_tensor *dst)
 {
-    const int64_t n = ggml_nelements(dst);
-    if (ggml_nelements(src) != n)
-        return false;
     const uint8_t *from = device_pointer(src);
     uint8_t *to = device_pointer(dst);
     if (from == NULL || to == NULL)
         return false;
+    const int64_t n = ggml_nelements(dst);
+    for (int64_t k = 0; k < n; k++)
+        store_f32(to + element_offset(dst, k), load_f32(from + element_offset(src, k)));
+    return true;
+}
+
+/* dst = src0 op src1 for op ADD, SUB or MUL, src1 repeated over src0 (dst
+ * has src0's shape); any strides. */
+static bool binary_f32(enum ggml_op op, const struct ggml_tensor *src0, const struct ggml_tensor *src1,
+                       struct ggml_tensor *dst)
+{
+    const uint8_t *a = device_pointer(src0);
+    const uint8_t *b = device_pointer(src1);
+    uint8_t *to = device_pointer(dst);
+    if (a == NULL || b == NULL || to == NULL)
+        return false;
+    const int64_t n = ggml_nelements(dst);
     for (int64_t k = 0; k < n; k++) {
-        float value;
-        memcpy(&value, from + element_offset(src, k), sizeof value);
-        memcpy(to + element_offset(dst, k), &value, sizeof value);
+        int64_t i[GGML_MAX_DIMS];
+        unravel(dst, k, i);
+        const float x = load_f32(a + index_offset(src0, i));
+        const float y = load_f32(b + index_offset(src1, i));
+        float result;
+        switch (op) {
+        case GGML_OP_ADD: result = x + y; break;
+        case GGML_OP_SUB: result = x - y; break;
+        case GGML_OP_MUL: result = x * y; break;
+        default: return false;  /* op_supported lets no other op through */
+        }
+        store_f32(to + index_offset(dst, i), result);
+    }
+    return true;
+}
+
+/* dst = src * s + b (SCALE's op_params: float s, float b); any strides. */
+static bool scale_f32(const struct ggml_tensor *src, struct ggml_tensor *dst)
+{
+    float s, b;
+    memcpy(&s, &dst->op_params[0], sizeof s);
+    memcpy(&b, &dst->op_params[1], sizeof b);
+    const uint8_t *from = device_pointer(src);
+    uint8_t *to = device_pointer(dst);
+    if (from == NULL || to == NULL)
+        return false;
+    const int64_t n = ggml_nelements(dst);
+    for (int64_t k = 0; k < n; k++) {
+        int64_t i[GGML_MAX_DIMS];
+        unravel(dst, k, i);
+        store_f32(to + index_offset(dst, i), load_f32(from + index_offset(src, i)) * s + b);
+    }
+    return true;
+}
+
+/*
+ * dst[m, n, i2, i3] = sum over k of src0[k, m, j2, j3] * src1[k, n, i2, i3],
+ * where src0 repeats over src1's dims 2 and 3: j2 = i2 / (ne12 / ne02),
+ * and the same for dim 3, as in ggml.  Accumulates in double; any strides.
+ */
+static bool mul_mat_f32(const struct ggml_tensor *src0, const struct ggml_tensor *src1, struct ggml_tensor *dst)
+{
+    const uint8_t *a = device_pointer(src0);
+    const uint8_t *b = device_pointer(src1);
+    uint8_t *to = device_pointer(dst);
+    if (a == NULL || b == NULL || to == NULL)
+        return false;
+    const int64_t r2 = src1->ne[2] / src0->ne[2];
+    const int64_t r3 = src1->ne[3] / src0->ne[3];
+    const int64_t n = ggml_nelements(dst);
+    for (int64_t e = 0; e < n; e++) {
+        int64_t i[GGML_MAX_DIMS];
+        unravel(dst, e, i);
+        const int64_t i0[GGML_MAX_DIMS] = { 0, i[0], i[2] / r2, i[3] / r3 };  /* src0's row m */
+        const int64_t i1[GGML_MAX_DIMS] = { 0, i[1], i[2], i[3] };            /* src1's row n */
+        const uint8_t *row0 = a + index_offset(src0, i0);
+        const uint8_t *row1 = b + index_offset(src1, i1);
+        double sum = 0.0;
+        for (int64_t k = 0; k < src0->ne[0]; k++)
+            sum += (double) load_f32(row0 + k * (int64_t) src0->nb[0]) *
+                   (double) load_f32(row1 + k * (int64_t) src1->nb[0]);
+        store_f32(to + index_offset(dst, i), (float) sum);
     }
     return true;
 }
@@ -293,9 +445,67 @@ static bool is_layout_op(enum ggml_op op)
            op == GGML_OP_TRANSPOSE;
 }
 
-static bool is_copy_op(enum ggml_op op)
+static bool is_f32(const struct ggml_tensor *t)
 {
-    return op == GGML_OP_CPY || op == GGML_OP_CONT || op == GGML_OP_DUP;
+    return t != NULL && t->type == GGML_TYPE_F32;
+}
+
+/*
+ * Whether the device computes op: the rule behind both supports_op and
+ * graph_compute.  Shapes are checked too, as a node labelled by hand can
+ * have any; the kernels rely on them.
+ */
+static bool op_supported(const struct ggml_tensor *op)
+{
+    if (is_layout_op(op->op))
+        return true;
+
+    const struct ggml_tensor *src0 = op->src[0], *src1 = op->src[1];
+    if (!is_f32(op) || !is_f32(src0))
+        return false;
+    switch (op->op) {
+    case GGML_OP_CPY:
+    case GGML_OP_CONT:
+    case GGML_OP_DUP:
+        return ggml_nelements(src0) == ggml_nelements(op);
+    case GGML_OP_ADD:
+    case GGML_OP_SUB:
+    case GGML_OP_MUL:
+        return is_f32(src1) && ggml_are_same_shape(src0, op) && ggml_can_repeat(src1, src0);
+    case GGML_OP_SCALE:
+        return ggml_are_same_shape(src0, op);
+    case GGML_OP_MUL_MAT:
+        /* src0 [K, M, ne02, ne03], src1 [K, N, ne12, ne13], dst [M, N, ne12, ne13],
+         * ne02 dividing ne12 and ne03 dividing ne13 (an empty src0 batch,
+         * ne02 or ne03 = 0, is refused: there would be nothing to repeat) */
+        return is_f32(src1) && src0->ne[0] == src1->ne[0] && op->ne[0] == src0->ne[1] &&
+               op->ne[1] == src1->ne[1] && op->ne[2] == src1->ne[2] && op->ne[3] == src1->ne[3] &&
+               src0->ne[2] > 0 && src1->ne[2] % src0->ne[2] == 0 &&
+               src0->ne[3] > 0 && src1->ne[3] % src0->ne[3] == 0;
+    default:
+        return false;
+    }
+}
+
+/* Computes one node that op_supported accepted. */
+static bool compute_node(struct ggml_tensor *node)
+{
+    switch (node->op) {
+    case GGML_OP_CPY:  /* CPY's result is a view of its destination, src[1]: write through it */
+    case GGML_OP_CONT:
+    case GGML_OP_DUP:
+        return copy_f32(node->src[0], node);
+    case GGML_OP_ADD:
+    case GGML_OP_SUB:
+    case GGML_OP_MUL:
+        return binary_f32(node->op, node->src[0], node->src[1], node);
+    case GGML_OP_SCALE:
+        return scale_f32(node->src[0], node);
+    case GGML_OP_MUL_MAT:
+        return mul_mat_f32(node->src[0], node->src[1], node);
+    default:
+        return false;
+    }
 }
 
 /* ---------------------------------------------------------------- backend */
@@ -316,31 +526,35 @@ static void testdev_backend_free(ggml_backend_t backend)
 
 static enum ggml_status testdev_backend_graph_compute(ggml_backend_t backend, struct ggml_cgraph *cgraph)
 {
+    atomic_fetch_add(&graph_computes, 1);
     const int n = ggml_graph_n_nodes(cgraph);
     for (int i = 0; i < n; i++) {
         struct ggml_tensor *node = ggml_graph_node(cgraph, i);
         if (is_layout_op(node->op))
             continue;
-        if (!is_copy_op(node->op) || node->type != GGML_TYPE_F32 || node->src[0] == NULL ||
-            node->src[0]->type != GGML_TYPE_F32) {
+        /* a caller may skip supports_op: refuse what it would refuse */
+        if (!op_supported(node)) {
             testdev_log_error("cannot compute %s node '%s'", ggml_op_name(node->op), node->name);
             return GGML_STATUS_FAILED;
         }
-        /* CPY's result is a view of its destination, src[1]: write through it */
-        if (!copy_f32(node->src[0], node))
-            return GGML_STATUS_FAILED;
+        if (!compute_node(node))
+            return GGML_STATUS_FAILED;  /* device_pointer said why */
+        atomic_fetch_add(&nodes_computed, 1);
     }
     return GGML_STATUS_SUCCESS;
 }
 
 /* The stream is synchronous: when a call returns, its work is done, so an
- * event is reached as soon as it is recorded. */
+ * event is reached as soon as it is recorded, and waiting has nothing to
+ * wait for.  Both only count their calls. */
 static void testdev_backend_event_record(ggml_backend_t backend, ggml_backend_event_t event)
 {
+    atomic_fetch_add(&events_recorded, 1);
 }
 
 static void testdev_backend_event_wait(ggml_backend_t backend, ggml_backend_event_t event)
 {
+    atomic_fetch_add(&events_waited, 1);
 }
 
 static const struct ggml_backend_i testdev_backend_iface = {
@@ -420,11 +634,14 @@ static ggml_backend_buffer_type_t testdev_dev_get_buffer_type(ggml_backend_dev_t
 
 static bool testdev_dev_supports_op(ggml_backend_dev_t dev, const struct ggml_tensor *op)
 {
-    if (is_layout_op(op->op))
-        return true;
-    if (is_copy_op(op->op))
-        return op->type == GGML_TYPE_F32 && op->src[0] != NULL && op->src[0]->type == GGML_TYPE_F32;
-    return false;
+    return op_supported(op);
+}
+
+/* Whether op is worth moving here from the CPU, whose memory holds its
+ * weights: a matrix product over a large enough batch. */
+static bool testdev_dev_offload_op(ggml_backend_dev_t dev, const struct ggml_tensor *op)
+{
+    return op->op == GGML_OP_MUL_MAT && op->src[1] != NULL && op->src[1]->ne[1] >= 32;
 }
 
 static bool testdev_dev_supports_buft(ggml_backend_dev_t dev, ggml_backend_buffer_type_t buft)
@@ -480,14 +697,84 @@ static size_t testdev_bounds_errors(void)
     return atomic_load(&bounds_errors);
 }
 
+static size_t testdev_uploads(void)
+{
+    return atomic_load(&uploads);
+}
+
+static size_t testdev_downloads(void)
+{
+    return atomic_load(&downloads);
+}
+
+static size_t testdev_device_copies(void)
+{
+    return atomic_load(&device_copies);
+}
+
+static size_t testdev_graph_computes(void)
+{
+    return atomic_load(&graph_computes);
+}
+
+static size_t testdev_nodes_computed(void)
+{
+    return atomic_load(&nodes_computed);
+}
+
+static size_t testdev_events_recorded(void)
+{
+    return atomic_load(&events_recorded);
+}
+
+static size_t testdev_events_waited(void)
+{
+    return atomic_load(&events_waited);
+}
+
+/* Zeroes the seven counters (not live_buffers nor bounds_errors, which
+ * describe the module's state rather than traffic). */
+static void testdev_reset_counters(void)
+{
+    atomic_store(&uploads, 0);
+    atomic_store(&downloads, 0);
+    atomic_store(&device_copies, 0);
+    atomic_store(&graph_computes, 0);
+    atomic_store(&nodes_computed, 0);
+    atomic_store(&events_recorded, 0);
+    atomic_store(&events_waited, 0);
+}
+
+static void testdev_set_alloc_limit(size_t bytes)
+{
+    atomic_store(&alloc_limit, bytes);
+}
+
+/* The test hooks, by name.  A function pointer travels as void *, which
+ * POSIX (dlsym) guarantees to work; the caller casts it back. */
+static const struct {
+    const char *name;
+    void *function;
+} testdev_hooks[] = {
+    { "testdev_live_buffers", (void *) testdev_live_buffers },
+    { "testdev_score", (void *) testdev_score },
+    { "testdev_bounds_errors", (void *) testdev_bounds_errors },
+    { "testdev_uploads", (void *) testdev_uploads },
+    { "testdev_downloads", (void *) testdev_downloads },
+    { "testdev_device_copies", (void *) testdev_device_copies },
+    { "testdev_graph_computes", (void *) testdev_graph_computes },
+    { "testdev_nodes_computed", (void *) testdev_nodes_computed },
+    { "testdev_events_recorded", (void *) testdev_events_recorded },
+    { "testdev_events_waited", (void *) testdev_events_waited },
+    { "testdev_reset_counters", (void *) testdev_reset_counters },
+    { "testdev_set_alloc_limit", (void *) testdev_set_alloc_limit },
+};
+
 static void *testdev_reg_get_proc_address(ggml_backend_reg_t reg, const char *name)
 {
-    if (strcmp(name, "testdev_live_buffers") == 0)
-        return (void *) testdev_live_buffers;
-    if (strcmp(name, "testdev_score") == 0)
-        return (void *) testdev_score;
-    if (strcmp(name, "testdev_bounds_errors") == 0)
-        return (void *) testdev_bounds_errors;
+    for (size_t i = 0; i < sizeof testdev_hooks / sizeof testdev_hooks[0]; i++)
+        if (strcmp(name, testdev_hooks[i].name) == 0)
+            return testdev_hooks[i].function;
     return NULL;
 }
 
@@ -519,9 +806,9 @@ static struct ggml_backend_device testdev_device = {
         .get_buffer_type      = testdev_dev_get_buffer_type,     /* TESTDEV */
         .get_host_buffer_type = NULL,                            /* no pinned host memory */
         .buffer_from_host_ptr = NULL,                            /* cannot wrap host memory */
-        .supports_op          = testdev_dev_supports_op,         /* layout ops, F32 copies */
+        .supports_op          = testdev_dev_supports_op,         /* op_supported */
         .supports_buft        = testdev_dev_supports_buft,       /* its own buffers only */
-        .offload_op           = NULL,                            /* never asks for ops */
+        .offload_op           = testdev_dev_offload_op,          /* MUL_MAT, batch >= 32 */
         .event_new            = testdev_dev_event_new,
         .event_free           = testdev_dev_event_free,
         .event_synchronize    = testdev_dev_event_synchronize,
