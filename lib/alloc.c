@@ -723,20 +723,9 @@ static bool plan_make_room(struct ggml_gallocr *galloc, const struct ggml_cgraph
                 touched += 2;
     }
     size_t want = touched + touched / 4;
-    if (galloc->hash.size < want) {
-        ggml__hash_set_free(&galloc->hash);
-        free(galloc->states);
-        galloc->states = NULL;
-        galloc->hash = ggml__hash_set_new(want);
-        if (galloc->hash.keys == NULL)
-            return false; /* logged */
-        galloc->states = malloc(galloc->hash.size * sizeof *galloc->states);
-        if (galloc->states == NULL) {
-            ggml__hash_set_free(&galloc->hash);
-            ggml__log_at(GGML_LOG_LEVEL_ERROR, galloc->func, "out of memory");
-            return false;
-        }
-    }
+    if (!ggml__hash_table_reserve(&galloc->hash, (void **) &galloc->states, sizeof *galloc->states, want,
+                                  galloc->func))
+        return false;
     if (galloc->cap_nodes < graph->n_nodes) {
         struct node_place *places = malloc((size_t) graph->n_nodes * sizeof *places);
         if (places == NULL) {

@@ -174,6 +174,14 @@ size_t ggml__hash_size(size_t min_sz);
 struct ggml_hash_set ggml__hash_set_new(size_t size);
 void ggml__hash_set_free(struct ggml_hash_set *set);
 void ggml__hash_set_reset(struct ggml_hash_set *set);
+/*
+ * A hash set with a value array beside it (*values, elem bytes per slot):
+ * makes the set hold at least min_slots slots, replacing both (contents
+ * lost) when it is smaller.  False (logged as func) when out of memory;
+ * the set is then empty and *values NULL.
+ */
+bool ggml__hash_table_reserve(struct ggml_hash_set *set, void **values, size_t elem, size_t min_slots,
+                              const char *func);
 /* Bytes needed for the bitset of a set with the given number of slots. */
 size_t ggml__bitset_size(size_t n);
 

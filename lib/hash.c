@@ -70,3 +70,23 @@ void ggml__hash_set_reset(struct ggml_hash_set *set)
     if (set->used)
         memset(set->used, 0, ggml__bitset_size(set->size) * sizeof(uint32_t));
 }
+
+bool ggml__hash_table_reserve(struct ggml_hash_set *set, void **values, size_t elem, size_t min_slots,
+                              const char *func)
+{
+    if (set->size >= min_slots && set->keys != NULL && *values != NULL)
+        return true;
+    ggml__hash_set_free(set);
+    free(*values);
+    *values = NULL;
+    *set = ggml__hash_set_new(min_slots);
+    if (set->keys == NULL)
+        return false; /* logged */
+    *values = malloc(set->size * elem);
+    if (*values == NULL) {
+        ggml__hash_set_free(set);
+        ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "out of memory");
+        return false;
+    }
+    return true;
+}

@@ -368,6 +368,7 @@ static int backend_of(struct ggml_backend_sched *s, struct ggml_tensor *t)
  */
 static bool size_tables(struct ggml_backend_sched *s, const struct ggml_cgraph *graph, const char *func)
 {
+    s->tables_live = false;
     size_t bound = 2 * (size_t) graph->n_leafs + s->n_pins + 1;
     for (int i = 0; i < graph->n_nodes; i++) {
         bound += 2;
@@ -375,21 +376,8 @@ static bool size_tables(struct ggml_backend_sched *s, const struct ggml_cgraph *
             if (graph->nodes[i]->src[j] != NULL)
                 bound += 2;
     }
-    size_t want = ggml__hash_size(2 * bound);
-    if (s->tensors.size < want) {
-        ggml__hash_set_free(&s->tensors);
-        free(s->info);
-        s->info = NULL;
-        s->tensors = ggml__hash_set_new(want);
-        if (s->tensors.keys == NULL)
-            return false; /* logged */
-        s->info = malloc(s->tensors.size * sizeof *s->info);
-        if (s->info == NULL) {
-            ggml__hash_set_free(&s->tensors);
-            ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "out of memory");
-            return false;
-        }
-    }
+    if (!ggml__hash_table_reserve(&s->tensors, (void **) &s->info, sizeof *s->info, 2 * bound, func))
+        return false;
     ggml__hash_set_reset(&s->tensors);
     s->n_copy_blocks = 0;
     s->n_splits = 0;
@@ -703,6 +691,24 @@ static bool reads_foreign_weights(struct ggml_backend_sched *s, struct ggml_tens
 }
 
 /*
+ * Asks for the copies of src on backend b (made later by make_copies);
+ * *is_new tells whether nobody had asked for them yet.  False (logged as
+ * func) when out of memory.
+ */
+static bool want_copies(struct ggml_backend_sched *s, struct ggml_tensor *src, int b, bool *is_new,
+                        const char *func)
+{
+    struct ggml_tensor **copies = copies_of(s, src, func);
+    if (copies == NULL)
+        return false;
+    *is_new = copies[b * s->n_copies] == NULL;
+    if (*is_new)
+        for (int c = 0; c < s->n_copies; c++)
+            copies[b * s->n_copies + c] = &copy_wanted;
+    return true;
+}
+
+/*
  * Records what node i (on the current split's backend) needs copied: a
  * user input gets its pipeline copies on its own backend; a source the
  * backend cannot read gets a copy on the backend (once per graph) and a
@@ -719,13 +725,11 @@ static bool collect_inputs(struct ggml_backend_sched *s, struct ggml_tensor *nod
         const int from = backend_of(s, src);
         GGML_ASSERT(from != NO_BACKEND); /* assign_rest placed every source */
 
+        bool is_new;
         if ((src->flags & GGML_TENSOR_FLAG_INPUT) && s->n_copies > 1) {
-            struct ggml_tensor **copies = copies_of(s, src, func);
-            if (copies == NULL)
+            if (!want_copies(s, src, from, &is_new, func))
                 return false;
-            if (copies[from * s->n_copies] == NULL) {
-                for (int c = 0; c < s->n_copies; c++)
-                    copies[from * s->n_copies + c] = &copy_wanted;
+            if (is_new) {
                 if (!PUSH(s, graph_inputs, n_graph_inputs, cap_graph_inputs, func))
                     return false;
                 s->graph_inputs[s->n_graph_inputs++] = (struct split_input) {
@@ -736,13 +740,10 @@ static bool collect_inputs(struct ggml_backend_sched *s, struct ggml_tensor *nod
 
         if (from == b || can_read(s, src, b))
             continue;
-        struct ggml_tensor **copies = copies_of(s, src, func);
-        if (copies == NULL)
+        if (!want_copies(s, src, b, &is_new, func))
             return false;
         const int32_t block = info_of(s, src)->copy_block;
-        if (copies[b * s->n_copies] == NULL) {
-            for (int c = 0; c < s->n_copies; c++)
-                copies[b * s->n_copies + c] = &copy_wanted;
+        if (is_new) {
             if (!PUSH(s, inputs, n_inputs, cap_inputs, func))
                 return false;
             s->inputs[s->n_inputs++] = (struct split_input) {
