@@ -44,6 +44,8 @@ bool ggml__handle_add(enum ggml__handle_kind kind, const void *handle, const cha
  * one message as func, when handle is NULL or not live (a double free).
  */
 bool ggml__handle_remove(enum ggml__handle_kind kind, const void *handle, const char *func);
+/* True for a live handle; says nothing either way (backends are not adopted). */
+bool ggml__handle_is_live(enum ggml__handle_kind kind, const void *handle);
 /* True for a live handle; otherwise logs one message as func. */
 bool ggml__handle_check(enum ggml__handle_kind kind, const void *handle, const char *func);
 

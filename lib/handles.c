@@ -176,3 +176,13 @@ bool ggml__handle_check(enum ggml__handle_kind kind, const void *handle, const c
                      kind_names[kind], handle, kind_names[kind]);
     return ok;
 }
+
+bool ggml__handle_is_live(enum ggml__handle_kind kind, const void *handle)
+{
+    if (handle == NULL)
+        return false;
+    pthread_mutex_lock(&table_lock);
+    bool found = set_contains(&live[kind], handle);
+    pthread_mutex_unlock(&table_lock);
+    return found;
+}

@@ -944,10 +944,13 @@ static bool build_graph(struct ggml_backend_sched *s, struct ggml_cgraph *graph,
 }
 
 /* Takes t out of the scheduler's compute buffers, where an earlier
- * allocation of the same graph put it, so that it counts as unallocated. */
+ * allocation of the same graph put it, or out of a buffer freed since (a
+ * scheduler that allocated the graph before and is gone), so that it
+ * counts as unallocated. */
 static void unplace(struct ggml_backend_sched *s, struct ggml_tensor *t)
 {
-    if (t->buffer != NULL && ggml__gallocr_owns_buffer(s->galloc, t->buffer)) {
+    if (t->buffer != NULL && (ggml__gallocr_owns_buffer(s->galloc, t->buffer) ||
+                              !ggml__handle_is_live(GGML__HANDLE_BUFFER, t->buffer))) {
         t->buffer = NULL;
         t->data = NULL;
     }

@@ -885,6 +885,30 @@ static void test_parallel(void)
     is_int(tap_log_errors(), 0, "no message");
     ggml_backend_sched_free(sched);
     ggml_free(c.ctx);
+
+    /* a graph without input copies (all on the CPU), allocated by a
+     * scheduler that is then freed: its tensors point into freed buffers,
+     * and a new scheduler places them afresh */
+    struct ggml_context *ctx = ctx_new(8, 16);
+    struct ggml_tensor *x = input_2d(ctx, 5, 3, "x");
+    struct ggml_tensor *y = named(ggml_scale(ctx, ggml_sqr(ctx, x), 0.5f), "y");
+    ggml_set_output(y);
+    struct ggml_cgraph *g = graph_of(ctx, 16, y);
+    bool right = true;
+    for (int round = 0; round < 2; round++) {
+        sched = sched_new2(round == 0, true);
+        float xv[15], yv[15];
+        bool allocated = ggml_backend_sched_alloc_graph(sched, g);
+        set_filled(x, xv, 40 + round);
+        right = right && allocated && ggml_backend_sched_graph_compute(sched, g) == GGML_STATUS_SUCCESS;
+        ggml_backend_tensor_get(y, yv, 0, sizeof yv);
+        for (int i = 0; i < 15; i++)
+            right = right && yv[i] == 0.5f * xv[i] * xv[i];
+        ggml_backend_sched_free(sched);
+    }
+    ok(right, "a graph allocated by a freed scheduler is placed afresh by a new one and computes right");
+    is_int(tap_log_errors(), 0, "no message");
+    ggml_free(ctx);
 }
 
 /* ------------------------------------------------------ 9. reservation */
