@@ -74,9 +74,17 @@ libggml_backend_la_SOURCES = \
 	lib/ops-custom.c \
 	lib/cpu/ops/custom.c
 
-libggml_backend_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/cpu -DGGML_BUILD \
-	-DGGML_BACKEND_DIR='"$(backenddir)"'
+libggml_backend_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/cpu -I$(top_builddir)/lib -DGGML_BUILD
 libggml_backend_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(HWLOC_CFLAGS)
+# The plugin directory, compiled into registry.c through a generated
+# header so that a new configure (another --prefix) rebuilds it.
+lib/backend-dir.h: Makefile
+	$(AM_V_GEN)$(MKDIR_P) lib && \
+	echo '#define GGML_BACKEND_DIR "$(backenddir)"' > $@.tmp && \
+	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+BUILT_SOURCES = lib/backend-dir.h
+CLEANFILES += lib/backend-dir.h
+nodist_libggml_backend_la_SOURCES = lib/backend-dir.h
 libggml_backend_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(LT_VERSION_INFO) \
 	-no-undefined \
 	-Wl,--version-script=$(top_srcdir)/lib/libggml-backend.sym

@@ -1,0 +1,1 @@
+#define GGML_BACKEND_DIR "/usr/local/lib/ggml-backend/backends0"
