@@ -1,1 +1,0 @@
-#define GGML_BACKEND_DIR "/usr/local/lib/ggml-backend/backends0"
