@@ -312,6 +312,60 @@ static void load_path_entry(const char *entry, const char *func)
         load_plugin(entry, false, func);
 }
 
+/*
+ * Loads the plugin file_name (a bare file name such as libggml-blas.so)
+ * from the first place that has it: each GGML_BACKEND_PATH entry in order
+ * (a directory holding file_name, or an entry naming that file), then the
+ * plugin directory.  A file that is found but rejected is logged at WARN
+ * and the search goes on.  Returns the registry, or NULL with nothing
+ * logged at ERROR: the caller says what it was looking for.
+ */
+ggml_backend_reg_t ggml__load_plugin_by_file_name(const char *file_name, const char *func)
+{
+    ggml_backend_reg_t reg = NULL;
+    const char *env = backend_path_env();
+    char *list = env != NULL ? strdup(env) : NULL;
+    for (char *entry = list, *next; entry != NULL && reg == NULL; entry = next) {
+        next = strchr(entry, ':');
+        if (next != NULL)
+            *next++ = '\0';
+        if (entry[0] != '/')
+            continue;  /* load_all warns about these; here they are simply not searched */
+        struct stat st;
+        if (stat(entry, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            size_t len = strlen(entry) + 1 + strlen(file_name) + 1;
+            char *path = malloc(len);
+            if (path == NULL)
+                break;
+            snprintf(path, len, "%s/%s", entry, file_name);
+            if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+                reg = load_plugin(path, false, func);
+            free(path);
+        } else {
+            const char *base = strrchr(entry, '/') + 1;
+            if (strcmp(base, file_name) == 0)
+                reg = load_plugin(entry, false, func);
+        }
+    }
+    free(list);
+
+    const char *dir = ggml__backend_dir();
+    if (reg == NULL && dir[0] == '/') {
+        size_t len = strlen(dir) + 1 + strlen(file_name) + 1;
+        char *path = malloc(len);
+        if (path != NULL) {
+            snprintf(path, len, "%s/%s", dir, file_name);
+            struct stat st;
+            if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+                reg = load_plugin(path, false, func);
+            free(path);
+        }
+    }
+    return reg;
+}
+
 /* Scans user_dir, or the plugin directory when it is NULL, then GGML_BACKEND_PATH. */
 static void load_all(const char *user_dir, const char *func)
 {
