@@ -29,6 +29,9 @@
  * directory (as upstream: the caller chose where plugins live), then the
  * GGML_BACKEND_PATH entries; with dir NULL it is ggml_backend_load_all.
  * The working directory and the executable's directory are never searched.
+ * ggml__load_plugin_by_file_name (for ggml_backend_blas_reg) loads one
+ * named file from the first GGML_BACKEND_PATH entry, then the plugin
+ * directory, that has it.
  *
  * Scanning a directory loads, in alphabetical order, the regular files (or
  * links to them) named libggml-NAME.so, NAME non-empty, except
