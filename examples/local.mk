@@ -32,3 +32,11 @@ examples_plugin_libggml_example_la_LDFLAGS = $(test_plugin_ldflags)
 examples_plugin_libggml_example_la_LIBADD = libggml-backend.la
 
 examples_plugin_consumer_LDADD = libggml-backend.la -lm
+
+# The BLAS device against cblas_sgemm and the CPU backend; needs the plugin
+# (GGML_BACKEND_PATH=$PWD/lib/blas/.libs) and links the BLAS library itself.
+if BUILD_BLAS
+check_PROGRAMS += examples/bench-blas
+examples_bench_blas_CPPFLAGS = $(AM_CPPFLAGS) $(OPENBLAS_CFLAGS)
+examples_bench_blas_LDADD = libggml-backend.la $(OPENBLAS_LIBS) -lm
+endif

@@ -29,6 +29,9 @@
  * directory (as upstream: the caller chose where plugins live), then the
  * GGML_BACKEND_PATH entries; with dir NULL it is ggml_backend_load_all.
  * The working directory and the executable's directory are never searched.
+ * ggml__load_plugin_by_file_name (for ggml_backend_blas_reg) loads one
+ * named file from the first GGML_BACKEND_PATH entry, then the plugin
+ * directory, that has it.
  *
  * Scanning a directory loads, in alphabetical order, the regular files (or
  * links to them) named libggml-NAME.so, NAME non-empty, except
@@ -310,6 +313,60 @@ static void load_path_entry(const char *entry, const char *func)
         scan_dir(entry, GGML_LOG_LEVEL_WARN, false, func);
     else
         load_plugin(entry, false, func);
+}
+
+/*
+ * Loads the plugin file_name (a bare file name such as libggml-blas.so)
+ * from the first place that has it: each GGML_BACKEND_PATH entry in order
+ * (a directory holding file_name, or an entry naming that file), then the
+ * plugin directory.  A file that is found but rejected is logged at WARN
+ * and the search goes on.  Returns the registry, or NULL with nothing
+ * logged at ERROR: the caller says what it was looking for.
+ */
+ggml_backend_reg_t ggml__load_plugin_by_file_name(const char *file_name, const char *func)
+{
+    ggml_backend_reg_t reg = NULL;
+    const char *env = backend_path_env();
+    char *list = env != NULL ? strdup(env) : NULL;
+    for (char *entry = list, *next; entry != NULL && reg == NULL; entry = next) {
+        next = strchr(entry, ':');
+        if (next != NULL)
+            *next++ = '\0';
+        if (entry[0] != '/')
+            continue;  /* load_all warns about these; here they are simply not searched */
+        struct stat st;
+        if (stat(entry, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            size_t len = strlen(entry) + 1 + strlen(file_name) + 1;
+            char *path = malloc(len);
+            if (path == NULL)
+                break;
+            snprintf(path, len, "%s/%s", entry, file_name);
+            if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+                reg = load_plugin(path, false, func);
+            free(path);
+        } else {
+            const char *base = strrchr(entry, '/') + 1;
+            if (strcmp(base, file_name) == 0)
+                reg = load_plugin(entry, false, func);
+        }
+    }
+    free(list);
+
+    const char *dir = ggml__backend_dir();
+    if (reg == NULL && dir[0] == '/') {
+        size_t len = strlen(dir) + 1 + strlen(file_name) + 1;
+        char *path = malloc(len);
+        if (path != NULL) {
+            snprintf(path, len, "%s/%s", dir, file_name);
+            struct stat st;
+            if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+                reg = load_plugin(path, false, func);
+            free(path);
+        }
+    }
+    return reg;
 }
 
 /* Scans user_dir, or the plugin directory when it is NULL, then GGML_BACKEND_PATH. */

@@ -34,6 +34,7 @@ libggml_backend_la_SOURCES = \
 	lib/registry.c \
 	lib/registry-private.h \
 	lib/loader.c \
+	lib/blas-client.c \
 	lib/alloc.c \
 	lib/sched.c \
 	lib/cpu/buffer.c \

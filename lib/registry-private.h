@@ -67,6 +67,13 @@ bool ggml__registry_add_plugin(ggml_backend_reg_t reg, void *dl_handle, int scor
  */
 bool ggml__registry_remove(ggml_backend_reg_t reg, void **dl_handle);
 
+/*
+ * Loads the plugin named file_name from GGML_BACKEND_PATH or the plugin
+ * directory (see loader.c); NULL, without an ERROR message, when no such
+ * file loads.  Used by the ggml-blas.h functions.
+ */
+ggml_backend_reg_t ggml__load_plugin_by_file_name(const char *file_name, const char *func);
+
 /* True when the two names are equal ignoring ASCII case. */
 bool ggml__name_equal(const char *a, const char *b);
 

@@ -24,6 +24,9 @@ man3_MANS += \
 	man/man3/ggml_backend_alloc_ctx_tensors.3 \
 	man/man3/ggml_backend_alloc_ctx_tensors_from_buft.3 \
 	man/man3/ggml_backend_alloc_ctx_tensors_from_buft_size.3 \
+	man/man3/ggml_backend_blas_init.3 \
+	man/man3/ggml_backend_blas_reg.3 \
+	man/man3/ggml_backend_blas_set_n_threads.3 \
 	man/man3/ggml_backend_buffer_clear.3 \
 	man/man3/ggml_backend_buffer_copy_tensor.3 \
 	man/man3/ggml_backend_buffer_free.3 \
@@ -96,6 +99,7 @@ man3_MANS += \
 	man/man3/ggml_backend_init_best.3 \
 	man/man3/ggml_backend_init_by_name.3 \
 	man/man3/ggml_backend_init_by_type.3 \
+	man/man3/ggml_backend_is_blas.3 \
 	man/man3/ggml_backend_is_cpu.3 \
 	man/man3/ggml_backend_load.3 \
 	man/man3/ggml_backend_load_all.3 \

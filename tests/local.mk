@@ -5,6 +5,14 @@ LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver
 SH_LOG_DRIVER = $(LOG_DRIVER)
 SH_LOG_COMPILER = $(SHELL)
 
+# Where test-blas finds the uninstalled BLAS plugin; empty when it is not
+# built, and test-blas then skips what needs it.
+if BUILD_BLAS
+blas_plugin_dir = $(abs_top_builddir)/lib/blas/.libs
+else
+blas_plugin_dir =
+endif
+
 # Variables the script checks read.
 AM_TESTS_ENVIRONMENT = \
 	top_srcdir='$(top_srcdir)'; top_builddir='$(top_builddir)'; \
@@ -12,6 +20,7 @@ AM_TESTS_ENVIRONMENT = \
 	PACKAGE_VERSION='$(PACKAGE_VERSION)'; MANDOC='$(MANDOC)'; NM='$(NM)'; \
 	ASAN_OPTIONS=allocator_may_return_null=1; \
 	TEST_PLUGIN_DIR='$(abs_top_builddir)/tests/plugins/.libs'; export TEST_PLUGIN_DIR; \
+	BLAS_PLUGIN_DIR='$(blas_plugin_dir)'; export BLAS_PLUGIN_DIR; \
 	export top_srcdir top_builddir CC LIBTOOL PACKAGE_VERSION MANDOC NM ASAN_OPTIONS;
 
 tap_test_programs = \
@@ -45,7 +54,8 @@ tap_test_programs = \
 	tests/test-op-image \
 	tests/test-op-seq \
 	tests/test-op-recurrent \
-	tests/test-op-custom
+	tests/test-op-custom \
+	tests/test-blas
 
 check_PROGRAMS += $(tap_test_programs)
 TESTS += $(tap_test_programs) tests/check-abi.sh tests/check-man.sh
