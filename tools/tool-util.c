@@ -1,0 +1,62 @@
+/*
+ * tool-util.c - helpers shared by the command-line tools.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "tool-util.h"
+
+void tool_json_string(FILE *out, const char *s)
+{
+    if (s == NULL) {
+        fputs("null", out);
+        return;
+    }
+    putc('"', out);
+    for (const unsigned char *p = (const unsigned char *) s; *p != '\0'; p++) {
+        switch (*p) {
+        case '"':  fputs("\\\"", out); break;
+        case '\\': fputs("\\\\", out); break;
+        case '\n': fputs("\\n", out); break;
+        case '\r': fputs("\\r", out); break;
+        case '\t': fputs("\\t", out); break;
+        default:
+            if (*p < 0x20)
+                fprintf(out, "\\u%04x", *p);
+            else
+                putc(*p, out);
+        }
+    }
+    putc('"', out);
+}
+
+void tool_log_quiet(enum ggml_log_level level, const char *text, void *user_data)
+{
+    static _Thread_local bool showing;
+    (void) user_data;
+    if (level != GGML_LOG_LEVEL_CONT)
+        showing = level >= GGML_LOG_LEVEL_WARN;
+    if (showing)
+        fputs(text, stderr);
+}
+
+double tool_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
+}
+
+bool tool_parse_int(const char *s, long min, long max, long *value)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (s[0] == '\0' || *end != '\0' || errno != 0 || v < min || v > max)
+        return false;
+    *value = v;
+    return true;
+}

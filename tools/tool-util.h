@@ -1,0 +1,26 @@
+/*
+ * tool-util.h - helpers shared by the command-line tools (tools/): JSON
+ * string output, a quiet log filter, a monotonic clock.
+ */
+#ifndef GGML_TOOL_UTIL_H
+#define GGML_TOOL_UTIL_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "ggml.h"
+
+/* Writes s as a JSON string literal, quotes included ("null" for NULL). */
+void tool_json_string(FILE *out, const char *s);
+
+/* Log callback that writes WARN and ERROR messages (and their CONT lines)
+ * to stderr and drops the rest; user_data is unused. */
+void tool_log_quiet(enum ggml_log_level level, const char *text, void *user_data);
+
+/* Seconds of a monotonic clock. */
+double tool_now(void);
+
+/* Parses a whole decimal integer in [min, max]; false when s is not one. */
+bool tool_parse_int(const char *s, long min, long max, long *value);
+
+#endif
