@@ -1,8 +1,10 @@
 ## tools/local.mk - the command-line tools, installed in bindir.
 ##
 ## ggml-backend-info   the plugin search path, plugins, registries, devices
+## ggml-backend-bench  the benchmark: a transformer block and matrix
+##                     products on every device through the scheduler
 
-bin_PROGRAMS = tools/ggml-backend-info
+bin_PROGRAMS = tools/ggml-backend-info tools/ggml-backend-bench
 noinst_HEADERS += tools/tool-util.h
 
 tools_cppflags = $(AM_CPPFLAGS) -DGGML_BACKEND_TOOL_DIR='"$(backenddir)"'
@@ -10,3 +12,16 @@ tools_cppflags = $(AM_CPPFLAGS) -DGGML_BACKEND_TOOL_DIR='"$(backenddir)"'
 tools_ggml_backend_info_SOURCES = tools/ggml-backend-info.c tools/tool-util.c
 tools_ggml_backend_info_CPPFLAGS = $(tools_cppflags)
 tools_ggml_backend_info_LDADD = libggml-backend.la
+
+# The bench compares against cblas_sgemm when the BLAS library is there:
+# it then links it (HAVE_CBLAS), as the BLAS plugin does.
+tools_ggml_backend_bench_SOURCES = tools/ggml-backend-bench.c tools/tool-util.c
+tools_ggml_backend_bench_CPPFLAGS = $(tools_cppflags)
+tools_ggml_backend_bench_LDADD = libggml-backend.la -lm -lpthread
+if BUILD_BLAS
+tools_ggml_backend_bench_CPPFLAGS += $(OPENBLAS_CFLAGS) -DHAVE_CBLAS=1
+tools_ggml_backend_bench_LDADD += $(OPENBLAS_LIBS)
+endif
+
+TESTS += tests/check-tools.sh
+EXTRA_DIST += tests/check-tools.sh

@@ -1,0 +1,190 @@
+#!/bin/sh
+# check-tools.sh - TAP checks of the command-line tools, run from the build
+# tree: ggml-backend-info and ggml-backend-bench.
+#
+# Variables (set by "make check"): top_builddir; TEST_PLUGIN_DIR, the test
+# plugins (tests/plugins: a good one, one with the wrong API version, one
+# without ggml_backend_init...); BLAS_PLUGIN_DIR, the BLAS plugin's
+# directory, empty when it is not built.  python3, when installed,
+# validates the JSON outputs; without it a rougher check is made.
+
+: "${top_builddir:=.}"
+info=$top_builddir/tools/ggml-backend-info
+bench=$top_builddir/tools/ggml-backend-bench
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/check-tools.XXXXXX") || { echo "Bail out! mktemp failed"; exit 99; }
+trap 'rm -rf "$tmp"' EXIT
+unset GGML_BACKEND_PATH
+
+n=0
+ok() {      # ok description: passes when the last check command succeeded
+    status=$?
+    n=$((n + 1))
+    if [ "$status" -eq 0 ]; then
+        echo "ok $n - $1"
+    else
+        echo "not ok $n - $1"
+        for f in "$tmp/out" "$tmp/err"; do
+            [ -s "$f" ] && head -n 20 "$f" | sed "s|^|# ${f##*/}: |"
+        done
+    fi
+}
+skip() {
+    n=$((n + 1))
+    echo "ok $n - $1 # SKIP $2"
+}
+
+# run PROGRAM ARGS...: stdout to $tmp/out, stderr to $tmp/err, status in $rc
+run() {
+    "$@" > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+}
+
+have_python=no
+command -v python3 > /dev/null 2>&1 && have_python=yes
+
+# A JSON document: parsed by python3 when there is one (and the expression
+# $2 about it, d, must hold), else its outline is checked.
+json_ok() {
+    if [ "$have_python" = yes ]; then
+        python3 -c "import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if ($2) else 1)" "$1"
+    else
+        head -c 1 "$1" | grep -q '{' && tail -n 1 "$1" | grep -q '^}$' &&
+            [ "$(grep -c '{' "$1")" -eq "$(grep -c '}' "$1")" ]
+    fi
+}
+
+# ---------------------------------------------------- ggml-backend-info
+
+run "$info"
+[ "$rc" -eq 0 ] && sed -n '/^devices:/,$p' "$tmp/out" | grep -q '^  CPU$' &&
+    grep -q '^    type: *CPU$' "$tmp/out" && grep -q 'plugin directory' "$tmp/out"
+ok "info exits 0, prints the plugin directory and lists the CPU device"
+
+grep -q '^  CPU: 1 device$' "$tmp/out" && grep -q '^    features: ' "$tmp/out"
+ok "info lists the CPU registry and its features"
+
+if [ -n "${TEST_PLUGIN_DIR:-}" ] && [ -d "$TEST_PLUGIN_DIR" ]; then
+    run env GGML_BACKEND_PATH="$TEST_PLUGIN_DIR" "$info"
+    [ "$rc" -eq 0 ] && grep -q "$TEST_PLUGIN_DIR  (GGML_BACKEND_PATH; directory)" "$tmp/out"
+    ok "info prints the GGML_BACKEND_PATH entries"
+    grep -q 'libggml-badversion.so: rejected: API version' "$tmp/out"
+    ok "info says why the plugin of the wrong API version was rejected"
+    grep -q 'libggml-noinit.so: rejected: does not export ggml_backend_init' "$tmp/out"
+    ok "info says why the plugin without ggml_backend_init was rejected"
+    grep -q 'libggml-testdev-hi.so: loaded (registry TESTDEV)' "$tmp/out" &&
+        grep -q 'libggml-testdev.so: not used (registry TESTDEV): .*kept' "$tmp/out"
+    ok "info tells the plugin loaded from the one outranked by it"
+    sed -n '/^devices:/,$p' "$tmp/out" | grep -q '^  TESTDEV0$'
+    ok "info lists the device of the test plugin"
+    run env GGML_BACKEND_PATH="$TEST_PLUGIN_DIR" "$info" --json
+    [ "$rc" -eq 0 ] && json_ok "$tmp/out" \
+        "any(f['status'] == 'rejected' and 'API version' in f['message'] for f in d['plugin_files'])"
+    ok "info --json with the test plugins is valid JSON and has the rejection"
+else
+    for what in "GGML_BACKEND_PATH entries" "wrong API version" "no ggml_backend_init" "outranked plugin" \
+        "test plugin device" "JSON with the test plugins"; do
+        skip "info: $what" "test plugins not built"
+    done
+fi
+
+run "$info" --json
+[ "$rc" -eq 0 ] && json_ok "$tmp/out" "any(x['name'] == 'CPU' and x['type'] == 'CPU' for x in d['devices'])" &&
+    grep -q '"name": "CPU"' "$tmp/out"
+ok "info --json is valid JSON and lists the CPU device ($([ "$have_python" = yes ] && echo python3 || echo outline))"
+
+run "$info" --require CPU --require cpu
+[ "$rc" -eq 0 ]
+ok "info --require CPU (any case) exits 0"
+
+run "$info" --require NOSUCH
+[ "$rc" -eq 2 ] && grep -q "no device named 'NOSUCH'" "$tmp/err"
+ok "info --require NOSUCH exits 2 with a message"
+
+run "$info" --bogus
+[ "$rc" -eq 2 ] && grep -q "unknown option '--bogus'" "$tmp/err" && [ ! -s "$tmp/out" ]
+ok "info: a bad option exits 2 with a message"
+
+run "$info" --require
+[ "$rc" -eq 2 ] && grep -q 'missing' "$tmp/err"
+ok "info: --require without a name exits 2 with a message"
+
+run "$info" --help
+[ "$rc" -eq 0 ] && grep -q '^usage: ggml-backend-info' "$tmp/out"
+ok "info --help"
+
+run "$info" --version
+[ "$rc" -eq 0 ] && grep -q "^ggml-backend-info ${PACKAGE_VERSION:-}" "$tmp/out"
+ok "info --version"
+
+# --------------------------------------------------- ggml-backend-bench
+
+tiny="--op mul_mat --shape 64x64x64 --reps 1"
+
+run "$bench" $tiny --device CPU
+[ "$rc" -eq 0 ] && grep -q '^mul_mat 64x64x64  *F32  *CPU  *[0-9.]*  *[0-9.]*  *[0-9.]*$' "$tmp/out" &&
+    grep -q '^mul_mat 64x64x64  *Q4_0  *CPU ' "$tmp/out" && grep -q 'total [0-9.]* s$' "$tmp/out"
+ok "bench $tiny prints a row per type for the CPU and the total time"
+
+[ ! -s "$tmp/err" ]
+ok "bench prints no progress when stderr is not a terminal"
+
+run "$bench" $tiny --device CPU --csv
+[ "$rc" -eq 0 ] && [ "$(head -n 1 "$tmp/out")" = "workload,type,device,ms,gflops,gbps,vs_sgemm,vs_stream" ] &&
+    [ "$(grep -c '^mul_mat 64x64x64,[A-Z0-9_]*,CPU,[0-9.]*,[0-9.]*,[0-9.]*,,$' "$tmp/out")" -eq 3 ] &&
+    [ "$(wc -l < "$tmp/out")" -eq 4 ]
+ok "bench --csv prints the header and one row per type"
+
+run "$bench" $tiny --device CPU --type q4_0 --json
+[ "$rc" -eq 0 ] && json_ok "$tmp/out" \
+    "len(d['results']) == 1 and d['results'][0]['device'] == 'CPU' and d['results'][0]['ms'] > 0"
+ok "bench --json is valid JSON with one result"
+
+run "$bench" --op block,block-fa --type q4_0 --reps 1 --threads 2 --device cpu
+[ "$rc" -eq 0 ] && grep -q '^block T=[0-9]*  *Q4_0  *CPU  *[0-9.]' "$tmp/out" &&
+    grep -q '^block-fa T=[0-9]*  *Q4_0  *CPU  *[0-9.]' "$tmp/out"
+ok "bench runs the transformer block with and without flash attention"
+
+run "$bench" $tiny --device CPU --type f32 --compare-blas
+if [ -n "${BLAS_PLUGIN_DIR:-}" ]; then
+    [ "$rc" -eq 0 ] && grep -q '^mul_mat 64x64x64  *F32  *CPU  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*$' "$tmp/out"
+    ok "bench --compare-blas reports the ratio against cblas_sgemm"
+else
+    [ "$rc" -eq 0 ] && grep -q 'unavailable' "$tmp/out"
+    ok "bench --compare-blas says the comparison is unavailable without BLAS"
+fi
+
+run "$bench" $tiny --device CPU --type f32 --compare-stream
+[ "$rc" -eq 0 ] && grep -q 'STREAM triad.s [0-9.]* GB/s' "$tmp/out" &&
+    grep -q '^mul_mat 64x64x64  *F32  *CPU  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*$' "$tmp/out"
+ok "bench --compare-stream reports the ratio against the STREAM triad"
+
+if [ -n "${BLAS_PLUGIN_DIR:-}" ]; then
+    run env GGML_BACKEND_PATH="$BLAS_PLUGIN_DIR" "$bench" $tiny --type f32
+    [ "$rc" -eq 0 ] && grep -q '^mul_mat 64x64x64  *F32  *BLAS+CPU  *[0-9.]' "$tmp/out" &&
+        grep -q '^mul_mat 64x64x64  *F32  *CPU  *[0-9.]' "$tmp/out"
+    ok "bench runs BLAS+CPU through the scheduler, then the CPU alone"
+else
+    skip "bench runs BLAS+CPU" "the BLAS plugin is not built"
+fi
+
+for bad in "--op nosuch" "--type q9_9" "--shape 0x1x1" "--shape 64x64" "--threads 0" "--reps x" "--bogus" "--op"; do
+    run "$bench" $bad
+    [ "$rc" -eq 2 ] && grep -q "^ggml-backend-bench: " "$tmp/err" && [ ! -s "$tmp/out" ]
+    ok "bench $bad exits 2 with a message"
+done
+
+run "$bench" $tiny --device NOSUCH
+[ "$rc" -eq 2 ] && grep -q 'no device matches --device NOSUCH' "$tmp/err"
+ok "bench --device NOSUCH exits 2 with a message"
+
+run "$bench" --help
+[ "$rc" -eq 0 ] && grep -q '^usage: ggml-backend-bench' "$tmp/out"
+ok "bench --help"
+
+run "$bench" --version
+[ "$rc" -eq 0 ] && grep -q "^ggml-backend-bench ${PACKAGE_VERSION:-}" "$tmp/out"
+ok "bench --version"
+
+echo "1..$n"

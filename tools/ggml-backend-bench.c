@@ -1,0 +1,967 @@
+/*
+ * ggml-backend-bench - time a llama-style transformer block and matrix
+ * products on every device, through the scheduler.
+ *
+ *   ggml-backend-bench [options]        (see usage() or ggml-backend-bench(1))
+ *
+ * Workloads (--op):
+ *   block     one llama-style block over T tokens: rms_norm * weight,
+ *             Q/K/V projections, RoPE on Q and K, grouped-query attention
+ *             with a causal mask (mul_mat K^T Q, soft_max_ext, mul_mat V),
+ *             output projection, residual, rms_norm * weight, SwiGLU FFN
+ *             (ggml_swiglu_split), residual;
+ *   block-fa  the same with ggml_flash_attn_ext over F16 K and V;
+ *   mul_mat   c = a b for each --shape MxKxN: weights a [K, M], F32 b [K, N].
+ * The matrices of the weights have the --type (F32, F16, Q4_0); norms are
+ * F32.
+ *
+ * Devices: for each device D that is not a CPU, a scheduler over {D, CPU}
+ * with the weights in D's buffer type ("D+CPU"), then the CPU alone
+ * ("CPU").  Every backend gets --threads threads (through the registry's
+ * "ggml_backend_set_n_threads").  Each run is the graph computed once to
+ * warm up, then --reps times; the best time is reported, with GFLOP/s
+ * (multiply-adds of the products and of the attention, counted twice)
+ * and GB/s (bytes of the weights, inputs and output, read or written once).
+ *
+ * --compare-blas times cblas_sgemm on F32 arrays of each mul_mat shape,
+ * with the same threads, in the same run, and reports each mul_mat row's
+ * speed relative to it.  --compare-stream times a STREAM triad
+ * a[i] = b[i] + s * c[i] on arrays much larger than the caches with the
+ * same threads, and reports each row's GB/s relative to it.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#ifdef HAVE_CBLAS
+#    include <cblas.h>
+#endif
+
+#include "ggml.h"
+#include "ggml-alloc.h"
+#include "ggml-backend.h"
+#include "ggml-cpu.h"
+#include "tool-util.h"
+
+#define PROGRAM "ggml-backend-bench"
+
+/* The block's dimensions: a small llama-style model, prompt of T tokens. */
+#define N_EMBD    1024
+#define N_HEAD    16
+#define N_HEAD_KV 4
+#define HEAD_DIM  (N_EMBD / N_HEAD)
+#define N_FF      2816
+#define N_TOKENS  64
+#define RMS_EPS   1e-5f
+
+#define MAX_SHAPES  16
+#define MAX_DEVICES 16
+
+enum op { OP_BLOCK, OP_BLOCK_FA, OP_MUL_MAT, N_OPS };
+static const char *const op_names[N_OPS] = { "block", "block-fa", "mul_mat" };
+
+static const enum ggml_type bench_types[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_Q4_0 };
+#define N_TYPES (sizeof bench_types / sizeof bench_types[0])
+
+struct shape {
+    int64_t m, k, n;
+};
+
+static const struct shape default_shapes[] = { { 2048, 512, 2048 }, { 4096, 4096, 32 }, { 4096, 4096, 1 } };
+
+enum format { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON };
+
+struct options {
+    bool ops[N_OPS];
+    bool types[N_TYPES];
+    struct shape shapes[MAX_SHAPES];
+    int n_shapes;
+    int n_threads;
+    int reps;
+    const char *devices[MAX_DEVICES];
+    int n_devices;
+    bool compare_blas, compare_stream;
+    enum format format;
+};
+
+/* One result row. */
+struct row {
+    char workload[64];
+    const char *type;
+    char device[64];
+    double seconds;      /* best time */
+    double flop, bytes;  /* per run */
+    double vs_sgemm;     /* sgemm time / this time, NAN when not measured */
+    double vs_stream;    /* this GB/s / STREAM GB/s, NAN when not measured */
+};
+
+struct results {
+    struct row *rows;
+    size_t n;
+    bool failed;
+};
+
+/* ------------------------------------------------------------ helpers */
+
+static void *xmalloc(size_t size)
+{
+    void *p = malloc(size);
+    if (p == NULL) {
+        fprintf(stderr, PROGRAM ": out of memory (%zu bytes)\n", size);
+        exit(1);
+    }
+    return p;
+}
+
+static float next_value(uint64_t *state)
+{
+    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+    return (float) ((*state >> 40) & 0xffffff) / 8388608.0f - 1.0f;
+}
+
+static void fill_random(float *p, size_t n, uint64_t seed, float amplitude)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = amplitude * next_value(&seed);
+}
+
+static const char *type_label(enum ggml_type type)
+{
+    switch (type) {
+    case GGML_TYPE_F32:  return "F32";
+    case GGML_TYPE_F16:  return "F16";
+    case GGML_TYPE_Q4_0: return "Q4_0";
+    default:             return ggml_type_name(type);
+    }
+}
+
+static bool progress_on;
+
+static void progress(int done, int total, const char *what)
+{
+    if (!progress_on)
+        return;
+    if (what == NULL)
+        fprintf(stderr, "\r%*s\r", 72, "");
+    else
+        fprintf(stderr, "\r[%d/%d] %-60.60s", done + 1, total, what);
+    fflush(stderr);
+}
+
+/* ------------------------------------------------------------ devices */
+
+/* A way to run: a scheduler over backends (the last is the CPU). */
+struct config {
+    char label[64];
+    ggml_backend_dev_t dev;   /* the device in front (the CPU for CPU alone) */
+};
+
+static void set_threads(ggml_backend_t backend, int n_threads)
+{
+    ggml_backend_reg_t reg = ggml_backend_dev_backend_reg(ggml_backend_get_device(backend));
+    ggml_backend_set_n_threads_t fn =
+        (ggml_backend_set_n_threads_t) ggml_backend_reg_get_proc_address(reg, "ggml_backend_set_n_threads");
+    if (fn != NULL)
+        fn(backend, n_threads);
+}
+
+static bool selected(const struct options *o, const char *dev_name)
+{
+    if (o->n_devices == 0)
+        return true;
+    for (int i = 0; i < o->n_devices; i++)
+        if (strcasecmp(o->devices[i], dev_name) == 0)
+            return true;
+    return false;
+}
+
+static int list_configs(const struct options *o, struct config *configs, int max)
+{
+    int n = 0;
+    ggml_backend_dev_t cpu = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
+    for (size_t i = 0; i < ggml_backend_dev_count() && n < max - 1; i++) {
+        ggml_backend_dev_t dev = ggml_backend_dev_get(i);
+        if (ggml_backend_dev_type(dev) == GGML_BACKEND_DEVICE_TYPE_CPU || !selected(o, ggml_backend_dev_name(dev)))
+            continue;
+        configs[n].dev = dev;
+        snprintf(configs[n].label, sizeof configs[n].label, "%s+CPU", ggml_backend_dev_name(dev));
+        n++;
+    }
+    if (cpu != NULL && selected(o, ggml_backend_dev_name(cpu))) {
+        configs[n].dev = cpu;
+        snprintf(configs[n].label, sizeof configs[n].label, "%s", ggml_backend_dev_name(cpu));
+        n++;
+    }
+    return n;
+}
+
+/* ----------------------------------------------------------- workloads */
+
+/* A weight: its tensor in the run's weight context and the bytes stored. */
+struct weight {
+    struct ggml_tensor *t;
+    void **bytes;    /* cached across devices: made on first use */
+    uint64_t seed;
+    float amplitude;
+};
+
+/* Everything of one run on one device configuration. */
+struct run {
+    struct ggml_context *wctx, *gctx;
+    ggml_backend_buffer_t wbuf;
+    struct ggml_cgraph *graph;
+    struct ggml_tensor *out;
+    struct ggml_tensor *inputs[4];
+    void *input_data[4];
+    int n_inputs;
+    double flop, bytes;
+};
+
+/* Host copies of the weights, shared by the runs of one workload. */
+#define MAX_WEIGHTS 16
+struct weight_cache {
+    void *bytes[MAX_WEIGHTS];
+};
+
+static void weight_cache_free(struct weight_cache *c)
+{
+    for (int i = 0; i < MAX_WEIGHTS; i++) {
+        free(c->bytes[i]);
+        c->bytes[i] = NULL;
+    }
+}
+
+/* Uploads weight i (random values in [-amplitude, amplitude) stored in its type). */
+static void upload_weight(struct weight_cache *c, int i, struct ggml_tensor *t, float amplitude)
+{
+    if (c->bytes[i] == NULL) {
+        const int64_t n = ggml_nelements(t);
+        float *values = xmalloc((size_t) n * sizeof *values);
+        fill_random(values, (size_t) n, 1000u + (uint64_t) i, amplitude);
+        c->bytes[i] = xmalloc(ggml_nbytes(t));
+        if (t->type == GGML_TYPE_F32)
+            memcpy(c->bytes[i], values, ggml_nbytes(t));
+        else
+            ggml_quantize_chunk(t->type, values, c->bytes[i], 0, ggml_nrows(t), t->ne[0], NULL);
+        free(values);
+    }
+    ggml_backend_tensor_set(t, c->bytes[i], 0, ggml_nbytes(t));
+}
+
+static struct ggml_tensor *add_input(struct run *r, struct ggml_tensor *t, void *data)
+{
+    ggml_set_input(t);
+    r->inputs[r->n_inputs] = t;
+    r->input_data[r->n_inputs] = data;
+    r->n_inputs++;
+    r->bytes += (double) ggml_nbytes(t);
+    return t;
+}
+
+static double mul_mat_flop(const struct ggml_tensor *a, const struct ggml_tensor *b)
+{
+    return 2.0 * (double) a->ne[0] * (double) a->ne[1] * (double) ggml_nelements(b) / (double) b->ne[0];
+}
+
+/* The block's graph; false when a constructor failed (logged). */
+static bool build_block(struct run *r, struct weight_cache *cache, enum ggml_type type, bool flash,
+                        ggml_backend_buffer_type_t wbuft)
+{
+    const int T = N_TOKENS, n_kv_embd = N_HEAD_KV * HEAD_DIM;
+    struct ggml_init_params wp = { 16 * ggml_tensor_overhead(), NULL, true };
+    r->wctx = ggml_init(wp);
+    if (r->wctx == NULL)
+        return false;
+    struct ggml_tensor *attn_norm = ggml_new_tensor_1d(r->wctx, GGML_TYPE_F32, N_EMBD);
+    struct ggml_tensor *ffn_norm = ggml_new_tensor_1d(r->wctx, GGML_TYPE_F32, N_EMBD);
+    struct ggml_tensor *wq = ggml_new_tensor_2d(r->wctx, type, N_EMBD, N_EMBD);
+    struct ggml_tensor *wk = ggml_new_tensor_2d(r->wctx, type, N_EMBD, n_kv_embd);
+    struct ggml_tensor *wv = ggml_new_tensor_2d(r->wctx, type, N_EMBD, n_kv_embd);
+    struct ggml_tensor *wo = ggml_new_tensor_2d(r->wctx, type, N_EMBD, N_EMBD);
+    struct ggml_tensor *w_gate = ggml_new_tensor_2d(r->wctx, type, N_EMBD, N_FF);
+    struct ggml_tensor *w_up = ggml_new_tensor_2d(r->wctx, type, N_EMBD, N_FF);
+    struct ggml_tensor *w_down = ggml_new_tensor_2d(r->wctx, type, N_FF, N_EMBD);
+    r->wbuf = ggml_backend_alloc_ctx_tensors_from_buft(r->wctx, wbuft);
+    if (r->wbuf == NULL)
+        return false;
+    ggml_backend_buffer_set_usage(r->wbuf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+    struct ggml_tensor *weights[] = { attn_norm, ffn_norm, wq, wk, wv, wo, w_gate, w_up, w_down };
+    for (int i = 0; i < (int) (sizeof weights / sizeof weights[0]); i++) {
+        const float amplitude = i < 2 ? 1.0f : 1.0f / sqrtf((float) weights[i]->ne[0]);
+        upload_weight(cache, i, weights[i], amplitude);
+        r->bytes += (double) ggml_nbytes(weights[i]);
+    }
+
+    struct ggml_init_params gp = { 256 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true };
+    r->gctx = ggml_init(gp);
+    if (r->gctx == NULL)
+        return false;
+    struct ggml_context *ctx = r->gctx;
+
+    float *embd = xmalloc((size_t) N_EMBD * T * sizeof *embd);
+    fill_random(embd, (size_t) N_EMBD * T, 7, 1.0f);
+    int32_t *pos = xmalloc((size_t) T * sizeof *pos);
+    for (int t = 0; t < T; t++)
+        pos[t] = t;
+    const int mask_rows = GGML_PAD(T, GGML_KQ_MASK_PAD);
+    ggml_fp16_t *mask = xmalloc((size_t) T * mask_rows * sizeof *mask);
+    for (int i = 0; i < mask_rows; i++)
+        for (int j = 0; j < T; j++)
+            mask[i * T + j] = ggml_fp32_to_fp16(j <= i ? 0.0f : -INFINITY);
+
+    struct ggml_tensor *x = add_input(r, ggml_new_tensor_2d(ctx, GGML_TYPE_F32, N_EMBD, T), embd);
+    struct ggml_tensor *p = add_input(r, ggml_new_tensor_1d(ctx, GGML_TYPE_I32, T), pos);
+    struct ggml_tensor *kq_mask = add_input(r, ggml_new_tensor_2d(ctx, GGML_TYPE_F16, T, mask_rows), mask);
+
+    struct ggml_tensor *cur = ggml_mul(ctx, ggml_rms_norm(ctx, x, RMS_EPS), attn_norm);
+    struct ggml_tensor *q = ggml_reshape_3d(ctx, ggml_mul_mat(ctx, wq, cur), HEAD_DIM, N_HEAD, T);
+    struct ggml_tensor *k = ggml_reshape_3d(ctx, ggml_mul_mat(ctx, wk, cur), HEAD_DIM, N_HEAD_KV, T);
+    struct ggml_tensor *v = ggml_reshape_3d(ctx, ggml_mul_mat(ctx, wv, cur), HEAD_DIM, N_HEAD_KV, T);
+    q = ggml_rope_ext(ctx, q, p, NULL, HEAD_DIM, 0, 4096, 10000.0f, 1.0f, 0.0f, 1.0f, 32.0f, 1.0f);
+    k = ggml_rope_ext(ctx, k, p, NULL, HEAD_DIM, 0, 4096, 10000.0f, 1.0f, 0.0f, 1.0f, 32.0f, 1.0f);
+    const float scale = 1.0f / sqrtf((float) HEAD_DIM);
+    struct ggml_tensor *attn;
+    q = ggml_permute(ctx, q, 0, 2, 1, 3);                                  /* [hd, T, n_head] */
+    if (flash) {
+        /* K and V as an F16 cache holds them */
+        struct ggml_tensor *k16 = ggml_permute(ctx, ggml_cast(ctx, k, GGML_TYPE_F16), 0, 2, 1, 3);
+        struct ggml_tensor *v16 = ggml_permute(ctx, ggml_cast(ctx, v, GGML_TYPE_F16), 0, 2, 1, 3);
+        attn = ggml_flash_attn_ext(ctx, q, k16, v16, kq_mask, scale, 0.0f, 0.0f);
+        if (attn != NULL)
+            ggml_flash_attn_ext_set_prec(attn, GGML_PREC_F32);
+        attn = ggml_reshape_2d(ctx, attn, N_EMBD, T);                      /* [hd, n_head, T] */
+    } else {
+        k = ggml_permute(ctx, k, 0, 2, 1, 3);                              /* [hd, T, n_head_kv] */
+        struct ggml_tensor *kq = ggml_soft_max_ext(ctx, ggml_mul_mat(ctx, k, q), kq_mask, scale, 0.0f);
+        struct ggml_tensor *vt = ggml_cont(ctx, ggml_permute(ctx, v, 1, 2, 0, 3));  /* [T, hd, n_head_kv] */
+        struct ggml_tensor *kqv = ggml_mul_mat(ctx, vt, kq);               /* [hd, T, n_head] */
+        attn = ggml_reshape_2d(ctx, ggml_cont(ctx, ggml_permute(ctx, kqv, 0, 2, 1, 3)), N_EMBD, T);
+    }
+    x = ggml_add(ctx, x, ggml_mul_mat(ctx, wo, attn));
+    cur = ggml_mul(ctx, ggml_rms_norm(ctx, x, RMS_EPS), ffn_norm);
+    struct ggml_tensor *h = ggml_swiglu_split(ctx, ggml_mul_mat(ctx, w_gate, cur), ggml_mul_mat(ctx, w_up, cur));
+    r->out = ggml_add(ctx, x, ggml_mul_mat(ctx, w_down, h));
+    if (r->out == NULL)
+        return false;
+    ggml_set_output(r->out);
+    r->graph = ggml_new_graph(ctx);
+    ggml_build_forward_expand(r->graph, r->out);
+    r->bytes += (double) ggml_nbytes(r->out);
+
+    /* the products with weights, and the two of the attention */
+    struct ggml_tensor act = { .ne = { N_EMBD, T, 1, 1 } }, ffn = { .ne = { N_FF, T, 1, 1 } };
+    r->flop = mul_mat_flop(wq, &act) + mul_mat_flop(wk, &act) + mul_mat_flop(wv, &act) + mul_mat_flop(wo, &act) +
+              mul_mat_flop(w_gate, &act) + mul_mat_flop(w_up, &act) + mul_mat_flop(w_down, &ffn) +
+              2.0 * 2.0 * (double) T * T * HEAD_DIM * N_HEAD;
+    return true;
+}
+
+static bool build_mul_mat(struct run *r, struct weight_cache *cache, enum ggml_type type, struct shape s,
+                          ggml_backend_buffer_type_t wbuft)
+{
+    struct ggml_init_params wp = { 2 * ggml_tensor_overhead(), NULL, true };
+    r->wctx = ggml_init(wp);
+    if (r->wctx == NULL)
+        return false;
+    struct ggml_tensor *a = ggml_new_tensor_2d(r->wctx, type, s.k, s.m);
+    if (a == NULL)
+        return false;
+    r->wbuf = ggml_backend_alloc_ctx_tensors_from_buft(r->wctx, wbuft);
+    if (r->wbuf == NULL)
+        return false;
+    ggml_backend_buffer_set_usage(r->wbuf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+    upload_weight(cache, 0, a, 1.0f);
+    r->bytes += (double) ggml_nbytes(a);
+
+    struct ggml_init_params gp = { 4 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true };
+    r->gctx = ggml_init(gp);
+    if (r->gctx == NULL)
+        return false;
+    float *bdata = xmalloc((size_t) (s.k * s.n) * sizeof *bdata);
+    fill_random(bdata, (size_t) (s.k * s.n), 11, 1.0f);
+    struct ggml_tensor *b = add_input(r, ggml_new_tensor_2d(r->gctx, GGML_TYPE_F32, s.k, s.n), bdata);
+    r->out = ggml_mul_mat(r->gctx, a, b);
+    if (r->out == NULL)
+        return false;
+    ggml_set_output(r->out);
+    r->graph = ggml_new_graph(r->gctx);
+    ggml_build_forward_expand(r->graph, r->out);
+    r->bytes += (double) ggml_nbytes(r->out);
+    r->flop = mul_mat_flop(a, b);
+    return true;
+}
+
+static void run_free(struct run *r)
+{
+    for (int i = 0; i < r->n_inputs; i++)
+        free(r->input_data[i]);
+    ggml_backend_buffer_free(r->wbuf);
+    ggml_free(r->gctx);
+    ggml_free(r->wctx);
+}
+
+/* Computes the run's graph on config c and returns the best of reps times
+ * (after one warm-up), or NAN on failure (reported). */
+static double time_run(struct run *r, const struct config *c, int n_threads, int reps)
+{
+    ggml_backend_dev_t cpu_dev = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
+    ggml_backend_t backends[2] = { NULL, NULL };
+    int n = 0;
+    if (c->dev != cpu_dev)
+        backends[n++] = ggml_backend_dev_init(c->dev, NULL);
+    backends[n++] = ggml_backend_dev_init(cpu_dev, NULL);
+    double best = NAN;
+    ggml_backend_sched_t sched = NULL;
+    for (int i = 0; i < n; i++) {
+        if (backends[i] == NULL)
+            goto out;
+        set_threads(backends[i], n_threads);
+    }
+    sched = ggml_backend_sched_new(backends, NULL, n, GGML_DEFAULT_GRAPH_SIZE, false, true);
+    if (sched == NULL || !ggml_backend_sched_alloc_graph(sched, r->graph))
+        goto out;
+    for (int i = 0; i < r->n_inputs; i++)
+        ggml_backend_tensor_set(r->inputs[i], r->input_data[i], 0, ggml_nbytes(r->inputs[i]));
+    if (ggml_backend_sched_graph_compute(sched, r->graph) != GGML_STATUS_SUCCESS)
+        goto out;
+    for (int rep = 0; rep < reps; rep++) {
+        double t0 = tool_now();
+        if (ggml_backend_sched_graph_compute(sched, r->graph) != GGML_STATUS_SUCCESS) {
+            best = NAN;
+            goto out;
+        }
+        double t = tool_now() - t0;
+        if (!(t >= best))
+            best = t;
+    }
+    /* a result that is not finite means a broken kernel, not a speed */
+    size_t count = (size_t) ggml_nelements(r->out);
+    float *out = xmalloc(count * sizeof *out);
+    ggml_backend_tensor_get(r->out, out, 0, count * sizeof *out);
+    for (size_t i = 0; i < count; i++)
+        if (!isfinite(out[i])) {
+            fprintf(stderr, PROGRAM ": %s: the result has a non-finite value at %zu\n", c->label, i);
+            best = NAN;
+            break;
+        }
+    free(out);
+out:
+    ggml_backend_sched_free(sched);
+    for (int i = 0; i < n; i++)
+        ggml_backend_free(backends[i]);
+    return best;
+}
+
+/* ------------------------------------------------------- references */
+
+#ifdef HAVE_CBLAS
+/* Best of reps cblas_sgemm calls computing the F32 product of shape s. */
+static double time_sgemm(struct shape s, int n_threads, int reps)
+{
+    float *a = xmalloc((size_t) (s.k * s.m) * sizeof *a);
+    float *b = xmalloc((size_t) (s.k * s.n) * sizeof *b);
+    float *c = xmalloc((size_t) (s.m * s.n) * sizeof *c);
+    fill_random(a, (size_t) (s.k * s.m), 1, 1.0f);
+    fill_random(b, (size_t) (s.k * s.n), 2, 1.0f);
+#    ifdef HAVE_OPENBLAS_API
+    openblas_set_num_threads(n_threads);
+#    else
+    (void) n_threads;
+#    endif
+    double best = INFINITY;
+    for (int rep = 0; rep <= reps; rep++) {
+        double t0 = tool_now();
+        /* c [N, M] = b [N, K] a [M, K]^T, as ggml lays out mul_mat */
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int) s.n, (int) s.m, (int) s.k, 1.0f, b, (int) s.k,
+                    a, (int) s.k, 0.0f, c, (int) s.m);
+        double t = tool_now() - t0;
+        if (rep > 0 && t < best)
+            best = t;
+    }
+    free(a);
+    free(b);
+    free(c);
+    return best;
+}
+#endif
+
+/* STREAM triad over [begin, end) of the arrays, by one thread. */
+struct triad_part {
+    double *a, *b, *c;
+    size_t begin, end;
+    int reps;
+    double scalar;
+    pthread_barrier_t *barrier;
+    double *times;   /* per rep, written by thread 0 */
+    bool first;
+};
+
+static void *triad_thread(void *arg)
+{
+    struct triad_part *p = arg;
+    /* first touch: each thread's pages near it */
+    for (size_t i = p->begin; i < p->end; i++) {
+        p->a[i] = 0.0;
+        p->b[i] = 1.0;
+        p->c[i] = 2.0;
+    }
+    for (int rep = 0; rep <= p->reps; rep++) {
+        pthread_barrier_wait(p->barrier);
+        double t0 = tool_now();
+        for (size_t i = p->begin; i < p->end; i++)
+            p->a[i] = p->b[i] + p->scalar * p->c[i];
+        pthread_barrier_wait(p->barrier);
+        if (p->first)
+            p->times[rep] = tool_now() - t0;
+    }
+    return NULL;
+}
+
+/* Best triad bandwidth in bytes per second (24 bytes per element), or NAN. */
+static double stream_triad(int n_threads, int reps, size_t *n_elements)
+{
+    const size_t n = (size_t) 1 << 23;   /* 64 MiB per array */
+    *n_elements = n;
+    double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
+    struct triad_part *parts = calloc((size_t) n_threads, sizeof *parts);
+    pthread_t *threads = calloc((size_t) n_threads, sizeof *threads);
+    double *times = calloc((size_t) reps + 1, sizeof *times);
+    double result = NAN;
+    pthread_barrier_t barrier;
+    if (a == NULL || b == NULL || c == NULL || parts == NULL || threads == NULL || times == NULL ||
+        pthread_barrier_init(&barrier, NULL, (unsigned) n_threads) != 0)
+        goto out;
+    int started = 0;
+    for (int t = 0; t < n_threads; t++) {
+        parts[t] = (struct triad_part) { a, b, c, n * (size_t) t / (size_t) n_threads,
+                                         n * (size_t) (t + 1) / (size_t) n_threads, reps, 3.0, &barrier, times,
+                                         t == 0 };
+        if (t > 0 && pthread_create(&threads[t], NULL, triad_thread, &parts[t]) != 0)
+            break;
+        started++;
+    }
+    if (started == n_threads) {
+        triad_thread(&parts[0]);
+        double best = INFINITY;
+        for (int rep = 1; rep <= reps; rep++)
+            best = fmin(best, times[rep]);
+        result = 3.0 * sizeof(double) * (double) n / best;
+    } else {
+        fprintf(stderr, PROGRAM ": cannot start the STREAM threads\n");
+        exit(1);   /* the started threads wait at the barrier for ever */
+    }
+    for (int t = 1; t < n_threads; t++)
+        pthread_join(threads[t], NULL);
+    pthread_barrier_destroy(&barrier);
+out:
+    free(a);
+    free(b);
+    free(c);
+    free(parts);
+    free(threads);
+    free(times);
+    return result;
+}
+
+/* ------------------------------------------------------------ output */
+
+static double gflops(const struct row *r)
+{
+    return r->flop / r->seconds * 1e-9;
+}
+
+static double gbps(const struct row *r)
+{
+    return r->bytes / r->seconds * 1e-9;
+}
+
+/* v in width columns with prec decimals, or none when v is not a number. */
+static void print_number(FILE *out, int width, int prec, double v, const char *none)
+{
+    if (isnan(v))
+        fprintf(out, "%*s", width, none);
+    else
+        fprintf(out, "%*.*f", width, prec, v);
+}
+
+static void print_table(const struct results *res, const struct options *o, double stream_bps, double total)
+{
+    printf("%-24s %-5s %-12s %10s %10s %9s", "workload", "type", "device", "ms", "GFLOP/s", "GB/s");
+    if (o->compare_blas)
+        printf(" %9s", "vs sgemm");
+    if (o->compare_stream)
+        printf(" %9s", "vs STREAM");
+    printf("\n");
+    for (size_t i = 0; i < res->n; i++) {
+        const struct row *r = &res->rows[i];
+        printf("%-24s %-5s %-12s ", r->workload, r->type, r->device);
+        if (isnan(r->seconds)) {
+            printf("%10s\n", "failed");
+            continue;
+        }
+        printf("%10.2f ", r->seconds * 1e3);
+        print_number(stdout, 10, 1, r->flop > 0 ? gflops(r) : NAN, "-");
+        putchar(' ');
+        print_number(stdout, 9, 2, gbps(r), "-");
+        if (o->compare_blas) {
+            putchar(' ');
+            print_number(stdout, 9, 2, r->vs_sgemm, "-");
+        }
+        if (o->compare_stream) {
+            putchar(' ');
+            print_number(stdout, 9, 2, r->vs_stream, "-");
+        }
+        printf("\n");
+    }
+    if (o->compare_blas) {
+#ifdef HAVE_CBLAS
+        printf("vs sgemm: cblas_sgemm time of the same shape in F32 over this time (above 1: faster)\n");
+#else
+        printf("vs sgemm: unavailable, " PROGRAM " was built without a BLAS library\n");
+#endif
+    }
+    if (o->compare_stream && !isnan(stream_bps))
+        printf("vs STREAM: GB/s over the STREAM triad's %.2f GB/s\n", stream_bps * 1e-9);
+    printf("%d thread%s, best of %d; total %.1f s\n", o->n_threads, o->n_threads == 1 ? "" : "s", o->reps, total);
+}
+
+static void print_csv(const struct results *res)
+{
+    printf("workload,type,device,ms,gflops,gbps,vs_sgemm,vs_stream\n");
+    for (size_t i = 0; i < res->n; i++) {
+        const struct row *r = &res->rows[i];
+        printf("%s,%s,%s,", r->workload, r->type, r->device);
+        print_number(stdout, 0, 4, r->seconds * 1e3, "");
+        putchar(',');
+        print_number(stdout, 0, 3, r->flop > 0 ? gflops(r) : NAN, "");
+        putchar(',');
+        print_number(stdout, 0, 3, gbps(r), "");
+        putchar(',');
+        print_number(stdout, 0, 4, r->vs_sgemm, "");
+        putchar(',');
+        print_number(stdout, 0, 4, r->vs_stream, "");
+        putchar('\n');
+    }
+}
+
+static void json_number(double v)
+{
+    if (isnan(v) || isinf(v))
+        fputs("null", stdout);
+    else
+        printf("%.6g", v);
+}
+
+static void print_json(const struct results *res, const struct options *o, double stream_bps, double total)
+{
+    printf("{\n  \"program\": \"" PROGRAM "\",\n  \"version\": ");
+    tool_json_string(stdout, PACKAGE_VERSION);
+    printf(",\n  \"threads\": %d,\n  \"reps\": %d,\n  \"sgemm_available\": %s,\n  \"stream_gbps\": ",
+           o->n_threads, o->reps,
+#ifdef HAVE_CBLAS
+           "true"
+#else
+           "false"
+#endif
+    );
+    json_number(stream_bps * 1e-9);
+    printf(",\n  \"results\": [");
+    for (size_t i = 0; i < res->n; i++) {
+        const struct row *r = &res->rows[i];
+        printf("%s\n    {\"workload\": ", i ? "," : "");
+        tool_json_string(stdout, r->workload);
+        printf(", \"type\": ");
+        tool_json_string(stdout, r->type);
+        printf(", \"device\": ");
+        tool_json_string(stdout, r->device);
+        printf(", \"ms\": ");
+        json_number(r->seconds * 1e3);
+        printf(", \"gflops\": ");
+        json_number(r->flop > 0 ? gflops(r) : NAN);
+        printf(", \"gbps\": ");
+        json_number(gbps(r));
+        printf(", \"vs_sgemm\": ");
+        json_number(r->vs_sgemm);
+        printf(", \"vs_stream\": ");
+        json_number(r->vs_stream);
+        printf("}");
+    }
+    printf("%s],\n  \"total_seconds\": %.3f\n}\n", res->n ? "\n  " : "", total);
+}
+
+/* ------------------------------------------------------------ options */
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: " PROGRAM " [options]\n"
+            "Times a llama-style transformer block and matrix products on every device\n"
+            "(each non-CPU device D with the CPU through the scheduler, then the CPU alone).\n"
+            "  --op LIST          block, block-fa, mul_mat (default: all)\n"
+            "  --type LIST        f32, f16, q4_0: the weights' type (default: all)\n"
+            "  --shape MxKxN      a mul_mat shape, weights [K, M] by [K, N]; repeatable\n"
+            "                     (default: 2048x512x2048, 4096x4096x32, 4096x4096x1)\n"
+            "  --threads N        threads of every backend and reference (default: online CPUs)\n"
+            "  --reps N           timed repetitions after one warm-up; the best counts (default: 3)\n"
+            "  --device LIST      devices to run on: D runs D+CPU, CPU runs the CPU alone\n"
+            "  --compare-blas     ratio against cblas_sgemm of each mul_mat shape\n"
+            "  --compare-stream   ratio of GB/s against a STREAM triad\n"
+            "  --csv, --json      print CSV or JSON instead of a table\n"
+            "  --help, --version\n"
+            "LIST is comma-separated; options taking one may be repeated.\n");
+}
+
+static int bad_usage(const char *what, const char *arg)
+{
+    fprintf(stderr, PROGRAM ": %s '%s'\nTry '" PROGRAM " --help'.\n", what, arg);
+    return 2;
+}
+
+/* Calls item(o, word) for each comma-separated word of list; false on the first bad one. */
+static bool each_word(struct options *o, const char *list, bool (*item)(struct options *, const char *),
+                      const char **bad)
+{
+    static char copy[256];
+    snprintf(copy, sizeof copy, "%s", list);
+    for (char *save = NULL, *w = strtok_r(copy, ",", &save); w != NULL; w = strtok_r(NULL, ",", &save))
+        if (!item(o, w)) {
+            *bad = w;
+            return false;
+        }
+    return true;
+}
+
+static bool add_op(struct options *o, const char *w)
+{
+    for (int i = 0; i < N_OPS; i++)
+        if (strcasecmp(w, op_names[i]) == 0)
+            return o->ops[i] = true;
+    return false;
+}
+
+static bool add_type(struct options *o, const char *w)
+{
+    for (size_t i = 0; i < N_TYPES; i++)
+        if (strcasecmp(w, type_label(bench_types[i])) == 0)
+            return o->types[i] = true;
+    return false;
+}
+
+static bool add_device(struct options *o, const char *w)
+{
+    if (o->n_devices >= MAX_DEVICES)
+        return false;
+    static char names[MAX_DEVICES][64];
+    snprintf(names[o->n_devices], sizeof names[0], "%s", w);
+    o->devices[o->n_devices] = names[o->n_devices];
+    o->n_devices++;
+    return true;
+}
+
+static bool parse_shape(const char *s, struct shape *out)
+{
+    long long m, k, n;
+    char end;
+    if (sscanf(s, "%lldx%lldx%lld%c", &m, &k, &n, &end) != 3 || m < 1 || k < 1 || n < 1 || m > 65536 ||
+        k > 65536 || n > 65536 || m * k > (1ll << 28) || k * n > (1ll << 28) || m * n > (1ll << 28))
+        return false;
+    *out = (struct shape) { m, k, n };
+    return true;
+}
+
+static int default_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 64 ? 64 : (int) n;
+}
+
+/* Parses argv into o; returns -1 to go on, else the exit status. */
+static int parse_options(int argc, char **argv, struct options *o)
+{
+    bool any_op = false, any_type = false;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i], *value = NULL, *bad = NULL;
+        static const char *const with_value[] = { "--op", "--type", "--shape", "--threads", "--reps", "--device" };
+        for (size_t j = 0; j < sizeof with_value / sizeof with_value[0]; j++) {
+            size_t len = strlen(with_value[j]);
+            if (strncmp(arg, with_value[j], len) == 0 && (arg[len] == '\0' || arg[len] == '=')) {
+                if (arg[len] == '=')
+                    value = arg + len + 1;
+                else if (i + 1 < argc)
+                    value = argv[++i];
+                else
+                    return bad_usage("missing value for option", arg);
+                arg = with_value[j];
+                break;
+            }
+        }
+        long v;
+        if (strcmp(arg, "--op") == 0) {
+            any_op = true;
+            if (!each_word(o, value, add_op, &bad))
+                return bad_usage("unknown op (block, block-fa, mul_mat)", bad);
+        } else if (strcmp(arg, "--type") == 0) {
+            any_type = true;
+            if (!each_word(o, value, add_type, &bad))
+                return bad_usage("unknown type (f32, f16, q4_0)", bad);
+        } else if (strcmp(arg, "--shape") == 0) {
+            if (o->n_shapes >= MAX_SHAPES || !parse_shape(value, &o->shapes[o->n_shapes]))
+                return bad_usage("bad shape (MxKxN, each 1..65536, products up to 2^28)", value);
+            o->n_shapes++;
+        } else if (strcmp(arg, "--threads") == 0) {
+            if (!tool_parse_int(value, 1, 512, &v))
+                return bad_usage("bad thread count (1..512)", value);
+            o->n_threads = (int) v;
+        } else if (strcmp(arg, "--reps") == 0) {
+            if (!tool_parse_int(value, 1, 100000, &v))
+                return bad_usage("bad repetition count", value);
+            o->reps = (int) v;
+        } else if (strcmp(arg, "--device") == 0) {
+            if (!each_word(o, value, add_device, &bad))
+                return bad_usage("too many devices at", bad);
+        } else if (strcmp(arg, "--compare-blas") == 0) {
+            o->compare_blas = true;
+        } else if (strcmp(arg, "--compare-stream") == 0) {
+            o->compare_stream = true;
+        } else if (strcmp(arg, "--csv") == 0) {
+            o->format = FORMAT_CSV;
+        } else if (strcmp(arg, "--json") == 0) {
+            o->format = FORMAT_JSON;
+        } else if (strcmp(arg, "--help") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(arg, "--version") == 0) {
+            printf(PROGRAM " %s (libggml-backend %s, commit %s)\n", PACKAGE_VERSION, ggml_version(), ggml_commit());
+            return 0;
+        } else {
+            return bad_usage("unknown option", arg);
+        }
+    }
+    for (int i = 0; i < N_OPS; i++)
+        o->ops[i] = o->ops[i] || !any_op;
+    for (size_t i = 0; i < N_TYPES; i++)
+        o->types[i] = o->types[i] || !any_type;
+    if (o->n_shapes == 0) {
+        o->n_shapes = (int) (sizeof default_shapes / sizeof default_shapes[0]);
+        memcpy(o->shapes, default_shapes, sizeof default_shapes);
+    }
+    return -1;
+}
+
+/* --------------------------------------------------------------- main */
+
+int main(int argc, char **argv)
+{
+    struct options o = { .n_threads = default_threads(), .reps = 3 };
+    int status = parse_options(argc, argv, &o);
+    if (status >= 0)
+        return status;
+    const double t_start = tool_now();
+    progress_on = isatty(STDERR_FILENO) != 0;
+
+    ggml_log_set(tool_log_quiet, NULL);
+    ggml_backend_load_all();
+
+    struct config configs[MAX_DEVICES + 1];
+    const int n_configs = list_configs(&o, configs, MAX_DEVICES + 1);
+    if (n_configs == 0) {
+        fprintf(stderr, PROGRAM ": no device matches --device");
+        for (int i = 0; i < o.n_devices; i++)
+            fprintf(stderr, " %s", o.devices[i]);
+        fprintf(stderr, " (devices:");
+        for (size_t d = 0; d < ggml_backend_dev_count(); d++)
+            fprintf(stderr, " %s", ggml_backend_dev_name(ggml_backend_dev_get(d)));
+        fprintf(stderr, ")\n");
+        return 2;
+    }
+    if (o.compare_blas && o.format != FORMAT_TABLE) {
+#ifndef HAVE_CBLAS
+        fprintf(stderr, PROGRAM ": --compare-blas: unavailable, built without a BLAS library\n");
+#endif
+    }
+
+    /* the list of runs: workload x type x configuration */
+    int n_workloads = (o.ops[OP_BLOCK] ? 1 : 0) + (o.ops[OP_BLOCK_FA] ? 1 : 0) + (o.ops[OP_MUL_MAT] ? o.n_shapes : 0);
+    int n_types = 0;
+    for (size_t t = 0; t < N_TYPES; t++)
+        n_types += o.types[t];
+    const int total = n_workloads * n_types * n_configs;
+    struct results res = { .rows = xmalloc((size_t) (total + 1) * sizeof *res.rows) };
+
+    double stream_bps = NAN;
+    if (o.compare_stream) {
+        size_t n;
+        progress(0, total, "STREAM triad");
+        stream_bps = stream_triad(o.n_threads, o.reps < 3 ? 3 : o.reps, &n);
+    }
+
+    int done = 0;
+    for (int op = 0; op < N_OPS; op++) {
+        if (!o.ops[op])
+            continue;
+        const int n_shapes = op == OP_MUL_MAT ? o.n_shapes : 1;
+        for (int s = 0; s < n_shapes; s++) {
+            double sgemm_seconds = NAN;
+#ifdef HAVE_CBLAS
+            if (op == OP_MUL_MAT && o.compare_blas) {
+                progress(done, total, "cblas_sgemm");
+                sgemm_seconds = time_sgemm(o.shapes[s], o.n_threads, o.reps);
+            }
+#endif
+            for (size_t t = 0; t < N_TYPES; t++) {
+                if (!o.types[t])
+                    continue;
+                struct weight_cache cache = { { NULL } };
+                for (int c = 0; c < n_configs; c++) {
+                    struct row *row = &res.rows[res.n++];
+                    memset(row, 0, sizeof *row);
+                    if (op == OP_MUL_MAT)
+                        snprintf(row->workload, sizeof row->workload, "mul_mat %lldx%lldx%lld",
+                                 (long long) o.shapes[s].m, (long long) o.shapes[s].k, (long long) o.shapes[s].n);
+                    else
+                        snprintf(row->workload, sizeof row->workload, "%s T=%d", op_names[op], N_TOKENS);
+                    row->type = type_label(bench_types[t]);
+                    memcpy(row->device, configs[c].label, sizeof row->device);
+                    char what[160];
+                    snprintf(what, sizeof what, "%s %s %s", row->workload, row->type, row->device);
+                    progress(done++, total, what);
+
+                    struct run run = { 0 };
+                    ggml_backend_buffer_type_t wbuft = ggml_backend_dev_buffer_type(configs[c].dev);
+                    bool built = op == OP_MUL_MAT
+                                     ? build_mul_mat(&run, &cache, bench_types[t], o.shapes[s], wbuft)
+                                     : build_block(&run, &cache, bench_types[t], op == OP_BLOCK_FA, wbuft);
+                    row->seconds = built ? time_run(&run, &configs[c], o.n_threads, o.reps) : NAN;
+                    row->flop = run.flop;
+                    row->bytes = run.bytes;
+                    row->vs_sgemm = sgemm_seconds / row->seconds;
+                    row->vs_stream = gbps(row) * 1e9 / stream_bps;
+                    if (isnan(row->seconds)) {
+                        fprintf(stderr, PROGRAM ": %s failed\n", what);
+                        res.failed = true;
+                    }
+                    run_free(&run);
+                }
+                weight_cache_free(&cache);
+            }
+        }
+    }
+    progress(0, 0, NULL);
+
+    const double elapsed = tool_now() - t_start;
+    switch (o.format) {
+    case FORMAT_TABLE: print_table(&res, &o, stream_bps, elapsed); break;
+    case FORMAT_CSV:   print_csv(&res); break;
+    case FORMAT_JSON:  print_json(&res, &o, stream_bps, elapsed); break;
+    }
+    free(res.rows);
+    return res.failed ? 1 : 0;
+}
