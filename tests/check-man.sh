@@ -17,7 +17,11 @@
 #   d. the SYNOPSIS compiles against the headers, and declares every
 #      function of the NAME line with the header's own prototype;
 #   e. the EXAMPLE compiles with -Wall -Werror, links against the built
-#      library, runs, and exits 0.
+#      library, runs, and exits 0;
+#   f. each section 1 page (a tool) has NAME, SYNOPSIS, DESCRIPTION,
+#      OPTIONS, EXIT STATUS and SEE ALSO in that order, and, when the tool
+#      is built (tools/<name>), documents every option its --help lists.
+#      Its EXAMPLES are shell commands: not compiled.
 #
 # Results go to stdout as TAP; the exit status is 0 unless the script
 # itself cannot run (the TAP driver judges the results).
@@ -360,6 +364,7 @@ for p in $real_pages; do
     # every man3 page has an EXAMPLE; other sections only when they say so
     case $p in
     man3/*) ;;
+    man1/*) continue ;;
     *) sections "$mandir/$p" | grep -q '^EXAMPLES\{0,1\}$' || continue ;;
     esac
     if [ "$have_mandoc" = no ]; then
@@ -406,6 +411,59 @@ for p in $real_pages; do
         result ok "EXAMPLE of $p builds and runs"
     fi
     rm -f "$exe" "$src"
+done
+
+# ------------------------------------------------------- f. the tools
+
+man1_order="NAME
+SYNOPSIS
+DESCRIPTION
+OPTIONS
+EXIT STATUS
+SEE ALSO"
+
+for p in $real_pages; do
+    case $p in man1/*) ;; *) continue ;; esac
+    f=$mandir/$p
+    : > "$tmp/diag"
+    sections "$f" | grep -x -F "$man1_order" > "$tmp/sections"
+    printf '%s\n' "$man1_order" > "$tmp/want"
+    if ! cmp -s "$tmp/sections" "$tmp/want"; then
+        echo "required sections missing or out of order (- expected, + found):" >> "$tmp/diag"
+        diff -u "$tmp/want" "$tmp/sections" | sed -n '3,$p' >> "$tmp/diag"
+    fi
+    if [ -s "$tmp/diag" ]; then
+        result not-ok "sections of tool page $p" "$tmp/diag"
+    else
+        result ok "sections of tool page $p"
+    fi
+
+    tool=${p#man1/}
+    tool=$top_builddir/tools/${tool%.1}
+    if [ ! -x "$tool" ]; then
+        result skip "$p documents every option of --help" "${tool#$top_builddir/} not built"
+        continue
+    fi
+    if [ "$have_mandoc" = no ]; then
+        result skip "$p documents every option of --help" "mandoc not installed"
+        continue
+    fi
+    : > "$tmp/diag"
+    render "$p" > "$tmp/page.txt"
+    rendered_section "$tmp/page.txt" OPTIONS > "$tmp/options.txt"
+    if ! run_limited "$tool" --help > "$tmp/help.txt" 2>&1; then
+        echo "${tool#$top_builddir/} --help failed:" >> "$tmp/diag"
+        cat "$tmp/help.txt" >> "$tmp/diag"
+    fi
+    for opt in $(grep -o -e '--[a-z][a-z-]*' "$tmp/help.txt" | sort -u); do
+        grep -q -e "^ *$opt\([ =,]\|\$\)" "$tmp/options.txt" ||
+            echo "option $opt of --help is not described in OPTIONS" >> "$tmp/diag"
+    done
+    if [ -s "$tmp/diag" ]; then
+        result not-ok "$p documents every option of --help" "$tmp/diag"
+    else
+        result ok "$p documents every option of --help"
+    fi
 done
 
 echo "1..$n"
