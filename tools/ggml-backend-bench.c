@@ -53,6 +53,9 @@
 
 #define PROGRAM "ggml-backend-bench"
 
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x)  STRINGIFY_(x)
+
 /* The block's dimensions: a small llama-style model, prompt of T tokens. */
 #define N_EMBD    1024
 #define N_HEAD    16
@@ -730,7 +733,11 @@ static bool each_word(struct options *o, const char *list, bool (*item)(struct o
                       const char **bad)
 {
     static char copy[256];
-    snprintf(copy, sizeof copy, "%s", list);
+    if (strlen(list) >= sizeof copy) {
+        *bad = list;
+        return false;
+    }
+    strcpy(copy, list);
     for (char *save = NULL, *w = strtok_r(copy, ",", &save); w != NULL; w = strtok_r(NULL, ",", &save))
         if (!item(o, w)) {
             *bad = w;
@@ -780,7 +787,7 @@ static bool parse_shape(const char *s, struct shape *out)
 static int default_threads(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 64 ? 64 : (int) n;
+    return n < 1 ? 1 : n > GGML_MAX_N_THREADS ? GGML_MAX_N_THREADS : (int) n;
 }
 
 /* Parses argv into o; returns -1 to go on, else the exit status. */
@@ -817,8 +824,8 @@ static int parse_options(int argc, char **argv, struct options *o)
                 return bad_usage("bad shape (MxKxN, each 1..65536, products up to 2^28)", value);
             o->n_shapes++;
         } else if (strcmp(arg, "--threads") == 0) {
-            if (!tool_parse_int(value, 1, 512, &v))
-                return bad_usage("bad thread count (1..512)", value);
+            if (!tool_parse_int(value, 1, GGML_MAX_N_THREADS, &v))
+                return bad_usage("bad thread count (1.." STRINGIFY(GGML_MAX_N_THREADS) ")", value);
             o->n_threads = (int) v;
         } else if (strcmp(arg, "--reps") == 0) {
             if (!tool_parse_int(value, 1, 100000, &v))
