@@ -208,14 +208,6 @@ static int list_configs(const struct options *o, struct config *configs, int max
 
 /* ----------------------------------------------------------- workloads */
 
-/* A weight: its tensor in the run's weight context and the bytes stored. */
-struct weight {
-    struct ggml_tensor *t;
-    void **bytes;    /* cached across devices: made on first use */
-    uint64_t seed;
-    float amplitude;
-};
-
 /* Everything of one run on one device configuration. */
 struct run {
     struct ggml_context *wctx, *gctx;
@@ -269,9 +261,10 @@ static struct ggml_tensor *add_input(struct run *r, struct ggml_tensor *t, void 
     return t;
 }
 
-static double mul_mat_flop(const struct ggml_tensor *a, const struct ggml_tensor *b)
+/* Floating-point operations of the product of weights w by n columns. */
+static double product_flop(const struct ggml_tensor *w, int64_t n)
 {
-    return 2.0 * (double) a->ne[0] * (double) a->ne[1] * (double) ggml_nelements(b) / (double) b->ne[0];
+    return 2.0 * (double) w->ne[0] * (double) w->ne[1] * (double) n;
 }
 
 /* The block's graph; false when a constructor failed (logged). */
@@ -360,9 +353,8 @@ static bool build_block(struct run *r, struct weight_cache *cache, enum ggml_typ
     r->bytes += (double) ggml_nbytes(r->out);
 
     /* the products with weights, and the two of the attention */
-    struct ggml_tensor act = { .ne = { N_EMBD, T, 1, 1 } }, ffn = { .ne = { N_FF, T, 1, 1 } };
-    r->flop = mul_mat_flop(wq, &act) + mul_mat_flop(wk, &act) + mul_mat_flop(wv, &act) + mul_mat_flop(wo, &act) +
-              mul_mat_flop(w_gate, &act) + mul_mat_flop(w_up, &act) + mul_mat_flop(w_down, &ffn) +
+    r->flop = product_flop(wq, T) + product_flop(wk, T) + product_flop(wv, T) + product_flop(wo, T) +
+              product_flop(w_gate, T) + product_flop(w_up, T) + product_flop(w_down, T) +
               2.0 * 2.0 * (double) T * T * HEAD_DIM * N_HEAD;
     return true;
 }
@@ -398,7 +390,7 @@ static bool build_mul_mat(struct run *r, struct weight_cache *cache, enum ggml_t
     r->graph = ggml_new_graph(r->gctx);
     ggml_build_forward_expand(r->graph, r->out);
     r->bytes += (double) ggml_nbytes(r->out);
-    r->flop = mul_mat_flop(a, b);
+    r->flop = product_flop(a, s.n);
     return true;
 }
 
