@@ -22,3 +22,9 @@ cp "$tmp" "$list"
     echo '    *;'
     echo '};'
 } > "$top/lib/libggml-backend.sym"
+
+# The Debian symbols file is generated from the same list (in a git
+# checkout; the release tarball has no debian/).
+if [ -f "$top/debian/gen-symbols.sh" ]; then
+    sh "$top/debian/gen-symbols.sh" > "$top/debian/libggml-backend0.symbols"
+fi
