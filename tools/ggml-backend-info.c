@@ -222,9 +222,15 @@ static const char *buft_name_or_null(ggml_backend_buffer_type_t buft)
     return buft != NULL ? ggml_backend_buft_name(buft) : NULL;
 }
 
-static void print_text(const struct report *r)
+/* The first line of the text report, and all of --version. */
+static void print_version(void)
 {
     printf(PROGRAM " %s (libggml-backend %s, commit %s)\n", PACKAGE_VERSION, ggml_version(), ggml_commit());
+}
+
+static void print_text(const struct report *r)
+{
+    print_version();
 
     printf("\nplugin search path:\n");
     for (size_t i = 0; i < r->n_places; i++)
@@ -373,30 +379,43 @@ static int bad_usage(const char *what, const char *arg)
     return 2;
 }
 
+/* Reads the options into *json and required[] (which holds argc - 1 names).
+ * Returns -1 to go on, or the exit status of a --help, --version or bad
+ * usage answered here. */
+static int parse_options(int argc, char **argv, bool *json, const char **required, int *n_required)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--json") == 0) {
+            *json = true;
+        } else if (strcmp(arg, "--require") == 0) {
+            if (i + 1 >= argc)
+                return bad_usage("missing device name for option", arg);
+            required[(*n_required)++] = argv[++i];
+        } else if (strncmp(arg, "--require=", 10) == 0) {
+            required[(*n_required)++] = arg + 10;
+        } else if (strcmp(arg, "--help") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(arg, "--version") == 0) {
+            print_version();
+            return 0;
+        } else {
+            return bad_usage("unknown option", arg);
+        }
+    }
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
     bool json = false;
     const char **required = xrealloc(NULL, (size_t) argc * sizeof *required);
     int n_required = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (strcmp(arg, "--json") == 0) {
-            json = true;
-        } else if (strcmp(arg, "--require") == 0) {
-            if (i + 1 >= argc)
-                return bad_usage("missing device name for option", arg);
-            required[n_required++] = argv[++i];
-        } else if (strncmp(arg, "--require=", 10) == 0) {
-            required[n_required++] = arg + 10;
-        } else if (strcmp(arg, "--help") == 0) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(arg, "--version") == 0) {
-            printf(PROGRAM " %s (libggml-backend %s, commit %s)\n", PACKAGE_VERSION, ggml_version(), ggml_commit());
-            return 0;
-        } else {
-            return bad_usage("unknown option", arg);
-        }
+    int answered = parse_options(argc, argv, &json, required, &n_required);
+    if (answered >= 0) {
+        free(required);
+        return answered;
     }
 
     /* load as a program would; what went wrong is reported per file below */
