@@ -82,4 +82,8 @@ bool ggml__same_layout(const struct ggml_tensor *a, const struct ggml_tensor *b)
 /* Both tensors allocated and of the same layout (else logs as func). */
 bool ggml__check_copy(const struct ggml_tensor *src, const struct ggml_tensor *dst, const char *func);
 
+/* Applies the NUMA placement of a CPU buffer's new usage (lib/cpu/buffer.c;
+ * called by ggml_backend_buffer_set_usage; other buffers are left alone). */
+void ggml__cpu_buffer_usage_changed(ggml_backend_buffer_t buffer);
+
 #endif

@@ -207,6 +207,8 @@ void ggml_backend_buffer_set_usage(ggml_backend_buffer_t buffer, enum ggml_backe
     buffer->usage = usage;
     if (ggml_backend_buffer_is_multi_buffer(buffer))
         ggml_backend_multi_buffer_set_usage(buffer, usage);
+    else
+        ggml__cpu_buffer_usage_changed(buffer); /* NUMA placement of CPU buffers */
 }
 
 enum ggml_backend_buffer_usage ggml_backend_buffer_get_usage(ggml_backend_buffer_t buffer)

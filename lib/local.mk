@@ -40,6 +40,9 @@ libggml_backend_la_SOURCES = \
 	lib/cpu/buffer.c \
 	lib/cpu/cpu-private.h \
 	lib/cpu/threadpool.c \
+	lib/cpu/numa.c \
+	lib/cpu/numa-plan.c \
+	lib/cpu/numa-plan.h \
 	lib/cpu/compute.c \
 	lib/cpu/features.c \
 	lib/cpu/backend.c \

@@ -40,6 +40,7 @@ tap_test_programs = \
 	tests/test-sched \
 	tests/test-alloc \
 	tests/test-cpu \
+	tests/test-numa \
 	tests/test-op-binary \
 	tests/test-op-copy \
 	tests/test-op-unary \
@@ -64,5 +65,19 @@ noinst_HEADERS += tests/tap.h tests/op-test.h
 LDADD = libggml-backend.la -lm
 
 EXTRA_DIST += tests/check-abi.sh tests/check-man.sh tests/abi/libggml-backend.symbols
+
+# test-numa checks the placement plans directly: lib/cpu/numa-plan.c is
+# compiled into it (the library does not export it).
+tests_test_numa_SOURCES = tests/test-numa.c lib/cpu/numa-plan.c lib/cpu/numa-plan.h
+tests_test_numa_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/cpu
+tests_test_numa_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS)
+tests_test_numa_LDADD = libggml-backend.la $(HWLOC_LIBS) -lm
+EXTRA_DIST += \
+	tests/topologies/README \
+	tests/topologies/one-node.xml \
+	tests/topologies/two-sockets-two-nodes.xml \
+	tests/topologies/eight-nodes-interleaved.xml \
+	tests/topologies/hybrid.xml \
+	tests/topologies/restricted.xml
 
 include tests/plugins/local.mk

@@ -303,6 +303,13 @@ static void *cpu_reg_get_proc_address(ggml_backend_reg_t reg, const char *name)
         return (void *) cpu_get_features;
     if (strcmp(name, "ggml_backend_set_abort_callback") == 0)
         return (void *) ggml_backend_cpu_set_abort_callback;
+    if (strcmp(name, "ggml_backend_cpu_numa_init") == 0)
+        return (void *) ggml_numa_init;
+    if (strcmp(name, "ggml_backend_cpu_is_numa") == 0)
+        return (void *) ggml_is_numa;
+    /* this library's: size_t (*)(int n_threads, char *buf, size_t size), see ggml_numa_init(3) */
+    if (strcmp(name, "ggml_backend_cpu_describe_placement") == 0)
+        return (void *) ggml__cpu_describe_placement;
     return NULL;
 }
 

@@ -188,10 +188,35 @@ struct compute_state {
     atomic_int abort_after;
 };
 
+/*
+ * MIRROR: runs the kernel with the sources that live in replicated weight
+ * buffers read from the copy on the thread's node.  The kernel gets private
+ * copies of the node and of those sources that differ only in where the
+ * sources' data is; dst's data is the shared one, so what it writes is
+ * what the other threads see.
+ */
+static void run_on_local_copies(const struct ggml__op_impl *impl, const struct ggml__compute_params *params,
+                                struct ggml_tensor *node, int numa_node)
+{
+    struct ggml_tensor local_node = *node;
+    struct ggml_tensor local_src[GGML_MAX_SRC];
+    for (int j = 0; j < GGML_MAX_SRC; j++) {
+        void *data = node->src[j] != NULL ? ggml__cpu_buffer_local_data(node->src[j], numa_node) : NULL;
+        if (data == NULL)
+            continue;
+        local_src[j] = *node->src[j];
+        local_src[j].data = data;
+        local_node.src[j] = &local_src[j];
+    }
+    impl->kernel(params, &local_node);
+}
+
 static void compute_job(void *arg, int ith, int nth)
 {
     struct compute_state *state = arg;
     const struct ggml_cplan *plan = state->plan;
+    /* the NUMA node whose weight copies this thread reads (0: the primary) */
+    const int node_in_mirror = ggml__cpu_mirrored_buffers() > 0 ? ggml__threadpool_thread_node(state->pool, ith) : 0;
 
     for (int i = 0; i < state->cgraph->n_nodes; i++) {
         struct ggml_tensor *node = state->cgraph->nodes[i];
@@ -208,7 +233,10 @@ static void compute_job(void *arg, int ith, int nth)
                 .pool = state->pool,
                 .use_ref = plan->use_ref,
             };
-            impl->kernel(&params, node);
+            if (node_in_mirror > 0)
+                run_on_local_copies(impl, &params, node, node_in_mirror);
+            else
+                impl->kernel(&params, node);
         }
         if (ith == 0 && plan->abort_callback && plan->abort_callback(plan->abort_callback_data))
             atomic_store(&state->abort_after, i);

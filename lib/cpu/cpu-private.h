@@ -10,6 +10,7 @@
 
 #include "ggml-cpu.h"
 #include "fp16-impl.h"
+#include "numa-plan.h"
 
 /* ------------------------------------------------------------ thread pool */
 
@@ -34,8 +35,51 @@ void ggml__threadpool_run(struct ggml_threadpool *pool, int n_threads, ggml__job
  */
 void ggml__threadpool_barrier(struct ggml_threadpool *pool);
 
-/* Number of physical cores the process may run on (at least 1). */
+/*
+ * Index into the NUMA layout's nodes of the node thread ith of the pool
+ * runs on (0 when not bound): the copy of MIRROR weights it reads.
+ */
+int ggml__threadpool_thread_node(const struct ggml_threadpool *pool, int ith);
+
+/* ------------------------------------------------------------------ NUMA */
+
+/* The process's hwloc topology, loaded on first use; NULL if hwloc failed. */
+hwloc_topology_t ggml__cpu_topology(void);
+
+/* The NUMA layout in effect (numa.c): DISABLED until ggml_numa_init. */
+const struct ggml__numa_layout *ggml__numa_layout(void);
+
+/*
+ * Default thread count: physical cores the process may run on,
+ * performance cores only on hybrid machines (at least 1).
+ */
 int ggml__cpu_physical_cores(void);
+
+/*
+ * Applies place (INTERLEAVE or BIND; the others need nothing) to the pages
+ * of [ptr, ptr + size), moving pages already touched when migrate.  False
+ * when the system refused (noted once per process; the memory works).
+ */
+bool ggml__numa_place_memory(void *ptr, size_t size, struct ggml__buffer_place place, bool migrate);
+
+/* Page-aligned memory not yet touched (so placed by policy or first touch),
+ * or NULL; freed with ggml__numa_free_pages with the same size. */
+void *ggml__numa_alloc_pages(size_t size);
+void ggml__numa_free_pages(void *ptr, size_t size);
+
+/* ggml-backend-info's text: topology, layout and plans for n_threads
+ * (<= 0: the default count); see ggml__numa_describe. */
+size_t ggml__cpu_describe_placement(int n_threads, char *buf, size_t size);
+
+/*
+ * For MIRROR: where thread ith of pool reads tensor t's data, when t lives
+ * in a replicated CPU buffer and the thread's node has its own copy; NULL
+ * otherwise (read t->data).
+ */
+void *ggml__cpu_buffer_local_data(const struct ggml_tensor *t, int node);
+
+/* Number of CPU buffers that hold per-node copies now (0: none to read). */
+int ggml__cpu_mirrored_buffers(void);
 
 /* Detects the CPU's features once (ggml_cpu_has_* answer from then on). */
 void ggml__cpu_features_init(void);

@@ -31,12 +31,14 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <hwloc.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ggml-impl.h"
 #include "cpu-private.h"
@@ -94,7 +96,7 @@ struct worker {
     struct ggml_threadpool *pool;
     pthread_t thread;
     int ith;
-    hwloc_bitmap_t cpuset;   /* CPUs the thread is bound to, or NULL */
+    struct ggml__thread_place place; /* its CPUs (NULL: unbound) and node */
 };
 
 struct ggml_threadpool {
@@ -122,56 +124,11 @@ struct ggml_threadpool {
     atomic_int barrier_sleepers;     /* threads blocked in futex_wait on it */
     atomic_uint job_done;            /* futex word: bumped when the last worker finishes */
     atomic_int caller_sleeping;      /* the job's caller blocked on job_done */
+
+    /* thread 0 is whoever runs a job: bound to its place for the job only */
+    hwloc_bitmap_t caller_saved;     /* the caller's own binding, restored after the job */
+    bool caller_bind_failed;         /* noted once; later jobs leave the caller alone */
 };
-
-/* --------------------------------------------------------------- topology */
-
-static pthread_once_t topology_once = PTHREAD_ONCE_INIT;
-static hwloc_topology_t topology;
-static bool topology_ok;
-
-static void topology_load(void)
-{
-    if (hwloc_topology_init(&topology) != 0)
-        return;
-    if (hwloc_topology_load(topology) != 0) {
-        hwloc_topology_destroy(topology);
-        return;
-    }
-    topology_ok = true;
-}
-
-int ggml__cpu_physical_cores(void)
-{
-    pthread_once(&topology_once, topology_load);
-    if (!topology_ok)
-        return 1;
-    /* cores that have at least one PU the process may run on */
-    hwloc_bitmap_t allowed = hwloc_bitmap_alloc();
-    if (allowed == NULL)
-        return 1;
-    if (hwloc_get_cpubind(topology, allowed, HWLOC_CPUBIND_PROCESS) != 0)
-        hwloc_bitmap_copy(allowed, hwloc_topology_get_allowed_cpuset(topology));
-    int cores = 0;
-    hwloc_obj_t core = NULL;
-    while ((core = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_CORE, core)) != NULL)
-        if (hwloc_bitmap_intersects(core->cpuset, allowed))
-            cores++;
-    if (cores == 0)
-        cores = hwloc_bitmap_weight(allowed);
-    hwloc_bitmap_free(allowed);
-    return cores > 0 ? cores : 1;
-}
-
-const char *ggml__cpu_model_name(void)
-{
-    pthread_once(&topology_once, topology_load);
-    if (!topology_ok)
-        return "CPU";
-    hwloc_obj_t package = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_PACKAGE, NULL);
-    const char *model = package ? hwloc_obj_get_info_by_name(package, "CPUModel") : NULL;
-    return model ? model : "CPU";
-}
 
 /* ----------------------------------------------------------------- params */
 
@@ -241,6 +198,17 @@ got_job:
     return true;
 }
 
+/* One note per pool when threads cannot be bound (containers, a topology
+ * that is not this machine's): they run unbound, nothing fails. */
+static void note_unbound(struct ggml_threadpool *pool, const char *who)
+{
+    if (!pool->caller_bind_failed)
+        ggml__log_at(GGML_LOG_LEVEL_WARN, "ggml_threadpool_new",
+                     "cannot bind %s to its planned CPUs (%s); it runs unbound (noted once per pool)", who,
+                     strerror(errno));
+    pool->caller_bind_failed = true;
+}
+
 /*
  * Applies the pool's CPU binding and scheduling priority to a worker, from
  * the thread that creates the pool (so that any note about it is logged
@@ -249,10 +217,10 @@ got_job:
  */
 static void place_worker(struct ggml_threadpool *pool, struct worker *worker)
 {
-    if (worker->cpuset != NULL && topology_ok &&
-        hwloc_set_thread_cpubind(topology, worker->thread, worker->cpuset, 0) != 0)
-        ggml__log_at(GGML_LOG_LEVEL_WARN, "ggml_threadpool_new",
-                     "could not bind worker %d to its CPUs; it runs unbound", worker->ith);
+    hwloc_topology_t topo = ggml__cpu_topology();
+    if (worker->place.cpuset != NULL && topo != NULL &&
+        hwloc_set_thread_cpubind(topo, worker->thread, worker->place.cpuset, 0) != 0)
+        note_unbound(pool, "a worker");
 
     struct sched_param param = { 0 };
     int policy;
@@ -267,6 +235,33 @@ static void place_worker(struct ggml_threadpool *pool, struct worker *worker)
         ggml__log_at(GGML_LOG_LEVEL_WARN, "ggml_threadpool_new",
                      "priority %d not permitted here; worker %d keeps the normal priority",
                      (int) pool->prio, worker->ith);
+}
+
+/* Binds the caller to thread 0's place for a job; true when it must be
+ * restored by unbind_caller. */
+static bool bind_caller(struct ggml_threadpool *pool)
+{
+    hwloc_topology_t topo = ggml__cpu_topology();
+    if (pool->workers[0].place.cpuset == NULL || pool->caller_bind_failed || topo == NULL)
+        return false;
+    if (pool->caller_saved == NULL && (pool->caller_saved = hwloc_bitmap_alloc()) == NULL)
+        return false;
+    if (hwloc_get_cpubind(topo, pool->caller_saved, HWLOC_CPUBIND_THREAD) != 0 ||
+        hwloc_set_cpubind(topo, pool->workers[0].place.cpuset, HWLOC_CPUBIND_THREAD) != 0) {
+        note_unbound(pool, "the calling thread");
+        return false;
+    }
+    return true;
+}
+
+static void unbind_caller(struct ggml_threadpool *pool)
+{
+    hwloc_set_cpubind(ggml__cpu_topology(), pool->caller_saved, HWLOC_CPUBIND_THREAD);
+}
+
+int ggml__threadpool_thread_node(const struct ggml_threadpool *pool, int ith)
+{
+    return ith >= 0 && ith < pool->n_threads ? pool->workers[ith].place.node : 0;
 }
 
 static void *worker_main(void *arg)
@@ -318,38 +313,6 @@ static void wake_workers(struct ggml_threadpool *pool)
     }
 }
 
-/* -------------------------------------------------------------- binding */
-
-/* CPU sets for each thread from the cpumask; false when there is no mask. */
-static bool assign_cpusets(struct ggml_threadpool *pool, const struct ggml_threadpool_params *params)
-{
-    int n_cpus = 0;
-    for (int i = 0; i < GGML_MAX_N_THREADS; i++)
-        n_cpus += params->cpumask[i];
-    if (n_cpus == 0 || !topology_ok)
-        return false;
-
-    int next = 0;
-    for (int t = 0; t < pool->n_threads; t++) {
-        hwloc_bitmap_t set = hwloc_bitmap_alloc();
-        if (set == NULL)
-            return false;
-        if (params->strict_cpu) {
-            /* one CPU of the mask per thread, round robin */
-            while (!params->cpumask[next])
-                next = (next + 1) % GGML_MAX_N_THREADS;
-            hwloc_bitmap_only(set, (unsigned) next);
-            next = (next + 1) % GGML_MAX_N_THREADS;
-        } else {
-            for (int i = 0; i < GGML_MAX_N_THREADS; i++)
-                if (params->cpumask[i])
-                    hwloc_bitmap_set(set, (unsigned) i);
-        }
-        pool->workers[t].cpuset = set;
-    }
-    return true;
-}
-
 /* ------------------------------------------------------------- lifecycle */
 
 static void threadpool_destroy(struct ggml_threadpool *pool, int n_started)
@@ -361,8 +324,8 @@ static void threadpool_destroy(struct ggml_threadpool *pool, int n_started)
     for (int t = 1; t < n_started; t++)
         pthread_join(pool->workers[t].thread, NULL);
     for (int t = 0; t < pool->n_threads; t++)
-        if (pool->workers[t].cpuset)
-            hwloc_bitmap_free(pool->workers[t].cpuset);
+        ggml__numa_places_free(&pool->workers[t].place, 1);
+    hwloc_bitmap_free(pool->caller_saved);
     pthread_cond_destroy(&pool->wake);
     pthread_mutex_destroy(&pool->lock);
     free(pool->workers);
@@ -379,8 +342,6 @@ struct ggml_threadpool *ggml_threadpool_new(struct ggml_threadpool_params *param
         ggml__error("n_threads must be 1..%d, got %d", GGML_MAX_N_THREADS, params->n_threads);
         return NULL;
     }
-    pthread_once(&topology_once, topology_load);
-
     struct ggml_threadpool *pool = calloc(1, sizeof *pool);
     struct worker *workers = calloc((size_t) params->n_threads, sizeof *workers);
     if (pool == NULL || workers == NULL) {
@@ -405,11 +366,20 @@ struct ggml_threadpool *ggml_threadpool_new(struct ggml_threadpool_params *param
     atomic_init(&pool->barrier_sleepers, 0);
     atomic_init(&pool->job_done, 0);
     atomic_init(&pool->caller_sleeping, 0);
+    struct ggml__thread_place *places = calloc((size_t) pool->n_threads, sizeof *places);
+    if (places == NULL ||
+        !ggml__numa_plan_threads(ggml__numa_layout(), pool->n_threads, params->cpumask, params->strict_cpu, places)) {
+        ggml__error("out of memory for a pool of %d threads", params->n_threads);
+        free(places);
+        threadpool_destroy(pool, 1);
+        return NULL;
+    }
     for (int t = 0; t < pool->n_threads; t++) {
         workers[t].pool = pool;
         workers[t].ith = t;
+        workers[t].place = places[t];
     }
-    assign_cpusets(pool, params);
+    free(places);
 
     for (int t = 1; t < pool->n_threads; t++) {
         if (pthread_create(&workers[t].thread, NULL, worker_main, &workers[t]) != 0) {
@@ -480,14 +450,17 @@ void ggml__threadpool_run(struct ggml_threadpool *pool, int n_threads, ggml__job
         wake_workers(pool);
     }
 
+    const bool rebind = bind_caller(pool);
     fn(arg, 0, n_threads);
 
-    if (n_threads == 1 || spin_until_changed(&pool->job_done, done, pool))
-        return;
-    atomic_store(&pool->caller_sleeping, 1);
-    while (atomic_load(&pool->job_done) == done)
-        futex_wait(&pool->job_done, done);
-    atomic_store(&pool->caller_sleeping, 0);
+    if (n_threads > 1 && !spin_until_changed(&pool->job_done, done, pool)) {
+        atomic_store(&pool->caller_sleeping, 1);
+        while (atomic_load(&pool->job_done) == done)
+            futex_wait(&pool->job_done, done);
+        atomic_store(&pool->caller_sleeping, 0);
+    }
+    if (rebind)
+        unbind_caller(pool);
 }
 
 void ggml__threadpool_barrier(struct ggml_threadpool *pool)
