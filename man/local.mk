@@ -346,6 +346,7 @@ man3_MANS += \
 	man/man3/ggml_is_contiguously_allocated.3 \
 	man/man3/ggml_is_empty.3 \
 	man/man3/ggml_is_matrix.3 \
+	man/man3/ggml_is_numa.3 \
 	man/man3/ggml_is_permuted.3 \
 	man/man3/ggml_is_quantized.3 \
 	man/man3/ggml_is_scalar.3 \
@@ -391,6 +392,7 @@ man3_MANS += \
 	man/man3/ggml_norm.3 \
 	man/man3/ggml_norm_inplace.3 \
 	man/man3/ggml_nrows.3 \
+	man/man3/ggml_numa_init.3 \
 	man/man3/ggml_op_desc.3 \
 	man/man3/ggml_op_name.3 \
 	man/man3/ggml_op_symbol.3 \

@@ -118,6 +118,25 @@ run "$info" --version
 [ "$rc" -eq 0 ] && grep -q "^ggml-backend-info ${PACKAGE_VERSION:-}" "$tmp/out"
 ok "info --version"
 
+run "$info"
+[ "$rc" -eq 0 ] && grep -q '^CPU placement' "$tmp/out" && grep -q '^  strategy: DISABLED$' "$tmp/out" &&
+    grep -q '^    thread 0: node 0, not bound$' "$tmp/out"
+ok "info prints the CPU placement (no ggml_numa_init: DISABLED, threads not bound)"
+
+HWLOC_XMLFILE=$top_srcdir/tests/topologies/two-sockets-two-nodes.xml run "$info" --numa DISTRIBUTE
+[ "$rc" -eq 0 ] && grep -q '^  topology: 2 packages, 4 NUMA nodes, 16 cores, 32 PUs' "$tmp/out" &&
+    grep -q '^  strategy: DISTRIBUTE$' "$tmp/out" && grep -q '^    thread 1: node 1, PUs 8-9$' "$tmp/out" &&
+    grep -q '^    weights: interleaved over the nodes$' "$tmp/out"
+ok "info --numa DISTRIBUTE on a 4-node topology file prints its threads and buffer plans"
+
+run "$info" --numa=mirror --json
+[ "$rc" -eq 0 ] && json_ok "$tmp/out" "'strategy: ' in d['cpu_placement'] and 'thread 0: ' in d['cpu_placement']"
+ok "info --json carries the CPU placement"
+
+run "$info" --numa sideways
+[ "$rc" -eq 2 ] && grep -q "unknown NUMA strategy 'sideways'" "$tmp/err" && [ ! -s "$tmp/out" ]
+ok "info --numa with an unknown strategy exits 2 with a message"
+
 # --------------------------------------------------- ggml-backend-bench
 
 tiny="--op mul_mat --shape 64x64x64 --reps 1"
@@ -178,6 +197,14 @@ done
 run "$bench" $tiny --device NOSUCH
 [ "$rc" -eq 2 ] && grep -q 'no device matches --device NOSUCH' "$tmp/err"
 ok "bench --device NOSUCH exits 2 with a message"
+
+run "$bench" $tiny --device CPU --numa mirror
+[ "$rc" -eq 0 ] && tail -n 1 "$tmp/out" | grep -q '; NUMA mirror'
+ok "bench --numa mirror runs and says the strategy on its last line"
+
+run "$bench" $tiny --numa nowhere
+[ "$rc" -eq 2 ] && grep -q "unknown NUMA strategy" "$tmp/err"
+ok "bench --numa with an unknown strategy exits 2 with a message"
 
 run "$bench" --help
 [ "$rc" -eq 0 ] && grep -q '^usage: ggml-backend-bench' "$tmp/out"

@@ -59,7 +59,7 @@ tap_test_programs = \
 	tests/test-blas
 
 check_PROGRAMS += $(tap_test_programs)
-TESTS += $(tap_test_programs) tests/check-abi.sh tests/check-man.sh
+TESTS += $(tap_test_programs) tests/check-abi.sh tests/check-man.sh tests/check-numa.sh
 
 noinst_HEADERS += tests/tap.h tests/op-test.h
 LDADD = libggml-backend.la -lm
@@ -72,7 +72,12 @@ tests_test_numa_SOURCES = tests/test-numa.c lib/cpu/numa-plan.c lib/cpu/numa-pla
 tests_test_numa_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/cpu
 tests_test_numa_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS)
 tests_test_numa_LDADD = libggml-backend.la $(HWLOC_LIBS) -lm
+# numa-run: one computation under one NUMA strategy, for check-numa.sh.
+check_PROGRAMS += tests/numa-run
+tests_numa_run_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS)
+tests_numa_run_LDADD = libggml-backend.la $(HWLOC_LIBS) -lm
 EXTRA_DIST += \
+	tests/check-numa.sh \
 	tests/topologies/README \
 	tests/topologies/one-node.xml \
 	tests/topologies/two-sockets-two-nodes.xml \

@@ -270,6 +270,36 @@ static void test_restricted(void)
     hwloc_topology_destroy(topology);
 }
 
+/* The two-node example of ggml_numa_init(3), as the page states it. */
+static void test_man_page_example(void)
+{
+    hwloc_topology_t topology;
+    if (hwloc_topology_init(&topology) != 0 || hwloc_topology_set_synthetic(topology, "numa:2 core:4 pu:1") != 0 ||
+        hwloc_topology_load(topology) != 0) {
+        printf("Bail out! cannot build the synthetic topology\n");
+        exit(99);
+    }
+    static const struct {
+        enum ggml_numa_strategy strategy;
+        const char *threads, *buffers;
+    } want[] = {
+        { GGML_NUMA_STRATEGY_DISABLED, "-@0 -@0 -@0 -@0", "F F F" },
+        { GGML_NUMA_STRATEGY_DISTRIBUTE, "0@0 4@1 1@0 5@1", "I F F" },
+        { GGML_NUMA_STRATEGY_ISOLATE, "4@1 5@1 6@1 7@1", "B:1 B:1 B:1" },
+        { GGML_NUMA_STRATEGY_NUMACTL, "-@0 -@0 -@0 -@0", "F F F" },
+        { GGML_NUMA_STRATEGY_MIRROR, "0@0 4@1 1@0 5@1", "R F F" },
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const char *name = ggml__numa_strategy_name(want[i].strategy);
+        struct ggml__numa_layout layout;
+        layout_of(&layout, topology, want[i].strategy, NULL, 5);
+        is_str(plan_text(&layout, 4, NULL, false), want[i].threads, "ggml_numa_init(3) example, %s: threads", name);
+        is_str(buffers_text(&layout), want[i].buffers, "ggml_numa_init(3) example, %s: buffers", name);
+        ggml__numa_layout_free(&layout);
+    }
+    hwloc_topology_destroy(topology);
+}
+
 static void test_no_topology(void)
 {
     struct ggml__numa_layout layout;
@@ -348,6 +378,7 @@ int main(void)
     test_eight_nodes_interleaved();
     test_hybrid();
     test_restricted();
+    test_man_page_example();
     test_no_topology();
     test_public_calls();
     return tap_done();

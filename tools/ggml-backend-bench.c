@@ -93,6 +93,7 @@ struct options {
     int n_devices;
     bool compare_blas, compare_stream;
     enum format format;
+    enum ggml_numa_strategy numa; /* GGML_NUMA_STRATEGY_COUNT: ggml_numa_init not called */
 };
 
 /* One result row. */
@@ -625,7 +626,10 @@ static void print_table(const struct results *res, const struct options *o, doub
     }
     if (o->compare_stream && !isnan(stream_bps))
         printf("vs STREAM: GB/s over the STREAM triad's %.2f GB/s\n", stream_bps * 1e-9);
-    printf("%d thread%s, best of %d; total %.1f s\n", o->n_threads, o->n_threads == 1 ? "" : "s", o->reps, total);
+    printf("%d thread%s, best of %d; total %.1f s", o->n_threads, o->n_threads == 1 ? "" : "s", o->reps, total);
+    if (o->numa != GGML_NUMA_STRATEGY_COUNT)
+        printf("; NUMA %s%s", tool_numa_name(o->numa), ggml_is_numa() ? "" : " (one node: no placement)");
+    printf("\n");
 }
 
 static void print_csv(const struct results *res)
@@ -668,6 +672,9 @@ static void print_json(const struct results *res, const struct options *o, doubl
 #endif
     );
     json_number(stream_bps * 1e-9);
+    printf(",\n  \"numa\": ");
+    tool_json_string(stdout, o->numa != GGML_NUMA_STRATEGY_COUNT ? tool_numa_name(o->numa) : NULL);
+    printf(",\n  \"numa_nodes_used\": %s", ggml_is_numa() ? "true" : "false");
     printf(",\n  \"results\": [");
     for (size_t i = 0; i < res->n; i++) {
         const struct row *r = &res->rows[i];
@@ -707,6 +714,8 @@ static void usage(FILE *out)
             "  --threads N        threads of every backend and reference (default: online CPUs)\n"
             "  --reps N           timed repetitions after one warm-up; the best counts (default: 3)\n"
             "  --device LIST      devices to run on: D runs D+CPU, CPU runs the CPU alone\n"
+            "  --numa STRATEGY    ggml_numa_init(STRATEGY) first: disabled, distribute, isolate,\n"
+            "                     numactl or mirror (default: not called)\n"
             "  --compare-blas     ratio against cblas_sgemm of each mul_mat shape\n"
             "  --compare-stream   ratio of GB/s against a STREAM triad\n"
             "  --csv, --json      print CSV or JSON instead of a table\n"
@@ -788,7 +797,8 @@ static int parse_options(int argc, char **argv, struct options *o)
     bool any_op = false, any_type = false;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *value = NULL, *bad = NULL;
-        static const char *const with_value[] = { "--op", "--type", "--shape", "--threads", "--reps", "--device" };
+        static const char *const with_value[] = { "--op", "--type", "--shape", "--threads", "--reps", "--device",
+                                                    "--numa" };
         for (size_t j = 0; j < sizeof with_value / sizeof with_value[0]; j++) {
             size_t len = strlen(with_value[j]);
             if (strncmp(arg, with_value[j], len) == 0 && (arg[len] == '\0' || arg[len] == '=')) {
@@ -826,6 +836,9 @@ static int parse_options(int argc, char **argv, struct options *o)
         } else if (strcmp(arg, "--device") == 0) {
             if (!each_word(o, value, add_device, &bad))
                 return bad_usage("too many devices at", bad);
+        } else if (strncmp(arg, "--numa", 6) == 0 && value != NULL) {
+            if (!tool_parse_numa(value, &o->numa))
+                return bad_usage("unknown NUMA strategy (disabled, distribute, isolate, numactl, mirror)", value);
         } else if (strcmp(arg, "--compare-blas") == 0) {
             o->compare_blas = true;
         } else if (strcmp(arg, "--compare-stream") == 0) {
@@ -859,7 +872,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 
 int main(int argc, char **argv)
 {
-    struct options o = { .n_threads = default_threads(), .reps = 3 };
+    struct options o = { .n_threads = default_threads(), .reps = 3, .numa = GGML_NUMA_STRATEGY_COUNT };
     int status = parse_options(argc, argv, &o);
     if (status >= 0)
         return status;
@@ -867,6 +880,8 @@ int main(int argc, char **argv)
     progress_on = isatty(STDERR_FILENO) != 0;
 
     ggml_log_set(tool_log_quiet, NULL);
+    if (o.numa != GGML_NUMA_STRATEGY_COUNT)
+        ggml_numa_init(o.numa); /* before any backend, pool or buffer exists */
     ggml_backend_load_all();
 
     struct config configs[MAX_DEVICES + 1];

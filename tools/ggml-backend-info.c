@@ -1,9 +1,10 @@
 /*
  * ggml-backend-info - what libggml-backend sees on this machine: the
  * plugin search path, every plugin file found on it and what became of
- * it, the registries with their features, and the devices.
+ * it, the registries with their features, the devices, and the CPU
+ * backend's topology and thread and memory placement.
  *
- *   ggml-backend-info [--json] [--require NAME]... [--help] [--version]
+ *   ggml-backend-info [--json] [--numa STRATEGY] [--require NAME]... [--help] [--version]
  *
  * The plugins are loaded as any program loads them
  * (ggml_backend_load_all).  Then each plugin file of the search path is
@@ -228,6 +229,21 @@ static void print_version(void)
     printf(PROGRAM " %s (libggml-backend %s, commit %s)\n", PACKAGE_VERSION, ggml_version(), ggml_commit());
 }
 
+/* The CPU backend's topology and placement text (see ggml_numa_init(3)),
+ * malloc'ed, or NULL when the CPU registry does not offer it. */
+static char *cpu_placement_text(void)
+{
+    typedef size_t (*describe_fn)(int n_threads, char *buf, size_t size);
+    describe_fn describe = (describe_fn) ggml_backend_reg_get_proc_address(ggml_backend_cpu_reg(),
+                                                                          "ggml_backend_cpu_describe_placement");
+    if (describe == NULL)
+        return NULL;
+    size_t need = describe(0, NULL, 0);
+    char *text = xrealloc(NULL, need + 1);
+    describe(0, text, need + 1);
+    return text;
+}
+
 static void print_text(const struct report *r)
 {
     print_version();
@@ -279,6 +295,18 @@ static void print_text(const struct report *r)
                props.caps.buffer_from_host_ptr ? "yes" : "no", props.caps.events ? "yes" : "no");
         printf("    buffer types:  default %s, host %s\n",
                buft_name_or_null(ggml_backend_dev_buffer_type(dev)), host != NULL ? host : "none");
+    }
+
+    char *placement = cpu_placement_text();
+    if (placement != NULL) {
+        printf("\nCPU placement (default thread count):\n");
+        for (char *line = placement, *end; *line != '\0'; line = *end ? end + 1 : end) {
+            end = strchr(line, '\n');
+            if (end == NULL)
+                end = line + strlen(line);
+            printf("  %.*s\n", (int) (end - line), line);
+        }
+        free(placement);
     }
 }
 
@@ -356,7 +384,11 @@ static void print_json(const struct report *r)
         tool_json_string(stdout, buft_name_or_null(ggml_backend_dev_host_buffer_type(dev)));
         printf("}");
     }
-    printf("%s]\n}\n", ggml_backend_dev_count() ? "\n  " : "");
+    printf("%s],\n  \"cpu_placement\": ", ggml_backend_dev_count() ? "\n  " : "");
+    char *placement = cpu_placement_text();
+    tool_json_string(stdout, placement);
+    free(placement);
+    printf("\n}\n");
 }
 
 /* ------------------------------------------------------------- main */
@@ -364,10 +396,12 @@ static void print_json(const struct report *r)
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: " PROGRAM " [--json] [--require NAME]... [--help] [--version]\n"
+            "usage: " PROGRAM " [--json] [--numa STRATEGY] [--require NAME]... [--help] [--version]\n"
             "Loads every backend plugin and prints the plugin search path, the plugin\n"
             "files found and whether they loaded, the registries and the devices.\n"
             "  --json          print the same as one JSON object\n"
+            "  --numa STRATEGY show the CPU placement under ggml_numa_init(STRATEGY): disabled,\n"
+            "                  distribute, isolate, numactl or mirror (default: none called)\n"
             "  --require NAME  exit with status 2 unless a device NAME exists (any case)\n"
             "  --help          print this help and exit\n"
             "  --version       print the version and exit\n");
@@ -379,10 +413,11 @@ static int bad_usage(const char *what, const char *arg)
     return 2;
 }
 
-/* Reads the options into *json and required[] (which holds argc - 1 names).
+/* Reads the options into *json, *numa and required[] (which holds argc - 1 names).
  * Returns -1 to go on, or the exit status of a --help, --version or bad
  * usage answered here. */
-static int parse_options(int argc, char **argv, bool *json, const char **required, int *n_required)
+static int parse_options(int argc, char **argv, bool *json, enum ggml_numa_strategy *numa, const char **required,
+                         int *n_required)
 {
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -394,6 +429,12 @@ static int parse_options(int argc, char **argv, bool *json, const char **require
             required[(*n_required)++] = argv[++i];
         } else if (strncmp(arg, "--require=", 10) == 0) {
             required[(*n_required)++] = arg + 10;
+        } else if (strcmp(arg, "--numa") == 0 || strncmp(arg, "--numa=", 7) == 0) {
+            const char *name = arg[6] == '=' ? arg + 7 : i + 1 < argc ? argv[++i] : NULL;
+            if (name == NULL)
+                return bad_usage("missing strategy for option", arg);
+            if (!tool_parse_numa(name, numa))
+                return bad_usage("unknown NUMA strategy", name);
         } else if (strcmp(arg, "--help") == 0) {
             usage(stdout);
             return 0;
@@ -412,11 +453,14 @@ int main(int argc, char **argv)
     bool json = false;
     const char **required = xrealloc(NULL, (size_t) argc * sizeof *required);
     int n_required = 0;
-    int answered = parse_options(argc, argv, &json, required, &n_required);
+    enum ggml_numa_strategy numa = GGML_NUMA_STRATEGY_COUNT; /* COUNT: not asked for */
+    int answered = parse_options(argc, argv, &json, &numa, required, &n_required);
     if (answered >= 0) {
         free(required);
         return answered;
     }
+    if (numa != GGML_NUMA_STRATEGY_COUNT)
+        ggml_numa_init(numa);
 
     /* load as a program would; what went wrong is reported per file below */
     ggml_log_set(capture_log, NULL);

@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "tool-util.h"
@@ -59,4 +61,22 @@ bool tool_parse_int(const char *s, long min, long max, long *value)
         return false;
     *value = v;
     return true;
+}
+
+/* Strategy names, indexed by enum ggml_numa_strategy. */
+static const char *const numa_names[] = { "disabled", "distribute", "isolate", "numactl", "mirror" };
+
+bool tool_parse_numa(const char *name, enum ggml_numa_strategy *numa)
+{
+    for (int i = 0; i < (int) (sizeof numa_names / sizeof numa_names[0]); i++)
+        if (strcasecmp(name, numa_names[i]) == 0) {
+            *numa = (enum ggml_numa_strategy) i;
+            return true;
+        }
+    return false;
+}
+
+const char *tool_numa_name(enum ggml_numa_strategy numa)
+{
+    return (int) numa >= 0 && (size_t) numa < sizeof numa_names / sizeof numa_names[0] ? numa_names[numa] : "none";
 }

@@ -1,6 +1,6 @@
 /*
  * tool-util.h - helpers shared by the command-line tools (tools/): JSON
- * string output, a quiet log filter, a monotonic clock.
+ * string output, a quiet log filter, a monotonic clock, option values.
  */
 #ifndef GGML_TOOL_UTIL_H
 #define GGML_TOOL_UTIL_H
@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "ggml.h"
+#include "ggml-cpu.h"
 
 /* Writes s as a JSON string literal, quotes included ("null" for NULL). */
 void tool_json_string(FILE *out, const char *s);
@@ -22,5 +23,12 @@ double tool_now(void);
 
 /* Parses a whole decimal integer in [min, max]; false when s is not one. */
 bool tool_parse_int(const char *s, long min, long max, long *value);
+
+/* Sets *numa from a strategy name (disabled, distribute, isolate, numactl,
+ * mirror; any case); false for any other name. */
+bool tool_parse_numa(const char *name, enum ggml_numa_strategy *numa);
+
+/* The name tool_parse_numa takes for numa, or "none". */
+const char *tool_numa_name(enum ggml_numa_strategy numa);
 
 #endif

@@ -138,12 +138,20 @@ void ggml_numa_init(enum ggml_numa_strategy numa)
     atomic_store(&current_layout, &chosen_layout);
     pthread_mutex_unlock(&layout_lock);
 
+    const char *name = ggml__numa_strategy_name(numa);
     if (chosen_layout.topology == NULL)
-        ggml__info("no hwloc topology: %s behaves as DISABLED", ggml__numa_strategy_name(numa));
+        ggml__info("no hwloc topology: %s behaves as DISABLED", name);
+    else if (numa == GGML_NUMA_STRATEGY_DISABLED)
+        ggml__info("DISABLED: threads and memory are not placed (%d NUMA node%s)", chosen_layout.n_nodes,
+                   chosen_layout.n_nodes == 1 ? "" : "s");
     else if (chosen_layout.strategy != numa)
-        ggml__info("one NUMA node: %s behaves as DISABLED", ggml__numa_strategy_name(numa));
+        ggml__info("one NUMA node: %s behaves as DISABLED", name);
     else
-        ggml__info("NUMA strategy %s over %d nodes", ggml__numa_strategy_name(numa), chosen_layout.n_nodes);
+        ggml__info("NUMA strategy %s over %d nodes", name, chosen_layout.n_nodes);
+    if (chosen_layout.topology != NULL && !hwloc_topology_is_thissystem(chosen_layout.topology) &&
+        chosen_layout.strategy != GGML_NUMA_STRATEGY_DISABLED)
+        ggml__info("the topology is not this machine's (HWLOC_XMLFILE or HWLOC_SYNTHETIC): "
+                   "threads and memory are planned on it but not bound");
 }
 
 bool ggml_is_numa(void)
