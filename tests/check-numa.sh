@@ -21,23 +21,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/check-numa.XXXXXX") || { echo "Bail out! mktemp
 trap 'rm -rf "$tmp"' EXIT
 unset HWLOC_XMLFILE HWLOC_SYNTHETIC HWLOC_THISSYSTEM
 
-n=0
-ok() {      # ok description: passes when the last check command succeeded
-    status=$?
-    n=$((n + 1))
-    if [ "$status" -eq 0 ]; then
-        echo "ok $n - $1"
-    else
-        echo "not ok $n - $1"
-        for f in "$tmp/out" "$tmp/err"; do
-            [ -s "$f" ] && head -n 20 "$f" | sed "s|^|# ${f##*/}: |"
-        done
-    fi
-}
-skip() {
-    n=$((n + 1))
-    echo "ok $n - $1 # SKIP $2"
-}
+. "${top_srcdir:-.}/tests/tap-sh.sh"
 
 # numa ARGS...: runs numa-run; status in $rc, the digest in $digest
 numa() {

@@ -15,23 +15,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/check-tools.XXXXXX") || { echo "Bail out! mktem
 trap 'rm -rf "$tmp"' EXIT
 unset GGML_BACKEND_PATH
 
-n=0
-ok() {      # ok description: passes when the last check command succeeded
-    status=$?
-    n=$((n + 1))
-    if [ "$status" -eq 0 ]; then
-        echo "ok $n - $1"
-    else
-        echo "not ok $n - $1"
-        for f in "$tmp/out" "$tmp/err"; do
-            [ -s "$f" ] && head -n 20 "$f" | sed "s|^|# ${f##*/}: |"
-        done
-    fi
-}
-skip() {
-    n=$((n + 1))
-    echo "ok $n - $1 # SKIP $2"
-}
+. "${top_srcdir:-.}/tests/tap-sh.sh"
 
 # run PROGRAM ARGS...: stdout to $tmp/out, stderr to $tmp/err, status in $rc
 run() {

@@ -77,6 +77,7 @@ check_PROGRAMS += tests/numa-run
 tests_numa_run_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS)
 tests_numa_run_LDADD = libggml-backend.la $(HWLOC_LIBS) -lm
 EXTRA_DIST += \
+	tests/tap-sh.sh \
 	tests/check-numa.sh \
 	tests/topologies/README \
 	tests/topologies/one-node.xml \
