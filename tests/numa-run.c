@@ -19,13 +19,15 @@
  *
  * Prints "digest HEX" (FNV-1a of the result's bytes) and one "thread T:
  * PUS" line per thread.  Exit status: 0 checked, 1 a check failed, 77 the
- * machine lacks what --strict-mask or --require-pus need.
+ * machine lacks what --strict-mask or --require-pus need, or binding is
+ * not permitted where --strict-mask or --expect-bind needs it.
  */
 #define _GNU_SOURCE
 
 #include <hwloc.h>
 #include <math.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +42,24 @@ enum { K0 = 96, M0 = 64, M1 = 64, M2 = 32, N_COLS = 5, MAX_THREADS = 64 };
 
 static hwloc_topology_t topology;
 static char bindings[MAX_THREADS][128];
+
+/* True when this thread may be bound to one CPU (containers may forbid
+ * it); the thread's binding is restored. */
+static bool binding_permitted(void)
+{
+    hwloc_bitmap_t saved = hwloc_bitmap_alloc(), one = hwloc_bitmap_alloc();
+    bool permitted = saved != NULL && one != NULL &&
+                     hwloc_get_cpubind(topology, saved, HWLOC_CPUBIND_THREAD) == 0 &&
+                     hwloc_bitmap_first(saved) >= 0;
+    if (permitted) {
+        hwloc_bitmap_only(one, (unsigned) hwloc_bitmap_first(saved));
+        permitted = hwloc_set_cpubind(topology, one, HWLOC_CPUBIND_THREAD) == 0;
+        hwloc_set_cpubind(topology, saved, HWLOC_CPUBIND_THREAD);
+    }
+    hwloc_bitmap_free(saved);
+    hwloc_bitmap_free(one);
+    return permitted;
+}
 
 static int fail(const char *what)
 {
@@ -163,6 +183,10 @@ int main(int argc, char **argv)
     if (hwloc_topology_init(&topology) != 0 || hwloc_topology_load(topology) != 0)
         return fail("hwloc cannot load the topology");
 
+    if ((strict_mask > 0 || expect_bind != NULL) && !binding_permitted()) {
+        fprintf(stderr, "numa-run: this process may not bind threads here\n");
+        return 77;
+    }
     ggml_numa_init(strategy);
     ggml_backend_t backend = ggml_backend_cpu_init();
     if (backend == NULL)

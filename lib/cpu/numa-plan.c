@@ -284,6 +284,10 @@ static void put(struct text *text, const char *format, ...)
 static void put_cpuset(struct text *text, hwloc_const_bitmap_t set)
 {
     char list[256];
+    if (set == NULL) { /* a layout whose bitmap could not be allocated */
+        put(text, "unknown");
+        return;
+    }
     if (hwloc_bitmap_list_snprintf(list, sizeof list, set) >= (int) sizeof list)
         memcpy(list + sizeof list - 4, "...", 4);
     put(text, "%s", list);
