@@ -3,7 +3,7 @@
  * tests/check-numa.sh (the strategy is chosen once per process).
  *
  *   numa-run STRATEGY THREADS [--strict-mask N] [--expect-bind LIST;LIST...]
- *            [--mirror-check] [--require-pus 0,1]
+ *            [--mirror-check] [--copy-oom] [--require-pus 0,1]
  *
  * Calls ggml_numa_init(STRATEGY), puts F32, F16 and Q4_0 weights in a CPU
  * buffer used for WEIGHTS, computes a small chain of products with a norm
@@ -15,7 +15,9 @@
  * and expects thread t on the (t mod N)-th of them.  --mirror-check (MIRROR
  * on more than one node) writes the weights directly through tensor->data,
  * checks that threads on other nodes still read their old copies, then
- * that setting the usage to WEIGHTS again refreshes them.
+ * that setting the usage to WEIGHTS again refreshes them.  --copy-oom
+ * (MIRROR on more than one node) checks that copies that do not fit are
+ * one logged error and leave the buffer working.
  *
  * Prints "digest HEX" (FNV-1a of the result's bytes) and one "thread T:
  * PUS" line per thread.  Exit status: 0 checked, 1 a check failed, 77 the
@@ -32,6 +34,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "ggml.h"
 #include "ggml-alloc.h"
@@ -141,6 +145,88 @@ static double nmse(const float *got, const double *want, int n)
     return norm > 0 ? err / norm : err;
 }
 
+/* Counts the ERROR messages the library logs and keeps the last one. */
+static int errors_logged;
+static char last_error[512];
+
+static void count_errors(enum ggml_log_level level, const char *text, void *user_data)
+{
+    (void) user_data;
+    if (level == GGML_LOG_LEVEL_ERROR) {
+        errors_logged++;
+        snprintf(last_error, sizeof last_error, "%s", text);
+    }
+}
+
+/*
+ * MIRROR out of memory: under an address-space limit that leaves room for
+ * one more copy of nothing, a 256 MiB buffer set to WEIGHTS cannot get its
+ * per-node copies.  One error must be logged, and the buffer must keep
+ * working with its single copy.  Returns 0, 1 on failure, 77 when the
+ * limit cannot be set (or under AddressSanitizer, which needs room).
+ */
+static int copy_out_of_memory(ggml_backend_t backend)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    (void) backend;
+    fprintf(stderr, "numa-run: --copy-oom needs an address-space limit, which AddressSanitizer cannot run under\n");
+    return 77;
+#else
+    const size_t size = (size_t) 256 << 20;
+    ggml_backend_buffer_t big = ggml_backend_buft_alloc_buffer(ggml_backend_get_default_buffer_type(backend), size);
+    if (big == NULL)
+        return fail("cannot allocate 256 MiB to start with");
+    struct rlimit old_limit, limit;
+    long pages = 0;
+    FILE *statm = fopen("/proc/self/statm", "r");
+    if (statm == NULL || fscanf(statm, "%ld", &pages) != 1 || getrlimit(RLIMIT_AS, &old_limit) != 0) {
+        if (statm != NULL)
+            fclose(statm);
+        ggml_backend_buffer_free(big);
+        return 77;
+    }
+    fclose(statm);
+    /* what the process maps now, plus 64 MiB: not enough for a copy */
+    limit = old_limit;
+    limit.rlim_cur = (rlim_t) pages * (rlim_t) sysconf(_SC_PAGESIZE) + ((rlim_t) 64 << 20);
+    if (setrlimit(RLIMIT_AS, &limit) != 0) {
+        ggml_backend_buffer_free(big);
+        return 77;
+    }
+    ggml_log_set(count_errors, NULL);
+    ggml_backend_buffer_set_usage(big, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+    ggml_log_set(NULL, NULL);
+    setrlimit(RLIMIT_AS, &old_limit);
+
+    int status = 0;
+    if (errors_logged != 1 || strstr(last_error, "out of memory for the copy") == NULL) {
+        fprintf(stderr, "numa-run: %d errors logged for the copies that did not fit (last: %s)\n", errors_logged,
+                last_error);
+        status = 1;
+    }
+    /* still usable: a write and a read back through the single copy */
+    struct ggml_init_params params = { .mem_size = ggml_tensor_overhead(), .no_alloc = true };
+    struct ggml_context *ctx = ggml_init(params);
+    struct ggml_tensor *t = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 1024);
+    struct ggml_tallocr talloc = ggml_tallocr_new(big);
+    float in[1024], out[1024];
+    for (int i = 0; i < 1024; i++)
+        in[i] = (float) i;
+    if (ggml_tallocr_alloc(&talloc, t) != GGML_STATUS_SUCCESS) {
+        status = fail("the buffer left with one copy cannot hold a tensor");
+    } else {
+        ggml_backend_tensor_set(t, in, 0, sizeof in);
+        ggml_backend_tensor_get(t, out, 0, sizeof out);
+        if (memcmp(in, out, sizeof in) != 0)
+            status = fail("the buffer left with one copy does not keep what is written");
+    }
+    printf("copy-oom: %d error(s) logged: %s", errors_logged, last_error);
+    ggml_free(ctx);
+    ggml_backend_buffer_free(big);
+    return status;
+#endif
+}
+
 static enum ggml_numa_strategy strategy_by_name(const char *name)
 {
     static const char *names[] = { "DISABLED", "DISTRIBUTE", "ISOLATE", "NUMACTL", "MIRROR" };
@@ -158,7 +244,7 @@ int main(int argc, char **argv)
     const int n_threads = atoi(argv[2]);
     int strict_mask = 0;
     const char *expect_bind = NULL;
-    bool mirror_check = false;
+    bool mirror_check = false, copy_oom = false;
     for (int i = 3; i < argc; i++) {
         if (strcmp(argv[i], "--strict-mask") == 0 && i + 1 < argc) {
             strict_mask = atoi(argv[++i]);
@@ -166,6 +252,8 @@ int main(int argc, char **argv)
             expect_bind = argv[++i];
         } else if (strcmp(argv[i], "--mirror-check") == 0) {
             mirror_check = true;
+        } else if (strcmp(argv[i], "--copy-oom") == 0) {
+            copy_oom = true;
         } else if (strcmp(argv[i], "--require-pus") == 0 && i + 1 < argc) {
             /* the kernel's own view, whatever topology hwloc is shown */
             cpu_set_t mine;
@@ -333,6 +421,12 @@ int main(int argc, char **argv)
             status = 1;
         }
         printf("mirror: stale nmse %.3g, refreshed nmse %.3g\n", stale, fresh);
+    }
+
+    if (copy_oom) {
+        int oom_status = copy_out_of_memory(backend);
+        if (oom_status != 0)
+            status = oom_status;
     }
 
     ggml_gallocr_free(galloc);
