@@ -6,9 +6,10 @@
  * any program: the real machine restricted to the process's cpuset and
  * cgroup, or what HWLOC_XMLFILE / HWLOC_SYNTHETIC describe.
  *
- * The layout (numa-plan.h) in effect is published once: an implicit
- * DISABLED one until ggml_numa_init settles the chosen one, which then
- * never changes.  Pools and buffers read the layout when they are made, so
+ * The layout (numa-plan.h) in effect changes at most once: an implicit
+ * DISABLED one serves until ggml_numa_init publishes the chosen one, which
+ * then never changes; neither is ever freed, so a pointer to either stays
+ * valid.  Pools and buffers read the layout when they are made, so
  * objects made before ggml_numa_init keep the placement they were made with.
  */
 #include "config.h"
