@@ -95,9 +95,16 @@ static int core_rank(hwloc_topology_t topology, hwloc_obj_t core)
     return efficiency < 0 ? 0 : efficiency;
 }
 
-/* The cores of node with an allowed PU, best first (rank, then topology
- * order); *n_out of them in a new array, or NULL when none or no memory. */
-static hwloc_obj_t *node_cores(const struct ggml__numa_layout *layout, hwloc_obj_t node, int *n_out)
+/* A core (or a PU, on topologies without cores) and its performance rank. */
+struct ranked_core {
+    hwloc_obj_t obj;
+    int rank;
+};
+
+/* The cores of node (NULL: of every node) with an allowed PU, best first
+ * (rank, then topology order); *n_out of them in a new array, or NULL when
+ * none or no memory.  Each core's rank is looked up once. */
+static struct ranked_core *node_cores(const struct ggml__numa_layout *layout, hwloc_obj_t node, int *n_out)
 {
     hwloc_topology_t topology = layout->topology;
     int total = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_CORE);
@@ -107,7 +114,7 @@ static hwloc_obj_t *node_cores(const struct ggml__numa_layout *layout, hwloc_obj
         total = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_PU);
     }
     *n_out = 0;
-    hwloc_obj_t *cores = total > 0 ? malloc((size_t) total * sizeof *cores) : NULL;
+    struct ranked_core *cores = total > 0 ? malloc((size_t) total * sizeof *cores) : NULL;
     if (cores == NULL)
         return NULL;
     int n = 0;
@@ -115,13 +122,14 @@ static hwloc_obj_t *node_cores(const struct ggml__numa_layout *layout, hwloc_obj
         if (!hwloc_bitmap_intersects(core->cpuset, layout->allowed) ||
             (node != NULL && !hwloc_bitmap_isincluded(core->cpuset, node->cpuset)))
             continue;
+        const int rank = core_rank(topology, core);
         /* insertion keeps topology order among cores of equal rank */
         int at = n;
-        while (at > 0 && core_rank(topology, cores[at - 1]) < core_rank(topology, core)) {
+        while (at > 0 && cores[at - 1].rank < rank) {
             cores[at] = cores[at - 1];
             at--;
         }
-        cores[at] = core;
+        cores[at] = (struct ranked_core) { core, rank };
         n++;
     }
     *n_out = n;
@@ -185,7 +193,7 @@ bool ggml__numa_plan_threads(const struct ggml__numa_layout *layout, int n_threa
         return true;
 
     /* per node, its cores in preference order and how many are taken */
-    hwloc_obj_t *cores[GGML__NUMA_MAX_NODES] = { 0 };
+    struct ranked_core *cores[GGML__NUMA_MAX_NODES] = { 0 };
     int n_cores[GGML__NUMA_MAX_NODES] = { 0 };
     int taken[GGML__NUMA_MAX_NODES] = { 0 };
     bool ok = true;
@@ -199,7 +207,7 @@ bool ggml__numa_plan_threads(const struct ggml__numa_layout *layout, int n_threa
         places[t].node = node;
         if (n_cores[node] <= 0)
             continue;
-        hwloc_obj_t core = cores[node][taken[node]++ % n_cores[node]];
+        hwloc_obj_t core = cores[node][taken[node]++ % n_cores[node]].obj;
         ok = (places[t].cpuset = hwloc_bitmap_alloc()) != NULL;
         if (ok)
             hwloc_bitmap_and(places[t].cpuset, core->cpuset, layout->allowed);
@@ -252,10 +260,10 @@ int ggml__numa_default_threads(hwloc_topology_t topology, hwloc_const_cpuset_t a
     if (!ggml__numa_layout_init(&all, topology, GGML_NUMA_STRATEGY_DISABLED, allowed, -1))
         return 1;
     int n_cores = 0;
-    hwloc_obj_t *cores = node_cores(&all, NULL, &n_cores);
+    struct ranked_core *cores = node_cores(&all, NULL, &n_cores);
     /* cores come best first: count the ones of the first core's rank */
     int count = 0;
-    while (count < n_cores && core_rank(topology, cores[count]) == core_rank(topology, cores[0]))
+    while (count < n_cores && cores[count].rank == cores[0].rank)
         count++;
     free(cores);
     ggml__numa_layout_free(&all);
