@@ -64,14 +64,21 @@ static void drop_copies(struct cpu_buffer *b)
     atomic_fetch_sub(&mirrored_buffers, 1);
 }
 
+/* Gives back size bytes at data as its origin says (the caller's memory
+ * is left alone). */
+static void release_memory(void *data, size_t size, enum cpu_memory_origin origin)
+{
+    if (origin == CPU_MEMORY_HEAP)
+        free(data);
+    else if (origin == CPU_MEMORY_PAGES)
+        ggml__numa_free_pages(data, size);
+}
+
 static void cpu_buffer_free(ggml_backend_buffer_t buffer)
 {
     struct cpu_buffer *b = buffer->context;
     drop_copies(b);
-    if (b->origin == CPU_MEMORY_HEAP)
-        free(b->copies[0]);
-    else if (b->origin == CPU_MEMORY_PAGES)
-        ggml__numa_free_pages(b->copies[0], b->size);
+    release_memory(b->copies[0], b->size, b->origin);
     free(b);
 }
 
@@ -177,10 +184,7 @@ static ggml_backend_buffer_t wrap_memory(ggml_backend_buffer_type_t buft, struct
     }
     if (buffer == NULL) {
         free(b);
-        if (origin == CPU_MEMORY_HEAP)
-            free(data);
-        else if (origin == CPU_MEMORY_PAGES)
-            ggml__numa_free_pages(data, alloc_size);
+        release_memory(data, alloc_size, origin);
     }
     return buffer;
 }
