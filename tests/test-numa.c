@@ -313,21 +313,27 @@ static void test_no_topology(void)
 
 /* ------------------------------------------------------------ public calls */
 
-/* NUMA nodes with a CPU this process may use, as hwloc sees this machine. */
+/* NUMA nodes with a CPU this process may use, as hwloc sees this machine,
+ * counted directly from hwloc (nodes with the same CPUs count once). */
 static int machine_nodes(void)
 {
     hwloc_topology_t topology;
     if (hwloc_topology_init(&topology) != 0 || hwloc_topology_load(topology) != 0)
         return 1;
-    struct ggml__numa_layout layout;
     hwloc_bitmap_t bound = hwloc_bitmap_alloc();
-    hwloc_get_cpubind(topology, bound, HWLOC_CPUBIND_PROCESS);
-    ggml__numa_layout_init(&layout, topology, GGML_NUMA_STRATEGY_DISTRIBUTE, bound, -1);
-    int n = layout.n_nodes;
-    ggml__numa_layout_free(&layout);
+    if (hwloc_get_cpubind(topology, bound, HWLOC_CPUBIND_PROCESS) != 0)
+        hwloc_bitmap_copy(bound, hwloc_topology_get_allowed_cpuset(topology));
+    hwloc_bitmap_t seen = hwloc_bitmap_alloc();
+    int n = 0;
+    for (hwloc_obj_t node = NULL; (node = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_NUMANODE, node)) != NULL;)
+        if (hwloc_bitmap_intersects(node->cpuset, bound) && !hwloc_bitmap_isincluded(node->cpuset, seen)) {
+            hwloc_bitmap_or(seen, seen, node->cpuset);
+            n++;
+        }
+    hwloc_bitmap_free(seen);
     hwloc_bitmap_free(bound);
     hwloc_topology_destroy(topology);
-    return n;
+    return n > 0 ? n : 1;
 }
 
 static void test_public_calls(void)
