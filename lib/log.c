@@ -66,6 +66,9 @@ void ggml_log_get(ggml_log_callback *callback, void **user_data)
 
 /* Formats into a stack buffer, or a heap one for long messages. */
 static void log_vprintf(enum ggml_log_level level, const char *prefix, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+
+static void log_vprintf(enum ggml_log_level level, const char *prefix, const char *fmt, va_list ap)
 {
     char small[512];
     char *text = small;

@@ -241,28 +241,28 @@ static bool cpu_dev_supports_buft(ggml_backend_dev_t dev, ggml_backend_buffer_ty
     return ggml_backend_buft_is_host(buft);
 }
 
-static const struct ggml_backend_device_i cpu_device_iface = {
-    .get_name = cpu_dev_get_name,
-    .get_description = cpu_dev_get_description,
-    .get_memory = cpu_dev_get_memory,
-    .get_type = cpu_dev_get_type,
-    .get_props = cpu_dev_get_props,
-    .init_backend = cpu_dev_init_backend,
-    .get_buffer_type = cpu_dev_get_buffer_type,
-    .get_host_buffer_type = NULL,
-    .buffer_from_host_ptr = cpu_dev_buffer_from_host_ptr,
-    .supports_op = cpu_dev_supports_op,
-    .supports_buft = cpu_dev_supports_buft,
-    .offload_op = NULL,
-    .event_new = NULL,
-    .event_free = NULL,
-    .event_synchronize = NULL,
-};
-
 static struct ggml_backend_reg cpu_reg;
 
+/* The interface is written in place: a static initializer in ISO C may not
+ * copy another object. */
 struct ggml_backend_device ggml__cpu_device = {
-    .iface = cpu_device_iface,
+    .iface = {
+        .get_name = cpu_dev_get_name,
+        .get_description = cpu_dev_get_description,
+        .get_memory = cpu_dev_get_memory,
+        .get_type = cpu_dev_get_type,
+        .get_props = cpu_dev_get_props,
+        .init_backend = cpu_dev_init_backend,
+        .get_buffer_type = cpu_dev_get_buffer_type,
+        .get_host_buffer_type = NULL,
+        .buffer_from_host_ptr = cpu_dev_buffer_from_host_ptr,
+        .supports_op = cpu_dev_supports_op,
+        .supports_buft = cpu_dev_supports_buft,
+        .offload_op = NULL,
+        .event_new = NULL,
+        .event_free = NULL,
+        .event_synchronize = NULL,
+    },
     .reg = &cpu_reg,
     .context = NULL,
 };

@@ -278,6 +278,8 @@ struct text {
     size_t size, len;
 };
 
+static void put(struct text *text, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
 static void put(struct text *text, const char *format, ...)
 {
     va_list ap;
