@@ -94,6 +94,22 @@ struct ggml_tensor *ggml__view_tensor_impl(struct ggml_context *ctx, struct ggml
 struct ggml_tensor *ggml__dup_tensor_impl(struct ggml_context *ctx, const struct ggml_tensor *src,
                                           const char *func);
 
+/*
+ * Bytes of t's view source (t itself when it is not a view) from t's first
+ * byte to its end: the most that any access through t may reach.
+ */
+size_t ggml__view_room(const struct ggml_tensor *t);
+
+/*
+ * True when kernels may address t element by element through its strides:
+ * its ggml_nbytes stays inside ggml__view_room, and for a block-quantized
+ * type each row is a run of whole adjacent blocks (ne[0] a multiple of the
+ * block size, nb[0] the block's size).  A transposed or permuted view that
+ * splits blocks across dimensions fails it; only the view ops and
+ * transfers bounded by ggml__view_room may handle such a tensor.
+ */
+bool ggml__layout_in_bounds(const struct ggml_tensor *t);
+
 /* ---------------------------------------------------------- op constructors */
 
 /* True when b can be broadcast over a (ggml_can_repeat); logs as func if not. */

@@ -829,6 +829,56 @@ static void test_refused(void)
     ggml_free(ctx);
 }
 
+/*
+ * A transposed or permuted view of a block-quantized tensor splits its
+ * blocks across dimensions: ggml_nbytes of the view exceeds its source's
+ * memory and a kernel walking its rows would read past it.  supports_op
+ * refuses every op on such a view (one message when computed); the view
+ * ops themselves stay allowed, and so do permutations that keep dimension 0.
+ */
+static void test_split_blocks_refused(void)
+{
+    struct ggml_context *ctx = new_context(1);
+    struct ggml_tensor *q = ggml_new_tensor_2d(ctx, GGML_TYPE_Q8_0, 32, 2);
+    struct ggml_tensor *q4 = ggml_new_tensor_3d(ctx, GGML_TYPE_Q4_0, 32, 2, 3);
+    memset(q->data, 0, ggml_nbytes(q));
+    memset(q4->data, 0, ggml_nbytes(q4));
+    struct ggml_tensor *t = ggml_transpose(ctx, q);
+    struct ggml_tensor *p = ggml_permute(ctx, q4, 2, 0, 1, 3);
+    struct ggml_tensor *rows = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 2);
+    memset(rows->data, 0, ggml_nbytes(rows));
+    struct ggml_tensor *b = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 2, 3);
+    memset(b->data, 0, ggml_nbytes(b));
+    const struct {
+        const char *what;
+        struct ggml_tensor *node;
+    } cases[] = {
+        { "cast of a transposed q8_0 [32,2] to f32", ggml_cast(ctx, t, GGML_TYPE_F32) },
+        { "cpy of it into f16", ggml_cpy(ctx, t, ggml_new_tensor_2d(ctx, GGML_TYPE_F16, 2, 32)) },
+        { "get_rows of it", ggml_get_rows(ctx, t, rows) },
+        { "mul_mat of it", ggml_mul_mat(ctx, t, b) },
+        { "cast of a permuted q4_0 [32,2,3] to f32", ggml_cast(ctx, p, GGML_TYPE_F32) },
+        { "mul_mat of it", ggml_mul_mat(ctx, p, ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 2, 3, 32)) },
+    };
+    tap_log_errors();
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        if (!ok(cases[c].node != NULL, "%s: the constructor accepts it", cases[c].what))
+            continue;
+        ok(!ggml_backend_supports_op(cpu, cases[c].node), "%s: the CPU backend does not support it",
+           cases[c].what);
+        is_int(optest_compute(ctx, cases[c].node, 2, false), GGML_STATUS_FAILED, "%s: computing it fails",
+               cases[c].what);
+        logged_one_error("%s: with one message", cases[c].what);
+    }
+    ok(ggml_backend_supports_op(cpu, t) && ggml_backend_supports_op(cpu, p),
+       "the transposing and permuting view nodes themselves are supported");
+    struct ggml_tensor *kept = ggml_cont(ctx, ggml_permute(ctx, q4, 0, 2, 1, 3));
+    ok(kept != NULL && ggml_backend_supports_op(cpu, kept) &&
+           optest_compute(ctx, kept, 2, false) == GGML_STATUS_SUCCESS,
+       "cont of a q4_0 permutation that keeps dimension 0 is supported and computes");
+    ggml_free(ctx);
+}
+
 /* Constructors: bad shapes log one error and give NULL; NULL inputs give NULL silently. */
 static void test_constructor_errors(void)
 {
@@ -885,6 +935,7 @@ int main(void)
     test_dup_inplace();
     test_edge_values();
     test_refused();
+    test_split_blocks_refused();
     test_constructor_errors();
     ggml_backend_free(cpu);
     return tap_done();
