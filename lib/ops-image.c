@@ -212,6 +212,11 @@ static struct ggml_tensor *interpolate_impl(struct ggml_context *ctx, struct ggm
             return NULL;
         }
     }
+    /* every element of the (non-empty) result is sampled from a */
+    if (ggml_is_empty(a)) {
+        ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "'%s' has no elements to resample", a->name);
+        return NULL;
+    }
     struct ggml_tensor *result = ggml__new_tensor_impl(ctx, a->type, 4, ne, NULL, 0, func);
     if (result == NULL)
         return NULL;

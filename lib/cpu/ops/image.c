@@ -292,7 +292,7 @@ static bool upscale_supports(const struct ggml_tensor *dst)
     const struct ggml_tensor *src = dst->src[0];
     const uint32_t mode = (uint32_t) dst->op_params[0];
     const uint32_t base = mode & 0xFF;
-    return src != NULL && float_type(dst->type) && src->type == dst->type &&
+    return src != NULL && float_type(dst->type) && src->type == dst->type && !ggml_is_empty(src) &&
            (base == GGML_SCALE_MODE_NEAREST || base == GGML_SCALE_MODE_BILINEAR ||
             base == GGML_SCALE_MODE_BICUBIC) &&
            (mode & ~(0xFFu | GGML_SCALE_FLAG_ALIGN_CORNERS)) == 0;
@@ -305,6 +305,7 @@ static inline float load_src(const struct ggml_tensor *src, bool f32, int64_t i0
     return f32 ? *(const float *) p : ggml__load_float(src->type, p);
 }
 
+/* i clamped to [0, n); n >= 1 (upscale_supports refuses an empty source). */
 static int64_t clamp_index(int64_t i, int64_t n)
 {
     return i < 0 ? 0 : i >= n ? n - 1 : i;
