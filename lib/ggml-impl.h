@@ -34,6 +34,26 @@ void ggml__log_raw(enum ggml_log_level level, const char *fmt, ...)
 #define ggml__info(...)  ggml__log_at(GGML_LOG_LEVEL_INFO, __func__, __VA_ARGS__)
 #define ggml__debug(...) ggml__log_at(GGML_LOG_LEVEL_DEBUG, __func__, __VA_ARGS__)
 
+/* --------------------------------------------------- float to integer */
+
+/*
+ * v converted to an integer in [min, max] (min <= 0 <= max, each a value
+ * of the destination type), defined for every input where C's conversion
+ * is not: a value inside the range is truncated toward zero, as C
+ * converts; one beyond it saturates to min or max (the infinities too);
+ * NaN gives 0.  Every float-to-integer conversion in the library goes
+ * through here: element copies to integer types, quantizers (whose levels
+ * are the range), indices and sizes computed in floating point.  Callers
+ * that round (roundf, floorf, + 0.5) do so before the call.
+ */
+static inline int64_t ggml__float_to_int(double v, int64_t min, int64_t max)
+{
+    if (v != v)
+        return 0;
+    /* (double) INT64_MAX rounds up to 2^63; every other bound is exact */
+    return v <= (double) min ? min : v >= (double) max ? max : (int64_t) v;
+}
+
 /* ------------------------------------------------------------ type traits */
 
 /* True for a value inside the enum that names a type this library knows. */

@@ -23,7 +23,7 @@
 /* Number of windows of size k, stride s, over n elements padded by p on each side. */
 static int64_t pool_output_size(int64_t n, int k, int s, float p)
 {
-    return (int64_t) ((float) n + 2.0f * p - (float) k) / s + 1;
+    return ggml__float_to_int((float) n + 2.0f * p - (float) k, INT64_MIN, INT64_MAX) / s + 1;
 }
 
 /* Checks one pooling dimension; logs as func and returns false when bad. */
@@ -81,7 +81,8 @@ struct ggml_tensor *ggml_pool_2d(struct ggml_context *ctx, struct ggml_tensor *a
     struct ggml_tensor *result = ggml__new_tensor_impl(ctx, GGML_TYPE_F32, 4, ne, NULL, 0, __func__);
     if (result == NULL)
         return NULL;
-    const int32_t params[] = { (int32_t) op, k0, k1, s0, s1, (int32_t) p0, (int32_t) p1 };
+    const int32_t params[] = { (int32_t) op, k0, k1, s0, s1, (int32_t) ggml__float_to_int(p0, INT32_MIN, INT32_MAX),
+                              (int32_t) ggml__float_to_int(p1, INT32_MIN, INT32_MAX) };
     ggml__set_op_params(result, params, sizeof params);
     result->op = GGML_OP_POOL_2D;
     result->src[0] = a;
