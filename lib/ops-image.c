@@ -29,9 +29,10 @@ static int64_t pool_output_size(int64_t n, int k, int s, float p)
 /* Checks one pooling dimension; logs as func and returns false when bad. */
 static bool check_pool_dim(const struct ggml_tensor *a, int dim, int k, int s, float p, const char *func)
 {
-    if (k <= 0 || s <= 0 || !(p >= 0.0f)) {
+    /* the padding is stored as an int32_t op parameter */
+    if (k <= 0 || s <= 0 || !(p >= 0.0f && p < 2147483648.0f)) {
         ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "dimension %d: kernel %d and stride %d must be positive "
-                     "and padding %g not negative", dim, k, s, (double) p);
+                     "and padding %g in [0, 2^31)", dim, k, s, (double) p);
         return false;
     }
     if ((float) a->ne[dim] + 2.0f * p < (float) k) {
@@ -81,8 +82,8 @@ struct ggml_tensor *ggml_pool_2d(struct ggml_context *ctx, struct ggml_tensor *a
     struct ggml_tensor *result = ggml__new_tensor_impl(ctx, GGML_TYPE_F32, 4, ne, NULL, 0, __func__);
     if (result == NULL)
         return NULL;
-    const int32_t params[] = { (int32_t) op, k0, k1, s0, s1, (int32_t) ggml__float_to_int(p0, INT32_MIN, INT32_MAX),
-                              (int32_t) ggml__float_to_int(p1, INT32_MIN, INT32_MAX) };
+    const int32_t params[] = { (int32_t) op, k0, k1, s0, s1, (int32_t) ggml__float_to_int(p0, 0, INT32_MAX),
+                               (int32_t) ggml__float_to_int(p1, 0, INT32_MAX) };
     ggml__set_op_params(result, params, sizeof params);
     result->op = GGML_OP_POOL_2D;
     result->src[0] = a;

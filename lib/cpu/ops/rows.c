@@ -161,7 +161,6 @@ static bool set_rows_supports(const struct ggml_tensor *dst)
            idx->ne[3] == 1;
 }
 
-
 /* Stores the n floats of x into the row out of dst's type. */
 static void scatter_row(enum ggml_type type, const float *x, void *out, int64_t n, bool use_ref)
 {
