@@ -91,6 +91,12 @@ static double load_element(enum ggml_type type, const void *p)
     }
 }
 
+/* The element at p as int32_t: a float one truncated, saturated, NaN 0. */
+static int32_t load_i32(enum ggml_type type, const void *p)
+{
+    return (int32_t) ggml__float_to_int(load_element(type, p), INT32_MIN, INT32_MAX);
+}
+
 /* Integer types receive value converted as C converts float to integer. */
 static void store_int(enum ggml_type type, void *p, int32_t value)
 {
@@ -105,12 +111,13 @@ static void store_int(enum ggml_type type, void *p, int32_t value)
     }
 }
 
+/* Integer types receive value truncated, saturated to their range, NaN 0. */
 static void store_float(enum ggml_type type, void *p, float value)
 {
     switch (type) {
-    case GGML_TYPE_I8:   *(int8_t *) p = (int8_t) value; break;
-    case GGML_TYPE_I16:  *(int16_t *) p = (int16_t) value; break;
-    case GGML_TYPE_I32:  *(int32_t *) p = (int32_t) value; break;
+    case GGML_TYPE_I8:   *(int8_t *) p = (int8_t) ggml__float_to_int(value, INT8_MIN, INT8_MAX); break;
+    case GGML_TYPE_I16:  *(int16_t *) p = (int16_t) ggml__float_to_int(value, INT16_MIN, INT16_MAX); break;
+    case GGML_TYPE_I32:  *(int32_t *) p = (int32_t) ggml__float_to_int(value, INT32_MIN, INT32_MAX); break;
     case GGML_TYPE_F16:  *(ggml_fp16_t *) p = ggml_fp32_to_fp16(value); break;
     case GGML_TYPE_BF16: *(ggml_bf16_t *) p = ggml_fp32_to_bf16(value); break;
     case GGML_TYPE_F32:  *(float *) p = value; break;
@@ -228,7 +235,7 @@ int32_t ggml_get_i32_1d(const struct ggml_tensor *tensor, int i)
     int64_t idx[GGML_MAX_DIMS];
     if (!check_host_tensor(tensor, __func__) || !flat_to_coords(tensor, i, idx, __func__))
         return 0;
-    return (int32_t) load_element(tensor->type, element_ptr(tensor, idx));
+    return load_i32(tensor->type, element_ptr(tensor, idx));
 }
 
 void ggml_set_i32_1d(const struct ggml_tensor *tensor, int i, int32_t value)
@@ -260,7 +267,7 @@ int32_t ggml_get_i32_nd(const struct ggml_tensor *tensor, int i0, int i1, int i2
     const int64_t idx[GGML_MAX_DIMS] = { i0, i1, i2, i3 };
     if (!check_host_tensor(tensor, __func__) || !check_coords(tensor, idx, __func__))
         return 0;
-    return (int32_t) load_element(tensor->type, element_ptr(tensor, idx));
+    return load_i32(tensor->type, element_ptr(tensor, idx));
 }
 
 void ggml_set_i32_nd(const struct ggml_tensor *tensor, int i0, int i1, int i2, int i3, int32_t value)

@@ -71,7 +71,8 @@ ggml_backend_buffer_t ggml__tensor_buffer(const struct ggml_tensor *tensor, cons
 /*
  * Checks a transfer of size bytes at offset between host memory data and
  * tensor: returns the tensor's buffer, or NULL (logged as func) when the
- * range leaves the tensor, data is NULL or the tensor is unallocated.
+ * range leaves the tensor (its ggml_nbytes) or the memory its view source
+ * owns in the buffer, data is NULL or the tensor is unallocated.
  */
 ggml_backend_buffer_t ggml__check_tensor_transfer(const struct ggml_tensor *tensor, const void *data,
                                                   size_t offset, size_t size, const char *func);
@@ -79,7 +80,8 @@ ggml_backend_buffer_t ggml__check_tensor_transfer(const struct ggml_tensor *tens
 /* Same type, shape and strides (data of one can be copied into the other). */
 bool ggml__same_layout(const struct ggml_tensor *a, const struct ggml_tensor *b);
 
-/* Both tensors allocated and of the same layout (else logs as func). */
+/* Both tensors allocated, of the same layout and each within the memory it
+ * owns (else logs as func). */
 bool ggml__check_copy(const struct ggml_tensor *src, const struct ggml_tensor *dst, const char *func);
 
 /* Applies the NUMA placement of a CPU buffer's new usage (lib/cpu/buffer.c;

@@ -321,8 +321,33 @@ ggml_backend_buffer_t ggml__tensor_buffer(const struct ggml_tensor *tensor, cons
     return buffer;
 }
 
-ggml_backend_buffer_t ggml__check_tensor_transfer(const struct ggml_tensor *tensor, const void *data,
-                                            size_t offset, size_t size, const char *func)
+/*
+ * Bytes from tensor's data to the end of the memory it may touch in buffer:
+ * what its view source (the tensor itself when it is not a view) spans,
+ * clipped to the buffer's own memory; 0 when its data lies outside both.
+ * ggml_nbytes of the tensor is no such bound: by that formula a transposed
+ * or permuted view of a block-quantized tensor spans more than its source.
+ */
+static size_t owned_bytes_from_data(ggml_backend_buffer_t buffer, const struct ggml_tensor *tensor)
+{
+    const struct ggml_tensor *owner = tensor->view_src ? tensor->view_src : tensor;
+    const uintptr_t start = (uintptr_t) tensor->data;
+    uintptr_t lo = (uintptr_t) owner->data;
+    const size_t owner_bytes = ggml_nbytes(owner);
+    uintptr_t hi = lo + (owner_bytes < UINTPTR_MAX - lo ? owner_bytes : UINTPTR_MAX - lo);
+    if (buffer->iface.get_base != NULL) {
+        const uintptr_t base = (uintptr_t) ggml_backend_buffer_get_base(buffer);
+        const uintptr_t end = base + (buffer->size < UINTPTR_MAX - base ? buffer->size : UINTPTR_MAX - base);
+        lo = lo > base ? lo : base;
+        hi = hi < end ? hi : end;
+    }
+    return start >= lo && start < hi ? hi - start : 0;
+}
+
+/* The tensor's buffer when size bytes at offset lie in the tensor and in
+ * the memory it owns (else NULL, logged as func). */
+static ggml_backend_buffer_t check_tensor_range(const struct ggml_tensor *tensor, size_t offset,
+                                                size_t size, const char *func)
 {
     ggml_backend_buffer_t buffer = ggml__tensor_buffer(tensor, func);
     if (buffer == NULL)
@@ -334,6 +359,24 @@ ggml_backend_buffer_t ggml__check_tensor_transfer(const struct ggml_tensor *tens
                      size, offset, tensor->name, nbytes);
         return NULL;
     }
+    size_t owned = owned_bytes_from_data(buffer, tensor);
+    if (offset > owned || size > owned - offset) {
+        ggml__log_at(GGML_LOG_LEVEL_ERROR, func,
+                     "%zu bytes at offset %zu of tensor '%s' reach beyond the memory of '%s' "
+                     "(%zu bytes from the tensor's start)",
+                     size, offset, tensor->name, tensor->view_src ? tensor->view_src->name : tensor->name,
+                     owned);
+        return NULL;
+    }
+    return buffer;
+}
+
+ggml_backend_buffer_t ggml__check_tensor_transfer(const struct ggml_tensor *tensor, const void *data,
+                                            size_t offset, size_t size, const char *func)
+{
+    ggml_backend_buffer_t buffer = check_tensor_range(tensor, offset, size, func);
+    if (buffer == NULL)
+        return NULL;
     if (data == NULL) {
         ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "data is NULL");
         return NULL;
@@ -396,7 +439,9 @@ bool ggml__check_copy(const struct ggml_tensor *src, const struct ggml_tensor *d
                      src->name, dst->name);
         return false;
     }
-    return ggml__tensor_buffer(src, func) != NULL && ggml__tensor_buffer(dst, func) != NULL;
+    /* the same layout spans the same ggml_nbytes on both sides */
+    const size_t nbytes = ggml_nbytes(src);
+    return check_tensor_range(src, 0, nbytes, func) != NULL && check_tensor_range(dst, 0, nbytes, func) != NULL;
 }
 
 bool ggml_backend_buffer_copy_tensor(const struct ggml_tensor *src, struct ggml_tensor *dst)
@@ -405,9 +450,9 @@ bool ggml_backend_buffer_copy_tensor(const struct ggml_tensor *src, struct ggml_
         ggml__error("src is NULL");
         return false;
     }
-    ggml_backend_buffer_t dst_buffer = ggml__tensor_buffer(dst, __func__);
-    if (dst_buffer == NULL)
+    if (!ggml__check_copy(src, dst, __func__))
         return false;
+    ggml_backend_buffer_t dst_buffer = dst->view_src ? dst->view_src->buffer : dst->buffer;
     return dst_buffer->iface.cpy_tensor ? dst_buffer->iface.cpy_tensor(dst_buffer, src, dst) : false;
 }
 

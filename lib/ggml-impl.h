@@ -34,6 +34,26 @@ void ggml__log_raw(enum ggml_log_level level, const char *fmt, ...)
 #define ggml__info(...)  ggml__log_at(GGML_LOG_LEVEL_INFO, __func__, __VA_ARGS__)
 #define ggml__debug(...) ggml__log_at(GGML_LOG_LEVEL_DEBUG, __func__, __VA_ARGS__)
 
+/* --------------------------------------------------- float to integer */
+
+/*
+ * v converted to an integer in [min, max] (min <= 0 <= max, each a value
+ * of the destination type), defined for every input where C's conversion
+ * is not: a value inside the range is truncated toward zero, as C
+ * converts; one beyond it saturates to min or max (the infinities too);
+ * NaN gives 0.  Every float-to-integer conversion in the library goes
+ * through here: element copies to integer types, quantizers (whose levels
+ * are the range), indices and sizes computed in floating point.  Callers
+ * that round (roundf, floorf, + 0.5) do so before the call.
+ */
+static inline int64_t ggml__float_to_int(double v, int64_t min, int64_t max)
+{
+    if (v != v)
+        return 0;
+    /* (double) INT64_MAX rounds up to 2^63; every other bound is exact */
+    return v <= (double) min ? min : v >= (double) max ? max : (int64_t) v;
+}
+
 /* ------------------------------------------------------------ type traits */
 
 /* True for a value inside the enum that names a type this library knows. */
@@ -93,6 +113,22 @@ struct ggml_tensor *ggml__view_tensor_impl(struct ggml_context *ctx, struct ggml
                                            const char *func);
 struct ggml_tensor *ggml__dup_tensor_impl(struct ggml_context *ctx, const struct ggml_tensor *src,
                                           const char *func);
+
+/*
+ * Bytes of t's view source (t itself when it is not a view) from t's first
+ * byte to its end: the most that any access through t may reach.
+ */
+size_t ggml__view_room(const struct ggml_tensor *t);
+
+/*
+ * True when kernels may address t element by element through its strides:
+ * its ggml_nbytes stays inside ggml__view_room, and for a block-quantized
+ * type each row is a run of whole adjacent blocks (ne[0] a multiple of the
+ * block size, nb[0] the block's size).  A transposed or permuted view that
+ * splits blocks across dimensions fails it; only the view ops and
+ * transfers bounded by ggml__view_room may handle such a tensor.
+ */
+bool ggml__layout_in_bounds(const struct ggml_tensor *t);
 
 /* ---------------------------------------------------------- op constructors */
 

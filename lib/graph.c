@@ -430,8 +430,11 @@ void ggml_graph_cpy(struct ggml_cgraph *src, struct ggml_cgraph *dst)
     dst->n_nodes = src->n_nodes;
     dst->order = src->order;
     dst->failed = src->failed;
-    memcpy(dst->leafs, src->leafs, (size_t) src->n_leafs * sizeof *src->leafs);
-    memcpy(dst->nodes, src->nodes, (size_t) src->n_nodes * sizeof *src->nodes);
+    /* a graph view has no leaf array */
+    if (src->n_leafs > 0)
+        memcpy(dst->leafs, src->leafs, (size_t) src->n_leafs * sizeof *src->leafs);
+    if (src->n_nodes > 0)
+        memcpy(dst->nodes, src->nodes, (size_t) src->n_nodes * sizeof *src->nodes);
 
     ggml__hash_set_reset(&dst->visited_hash_set);
     if (dst->grads) {

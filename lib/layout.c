@@ -44,7 +44,12 @@ static struct ggml_tensor *view_impl(struct ggml_context *ctx, struct ggml_tenso
         }
     }
     size_t span = ggml_nbytes(&probe);
+    /* a's own extent, but never past its source's memory (ggml_nbytes of a
+     * transposed block-quantized view exceeds that memory) */
     size_t src_size = ggml_nbytes(a);
+    const size_t room = ggml__view_room(a);
+    if (room < src_size)
+        src_size = room;
     if (span != 0 && (offset > src_size || span > src_size - offset)) {
         ggml__log_at(GGML_LOG_LEVEL_ERROR, func,
                      "view of %zu bytes at offset %zu is outside '%s' (%zu bytes)",

@@ -23,15 +23,16 @@
 /* Number of windows of size k, stride s, over n elements padded by p on each side. */
 static int64_t pool_output_size(int64_t n, int k, int s, float p)
 {
-    return (int64_t) ((float) n + 2.0f * p - (float) k) / s + 1;
+    return ggml__float_to_int((float) n + 2.0f * p - (float) k, INT64_MIN, INT64_MAX) / s + 1;
 }
 
 /* Checks one pooling dimension; logs as func and returns false when bad. */
 static bool check_pool_dim(const struct ggml_tensor *a, int dim, int k, int s, float p, const char *func)
 {
-    if (k <= 0 || s <= 0 || !(p >= 0.0f)) {
+    /* the padding is stored as an int32_t op parameter */
+    if (k <= 0 || s <= 0 || !(p >= 0.0f && p < 2147483648.0f)) {
         ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "dimension %d: kernel %d and stride %d must be positive "
-                     "and padding %g not negative", dim, k, s, (double) p);
+                     "and padding %g in [0, 2^31)", dim, k, s, (double) p);
         return false;
     }
     if ((float) a->ne[dim] + 2.0f * p < (float) k) {
@@ -81,7 +82,8 @@ struct ggml_tensor *ggml_pool_2d(struct ggml_context *ctx, struct ggml_tensor *a
     struct ggml_tensor *result = ggml__new_tensor_impl(ctx, GGML_TYPE_F32, 4, ne, NULL, 0, __func__);
     if (result == NULL)
         return NULL;
-    const int32_t params[] = { (int32_t) op, k0, k1, s0, s1, (int32_t) p0, (int32_t) p1 };
+    const int32_t params[] = { (int32_t) op, k0, k1, s0, s1, (int32_t) ggml__float_to_int(p0, 0, INT32_MAX),
+                               (int32_t) ggml__float_to_int(p1, 0, INT32_MAX) };
     ggml__set_op_params(result, params, sizeof params);
     result->op = GGML_OP_POOL_2D;
     result->src[0] = a;
@@ -211,6 +213,11 @@ static struct ggml_tensor *interpolate_impl(struct ggml_context *ctx, struct ggm
             ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "dimension %d: extent %" PRId64 " is not positive", d, ne[d]);
             return NULL;
         }
+    }
+    /* every element of the (non-empty) result is sampled from a */
+    if (ggml_is_empty(a)) {
+        ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "'%s' has no elements to resample", a->name);
+        return NULL;
     }
     struct ggml_tensor *result = ggml__new_tensor_impl(ctx, a->type, 4, ne, NULL, 0, func);
     if (result == NULL)

@@ -47,7 +47,8 @@ struct ggml_tensor *ggml_arange(struct ggml_context *ctx, float start, float sto
         ggml__error("arange(%g, %g, %g) has too many elements", (double) start, (double) stop, (double) step);
         return NULL;
     }
-    const int64_t ne[1] = { (int64_t) ceilf((stop - start) / step) };
+    /* upstream's count, in single precision (it can overflow where the check did not) */
+    const int64_t ne[1] = { ggml__float_to_int(ceilf((stop - start) / step), 0, INT64_MAX) };
     struct ggml_tensor *result = ggml__new_tensor_impl(ctx, GGML_TYPE_F32, 1, ne, NULL, 0, __func__);
     if (result == NULL)
         return NULL;

@@ -12,12 +12,14 @@
  * compiled without -ffast-math and without floating-point contraction
  * (GCC's default in ISO C mode), or results may change in the last bit.
  *
- * Non-finite input.  Converting an out-of-range float to an integer type
- * is undefined in C.  Where ggml does that (only for NaN or infinite input,
- * or blocks whose scale overflows), this file instead yields what x86-64
- * hardware yields, which is what ggml produces on that platform: the
- * truncating conversion gives INT32_MIN and the narrowing keeps its low
- * byte, 0.
+ * Non-finite input.  C leaves converting NaN, an infinity or a value
+ * beyond the integer type undefined, and ggml converts its scaled values
+ * without a check (only NaN or infinite input, or a block whose scale
+ * overflows, gets there).  Here every conversion goes through
+ * ggml__float_to_int into the range of quant levels it stores: such a
+ * value saturates to the lowest or highest level and NaN gives level 0.
+ * Inside that range this is C's truncation, so finite input quantizes
+ * exactly as ggml quantizes it.
  */
 #include "config.h"
 
@@ -37,34 +39,10 @@
 
 /* ------------------------------------------------------------ conversions */
 
-/* float -> int32 with C truncation, or INT32_MIN where C leaves it undefined. */
-static inline int32_t trunc_i32(float v)
+/* The quant level of a scaled value v, truncated, in [lo, hi]. */
+static inline int level(float v, int lo, int hi)
 {
-    if (v >= -2147483648.0f && v < 2147483648.0f)
-        return (int32_t) v;
-    return INT32_MIN;
-}
-
-/* The value a float converted to int8_t takes (upstream's (int8_t) cast). */
-static inline int to_i8(float v)
-{
-    int b = (int) ((uint32_t) trunc_i32(v) & 0xffu);
-    return b >= 128 ? b - 256 : b;
-}
-
-/* The value a float converted to uint8_t takes (upstream's (uint8_t) cast). */
-static inline unsigned to_u8(float v)
-{
-    return (unsigned) ((uint32_t) trunc_i32(v) & 0xffu);
-}
-
-/* MIN(limit, (int8_t) v) stored into a uint8_t, as upstream writes it. */
-static inline uint8_t clamp_i8_to_u8(float v, int limit)
-{
-    int q = to_i8(v);
-    if (q > limit)
-        q = limit;
-    return (uint8_t) q;
+    return (int) ggml__float_to_int(v, lo, hi);
 }
 
 /*
@@ -121,8 +99,8 @@ void ggml__quantize_row_q4_0_ref(const float *restrict x, void *restrict vy, int
         y[i].d = ggml__fp32_to_fp16(d);
         for (int j = 0; j < QK4_0 / 2; j++) {
             /* trunc(v + 8.5) rounds v half-up into 0..16; 16 is clamped */
-            const uint8_t lo = clamp_i8_to_u8(xb[j] * id + 8.5f, 15);
-            const uint8_t hi = clamp_i8_to_u8(xb[j + QK4_0 / 2] * id + 8.5f, 15);
+            const uint8_t lo = (uint8_t) level(xb[j] * id + 8.5f, 0, 15);
+            const uint8_t hi = (uint8_t) level(xb[j + QK4_0 / 2] * id + 8.5f, 0, 15);
             y[i].qs[j] = (uint8_t) (lo | (hi << 4));
         }
     }
@@ -142,8 +120,8 @@ void ggml__quantize_row_q5_0_ref(const float *restrict x, void *restrict vy, int
 
         y[i].d = ggml__fp32_to_fp16(d);
         for (int j = 0; j < QK5_0 / 2; j++) {
-            const uint8_t lo = clamp_i8_to_u8(xb[j] * id + 16.5f, 31);
-            const uint8_t hi = clamp_i8_to_u8(xb[j + QK5_0 / 2] * id + 16.5f, 31);
+            const uint8_t lo = (uint8_t) level(xb[j] * id + 16.5f, 0, 31);
+            const uint8_t hi = (uint8_t) level(xb[j + QK5_0 / 2] * id + 16.5f, 0, 31);
             y[i].qs[j] = (uint8_t) ((lo & 0x0fu) | ((hi & 0x0fu) << 4));
             qh |= (uint32_t) ((lo >> 4) & 1u) << j;
             qh |= (uint32_t) ((hi >> 4) & 1u) << (j + QK5_0 / 2);
@@ -184,8 +162,8 @@ void ggml__quantize_row_q4_1_ref(const float *restrict x, void *restrict vy, int
         y[i].d = ggml__fp32_to_fp16(d);
         y[i].m = ggml__fp32_to_fp16(min);
         for (int j = 0; j < QK4_1 / 2; j++) {
-            const uint8_t lo = clamp_i8_to_u8((xb[j] - min) * id + 0.5f, 15);
-            const uint8_t hi = clamp_i8_to_u8((xb[j + QK4_1 / 2] - min) * id + 0.5f, 15);
+            const uint8_t lo = (uint8_t) level((xb[j] - min) * id + 0.5f, 0, 15);
+            const uint8_t hi = (uint8_t) level((xb[j + QK4_1 / 2] - min) * id + 0.5f, 0, 15);
             y[i].qs[j] = (uint8_t) (lo | (hi << 4));
         }
     }
@@ -207,9 +185,9 @@ void ggml__quantize_row_q5_1_ref(const float *restrict x, void *restrict vy, int
         y[i].d = ggml__fp32_to_fp16(d);
         y[i].m = ggml__fp32_to_fp16(min);
         for (int j = 0; j < QK5_1 / 2; j++) {
-            /* no clamp here (upstream has none): the top value maps to 31 */
-            const unsigned lo = to_u8((xb[j] - min) * id + 0.5f);
-            const unsigned hi = to_u8((xb[j + QK5_1 / 2] - min) * id + 0.5f);
+            /* upstream does not clamp: finite input never exceeds 31 */
+            const unsigned lo = (unsigned) level((xb[j] - min) * id + 0.5f, 0, 31);
+            const unsigned hi = (unsigned) level((xb[j + QK5_1 / 2] - min) * id + 0.5f, 0, 31);
             y[i].qs[j] = (uint8_t) ((lo & 0x0fu) | ((hi & 0x0fu) << 4));
             qh |= ((lo >> 4) & 1u) << j;
             qh |= ((hi >> 4) & 1u) << (j + QK5_1 / 2);
@@ -247,7 +225,7 @@ void ggml__quantize_row_q8_0_ref(const float *restrict x, void *restrict vy, int
 
         y[i].d = ggml__fp32_to_fp16(d);
         for (int j = 0; j < QK8_0; j++)
-            y[i].qs[j] = (int8_t) to_i8(roundf(xb[j] * id));   /* halves away from zero */
+            y[i].qs[j] = (int8_t) level(roundf(xb[j] * id), INT8_MIN, INT8_MAX);   /* halves away from zero */
     }
 }
 
@@ -264,7 +242,7 @@ void ggml__quantize_row_q8_1_ref(const float *restrict x, void *restrict vy, int
 
         y[i].d = ggml__fp32_to_fp16(d);
         for (int j = 0; j < QK8_1; j++) {
-            y[i].qs[j] = (int8_t) to_i8(roundf(xb[j] * id));
+            y[i].qs[j] = (int8_t) level(roundf(xb[j] * id), INT8_MIN, INT8_MAX);
             sum += y[i].qs[j];
         }
         /* the sum is scaled by the unrounded d, in single precision */

@@ -1068,8 +1068,11 @@ static bool remember_buffer_ids(struct ggml_backend_sched *s, const char *func)
         s->prev_n_nodes = s->prev_n_leafs = -1;
         return false;
     }
-    memcpy(s->prev_node_backend_ids, s->node_backend_ids, (size_t) s->graph.n_nodes * sizeof(int));
-    memcpy(s->prev_leaf_backend_ids, s->leaf_backend_ids, (size_t) s->graph.n_leafs * sizeof(int));
+    /* an empty graph may never have grown the arrays copied from */
+    if (s->graph.n_nodes > 0)
+        memcpy(s->prev_node_backend_ids, s->node_backend_ids, (size_t) s->graph.n_nodes * sizeof(int));
+    if (s->graph.n_leafs > 0)
+        memcpy(s->prev_leaf_backend_ids, s->leaf_backend_ids, (size_t) s->graph.n_leafs * sizeof(int));
     s->prev_n_nodes = s->graph.n_nodes;
     s->prev_n_leafs = s->graph.n_leafs;
     return true;

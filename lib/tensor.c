@@ -46,6 +46,23 @@ size_t ggml_nbytes(const struct ggml_tensor *tensor)
     return extent_bytes(tensor->type, tensor->ne, tensor->nb);
 }
 
+size_t ggml__view_room(const struct ggml_tensor *t)
+{
+    if (t->view_src == NULL)
+        return ggml_nbytes(t);
+    const size_t src_bytes = ggml_nbytes(t->view_src);
+    return t->view_offs < src_bytes ? src_bytes - t->view_offs : 0;
+}
+
+bool ggml__layout_in_bounds(const struct ggml_tensor *t)
+{
+    const int64_t blck_size = ggml_blck_size(t->type);
+    if (blck_size > 1 && !ggml_is_empty(t) &&
+        (t->ne[0] % blck_size != 0 || t->nb[0] != ggml_type_size(t->type)))
+        return false;
+    return ggml_nbytes(t) <= ggml__view_room(t);
+}
+
 size_t ggml_nbytes_pad(const struct ggml_tensor *tensor)
 {
     if (tensor == NULL) {

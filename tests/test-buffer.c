@@ -1156,6 +1156,77 @@ static void test_tensor_copy(void)
     ggml_backend_buffer_free(bc);
 }
 
+/*
+ * Transposed and permuted views of block-quantized tensors: by ggml_nbytes
+ * they span far more than the memory of their source, so every transfer
+ * must be bounded by the source's memory, not by ggml_nbytes.
+ */
+static void test_quantized_views(void)
+{
+    struct ggml_init_params params = { 16 * ggml_tensor_overhead(), NULL, true };
+    struct ggml_context *qctx = ggml_init(params);
+    /* Q8_0: blocks of 32 elements in 34 bytes; q owns 2 rows of 1 block */
+    struct ggml_tensor *q = ggml_new_tensor_2d(qctx, GGML_TYPE_Q8_0, 32, 2);
+    struct ggml_tensor *t = ggml_transpose(qctx, q);
+    /* Q4_0: blocks of 32 elements in 18 bytes; p4 owns 2 * 3 blocks */
+    struct ggml_tensor *q4 = ggml_new_tensor_3d(qctx, GGML_TYPE_Q4_0, 32, 2, 3);
+    struct ggml_tensor *p4 = ggml_permute(qctx, q4, 2, 0, 1, 3);
+    /* a transposed view into a larger tensor: the layout of t, more memory */
+    struct ggml_tensor *big = ggml_new_tensor_2d(qctx, GGML_TYPE_Q8_0, 32, 100);
+    struct ggml_tensor *t_big = ggml_transpose(qctx, ggml_view_2d(qctx, big, 32, 2, 34, 0));
+    ggml_backend_buffer_t buf = ggml_backend_alloc_ctx_tensors_from_buft(qctx, ggml_backend_cpu_buffer_type());
+    if (!ok(q && t && q4 && p4 && big && t_big && buf, "quantized views: tensors allocated")) {
+        ggml_backend_buffer_free(buf);
+        ggml_free(qctx);
+        return;
+    }
+    /* ggml_nbytes keeps its definition: ne0 * nb0 / block + (ne_i - 1) * nb_i */
+    is_uint(ggml_nbytes(t), 2 * 34 / 32 + 31 * 34, "nbytes of the transposed Q8_0 view");
+    is_uint(ggml_nbytes(p4), 2 * 18 / 32 + 2 * 36 + 31 * 18, "nbytes of the permuted Q4_0 view");
+    is_uint(ggml_nbytes(q), 2 * 34, "nbytes of its source");
+
+    static unsigned char host[4096], q_before[68], q_after[68];
+    for (size_t i = 0; i < sizeof host; i++)
+        host[i] = (unsigned char) (i * 7 + 1);
+    ggml_backend_tensor_memset(q, 0xa5, 0, ggml_nbytes(q));
+    ggml_backend_tensor_get(q, q_before, 0, sizeof q_before);
+    tap_log_errors();
+
+    ggml_backend_tensor_set(t, host, 0, ggml_nbytes(t));
+    logged_one_error("tensor_set of nbytes into a transposed Q8_0 view logs one error");
+    ggml_backend_tensor_get(t, host, 0, ggml_nbytes(t));
+    logged_one_error("tensor_get of nbytes from it logs one error");
+    ggml_backend_tensor_memset(t, 0, 0, ggml_nbytes(t));
+    logged_one_error("tensor_memset of nbytes of it logs one error");
+    ggml_backend_tensor_set(t, host, 60, 9);
+    logged_one_error("tensor_set one byte past the source's end logs one error");
+    ggml_backend_tensor_set(p4, host, 0, ggml_nbytes(p4));
+    logged_one_error("tensor_set of nbytes into a permuted Q4_0 view logs one error");
+    ggml_backend_tensor_get(q, q_after, 0, sizeof q_after);
+    ok(memcmp(q_before, q_after, sizeof q_before) == 0, "the refused transfers wrote nothing");
+
+    ggml_backend_tensor_copy(t, t_big);
+    logged_one_error("tensor_copy from a view reaching past its source logs one error");
+    ggml_backend_tensor_copy(t_big, t);
+    logged_one_error("tensor_copy into a view reaching past its source logs one error");
+    ok(!ggml_backend_buffer_copy_tensor(t, t_big), "buffer_copy_tensor from it: false");
+    logged_one_error("... with one error");
+    ggml_backend_tensor_get(q, q_after, 0, sizeof q_after);
+    ok(memcmp(q_before, q_after, sizeof q_before) == 0, "the refused copies wrote nothing");
+
+    /* the memory the source owns stays reachable through the view */
+    ggml_backend_tensor_set(t, host, 0, ggml_nbytes(q));
+    is_int(tap_log_errors(), 0, "tensor_set of the source's bytes through the view: no error");
+    ggml_backend_tensor_get(q, q_after, 0, sizeof q_after);
+    ok(memcmp(host, q_after, sizeof q_after) == 0, "... and they land in the source");
+    unsigned char back[68] = { 0 };
+    ggml_backend_tensor_get(t, back, 8, 60);
+    ok(tap_log_errors() == 0 && memcmp(back, host + 8, 60) == 0, "tensor_get of the last 60 of them");
+
+    ggml_backend_buffer_free(buf);
+    ggml_free(qctx);
+}
+
 int main(void)
 {
     tap_capture_log();
@@ -1181,6 +1252,7 @@ int main(void)
     test_view_init();
     test_tensor_data();
     test_tensor_copy();
+    test_quantized_views();
 
     is_int(violations, 0, "the library never passed the test buffers a range outside them");
 

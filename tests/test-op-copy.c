@@ -829,6 +829,193 @@ static void test_refused(void)
     ggml_free(ctx);
 }
 
+/*
+ * A transposed or permuted view of a block-quantized tensor splits its
+ * blocks across dimensions: ggml_nbytes of the view exceeds its source's
+ * memory and a kernel walking its rows would read past it.  supports_op
+ * refuses every op on such a view (one message when computed); the view
+ * ops themselves stay allowed, and so do permutations that keep dimension 0.
+ */
+static void test_split_blocks_refused(void)
+{
+    struct ggml_context *ctx = new_context(1);
+    struct ggml_tensor *q = ggml_new_tensor_2d(ctx, GGML_TYPE_Q8_0, 32, 2);
+    struct ggml_tensor *q4 = ggml_new_tensor_3d(ctx, GGML_TYPE_Q4_0, 32, 2, 3);
+    memset(q->data, 0, ggml_nbytes(q));
+    memset(q4->data, 0, ggml_nbytes(q4));
+    struct ggml_tensor *t = ggml_transpose(ctx, q);
+    struct ggml_tensor *p = ggml_permute(ctx, q4, 2, 0, 1, 3);
+    struct ggml_tensor *rows = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 2);
+    memset(rows->data, 0, ggml_nbytes(rows));
+    struct ggml_tensor *b = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 2, 3);
+    memset(b->data, 0, ggml_nbytes(b));
+    const struct {
+        const char *what;
+        struct ggml_tensor *node;
+    } cases[] = {
+        { "cast of a transposed q8_0 [32,2] to f32", ggml_cast(ctx, t, GGML_TYPE_F32) },
+        { "cpy of it into f16", ggml_cpy(ctx, t, ggml_new_tensor_2d(ctx, GGML_TYPE_F16, 2, 32)) },
+        { "get_rows of it", ggml_get_rows(ctx, t, rows) },
+        { "mul_mat of it", ggml_mul_mat(ctx, t, b) },
+        { "cast of a permuted q4_0 [32,2,3] to f32", ggml_cast(ctx, p, GGML_TYPE_F32) },
+        { "mul_mat of it", ggml_mul_mat(ctx, p, ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 2, 3, 32)) },
+    };
+    tap_log_errors();
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        if (!ok(cases[c].node != NULL, "%s: the constructor accepts it", cases[c].what))
+            continue;
+        ok(!ggml_backend_supports_op(cpu, cases[c].node), "%s: the CPU backend does not support it",
+           cases[c].what);
+        is_int(optest_compute(ctx, cases[c].node, 2, false), GGML_STATUS_FAILED, "%s: computing it fails",
+               cases[c].what);
+        logged_one_error("%s: with one message", cases[c].what);
+    }
+    ok(ggml_backend_supports_op(cpu, t) && ggml_backend_supports_op(cpu, p),
+       "the transposing and permuting view nodes themselves are supported");
+    struct ggml_tensor *kept = ggml_cont(ctx, ggml_permute(ctx, q4, 0, 2, 1, 3));
+    ok(kept != NULL && ggml_backend_supports_op(cpu, kept) &&
+           optest_compute(ctx, kept, 2, false) == GGML_STATUS_SUCCESS,
+       "cont of a q4_0 permutation that keeps dimension 0 is supported and computes");
+    ggml_free(ctx);
+}
+
+/*
+ * Float to integer: what C leaves undefined is defined here.  A value in
+ * the destination's range is truncated toward zero (C's conversion, and
+ * upstream's); one beyond it saturates to the minimum or maximum, the
+ * infinities too; NaN gives 0.
+ */
+static int64_t ref_to_int(double v, int64_t min, int64_t max)
+{
+    if (isnan(v))
+        return 0;
+    const double t = trunc(v);
+    return t < (double) min ? min : t > (double) max ? max : (int64_t) t;
+}
+
+static const float conversion_inputs[] = {
+    NAN, -NAN, INFINITY, -INFINITY, 1e20f, -1e20f, 2147483647.0f /* = 2^31 */, 2147483648.0f, -2147483648.0f,
+    -2147483904.0f, 2147483520.0f, 16777217.0f, 0.7f, -0.7f, 2.5f, -2.5f, 1.999f, -1.999f, 3.0f, -0.0f,
+    65504.0f, -65504.0f, 1e-30f, 123456.789f,
+};
+#define N_CONVERSION_INPUTS ((int64_t) (sizeof conversion_inputs / sizeof conversion_inputs[0]))
+
+static void test_float_to_int(void)
+{
+    struct ggml_context *ctx = new_context(1);
+    const enum ggml_type from[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16 };
+    for (size_t t = 0; t < sizeof from / sizeof from[0]; t++) {
+        struct ggml_tensor *src = ggml_new_tensor_1d(ctx, from[t], N_CONVERSION_INPUTS);
+        for (int64_t i = 0; i < N_CONVERSION_INPUTS; i++) {
+            if (from[t] == GGML_TYPE_F32)
+                ((float *) src->data)[i] = conversion_inputs[i];
+            else if (from[t] == GGML_TYPE_F16)
+                ((ggml_fp16_t *) src->data)[i] = ggml_fp32_to_fp16(conversion_inputs[i]);
+            else
+                ((ggml_bf16_t *) src->data)[i] = ggml_fp32_to_bf16(conversion_inputs[i]);
+        }
+        /* what the source holds, as a double (F16 overflows 1e20 to infinity, BF16 rounds) */
+        double held[N_CONVERSION_INPUTS];
+        for (int64_t i = 0; i < N_CONVERSION_INPUTS; i++)
+            held[i] = from[t] == GGML_TYPE_F32  ? (double) ((float *) src->data)[i]
+                      : from[t] == GGML_TYPE_F16 ? (double) ggml_fp16_to_fp32(((ggml_fp16_t *) src->data)[i])
+                                                 : (double) ggml_bf16_to_fp32(((ggml_bf16_t *) src->data)[i]);
+        struct ggml_tensor *dst = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, N_CONVERSION_INPUTS);
+        struct ggml_tensor *nodes[] = { ggml_cast(ctx, src, GGML_TYPE_I32), ggml_cpy(ctx, src, dst) };
+        for (int n = 0; n < 2; n++) {
+            for (int use_ref = 0; use_ref <= 1; use_ref++) {
+                memset(nodes[n]->data, 0x5a, ggml_nbytes(nodes[n]));
+                const enum ggml_status status = optest_compute(ctx, nodes[n], 2, use_ref);
+                int64_t bad = 0;
+                for (int64_t i = 0; i < N_CONVERSION_INPUTS; i++) {
+                    const int32_t got = ((int32_t *) nodes[n]->data)[i];
+                    const int64_t want = ref_to_int(held[i], INT32_MIN, INT32_MAX);
+                    if (got != want) {
+                        if (bad++ == 0)
+                            tap_diag("input %.9g: got %" PRId32 ", want %" PRId64, held[i], got, want);
+                    }
+                }
+                ok(status == GGML_STATUS_SUCCESS && bad == 0, "%s of %s to i32 (%s): truncated, saturated, NaN 0",
+                   n == 0 ? "cast" : "cpy", ggml_type_name(from[t]), use_ref ? "reference" : "fast");
+            }
+        }
+    }
+
+    /* the CPU's row conversion and the element setters follow the same rule */
+    int32_t row[N_CONVERSION_INPUTS];
+    ggml_cpu_fp32_to_i32(conversion_inputs, row, N_CONVERSION_INPUTS);
+    int64_t bad = 0;
+    for (int64_t i = 0; i < N_CONVERSION_INPUTS; i++)
+        bad += row[i] != ref_to_int(conversion_inputs[i], INT32_MIN, INT32_MAX);
+    is_int(bad, 0, "ggml_cpu_fp32_to_i32: truncated, saturated, NaN 0");
+    const struct {
+        enum ggml_type type;
+        int64_t min, max;
+    } ints[] = { { GGML_TYPE_I8, INT8_MIN, INT8_MAX },
+                 { GGML_TYPE_I16, INT16_MIN, INT16_MAX },
+                 { GGML_TYPE_I32, INT32_MIN, INT32_MAX } };
+    for (size_t t = 0; t < sizeof ints / sizeof ints[0]; t++) {
+        struct ggml_tensor *it = ggml_new_tensor_1d(ctx, ints[t].type, N_CONVERSION_INPUTS);
+        bad = 0;
+        for (int i = 0; i < (int) N_CONVERSION_INPUTS; i++) {
+            ggml_set_f32_1d(it, i, conversion_inputs[i]);
+            const int64_t got = ints[t].type == GGML_TYPE_I8    ? ((int8_t *) it->data)[i]
+                                : ints[t].type == GGML_TYPE_I16 ? ((int16_t *) it->data)[i]
+                                                                : ((int32_t *) it->data)[i];
+            bad += got != ref_to_int(conversion_inputs[i], ints[t].min, ints[t].max);
+        }
+        is_int(bad, 0, "ggml_set_f32_1d into %s: truncated, saturated, NaN 0", ggml_type_name(ints[t].type));
+    }
+    struct ggml_tensor *f = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, N_CONVERSION_INPUTS);
+    memcpy(f->data, conversion_inputs, sizeof conversion_inputs);
+    bad = 0;
+    for (int i = 0; i < (int) N_CONVERSION_INPUTS; i++)
+        bad += ggml_get_i32_1d(f, i) != ref_to_int(conversion_inputs[i], INT32_MIN, INT32_MAX);
+    is_int(bad, 0, "ggml_get_i32_1d of f32: truncated, saturated, NaN 0");
+    is_int(tap_log_errors(), 0, "no conversion logs an error");
+    ggml_free(ctx);
+}
+
+/*
+ * Quantizing rows with NaN and infinities, and a block of values so small
+ * that the reciprocal of its scale overflows: defined results (every level
+ * saturated into its range, NaN to level 0; the sanitizer build checks
+ * that no conversion is undefined), and a whole row written.
+ */
+static void test_quantize_non_finite(void)
+{
+    float x[4 * 32];
+    for (int i = 0; i < 4 * 32; i++)
+        x[i] = (float) (i % 7) - 3.0f;
+    x[1] = NAN;
+    x[33] = INFINITY;
+    x[65] = -INFINITY;
+    x[66] = NAN;
+    x[67] = INFINITY;
+    for (int i = 96; i < 128; i++)
+        x[i] = i % 2 ? 1e-40f : -1e-40f;
+    for (size_t t = 0; t < sizeof quant_types / sizeof quant_types[0]; t++) {
+        const enum ggml_type type = quant_types[t];
+        uint8_t y[4 * 64];
+        memset(y, 0xa5, sizeof y);
+        const size_t size = ggml_quantize_chunk(type, x, y, 0, 1, 4 * 32, NULL);
+        ok(size == ggml_row_size(type, 4 * 32) && tap_log_errors() == 0, "%s: a row with NaN and infinities quantizes",
+           ggml_type_name(type));
+    }
+    /*
+     * Q4_0 of the tiny block: its extreme -1e-40 (the first of the largest
+     * magnitudes) gives the scale 1e-40 / 8, whose reciprocal overflows to
+     * +inf: -1e-40 scales to -inf, the lowest level 0, and 1e-40 to +inf,
+     * saturated to the top level 15.
+     */
+    uint8_t q[4 * 18];
+    ggml_quantize_chunk(GGML_TYPE_Q4_0, x, q, 0, 1, 4 * 32, NULL);
+    const uint8_t *tiny = q + 3 * 18 + 2;
+    ok((tiny[0] & 0x0f) == 0 && (tiny[1] & 0x0f) == 15,
+       "q4_0: a block whose scale's reciprocal overflows saturates its levels (got %u, %u)", tiny[0] & 0x0fu,
+       tiny[1] & 0x0fu);
+}
+
 /* Constructors: bad shapes log one error and give NULL; NULL inputs give NULL silently. */
 static void test_constructor_errors(void)
 {
@@ -885,6 +1072,9 @@ int main(void)
     test_dup_inplace();
     test_edge_values();
     test_refused();
+    test_split_blocks_refused();
+    test_float_to_int();
+    test_quantize_non_finite();
     test_constructor_errors();
     ggml_backend_free(cpu);
     return tap_done();

@@ -480,6 +480,10 @@ static void test_errors(void)
     EXPECT_ERROR(ggml_pool_2d(ctx, a, GGML_OP_POOL_AVG, 2, 7, 1, 1, 0, 0),
                  "pool_2d with a kernel taller than the input");
     EXPECT_ERROR(ggml_pool_2d(ctx, a, GGML_OP_POOL_AVG, 2, 2, 1, -1, 0, 0), "pool_2d with a negative stride");
+    EXPECT_ERROR(ggml_pool_2d(ctx, a, GGML_OP_POOL_AVG, 2, 2, 1, 1, INFINITY, 0), "pool_2d with infinite padding");
+    EXPECT_ERROR(ggml_pool_2d(ctx, a, GGML_OP_POOL_AVG, 2, 2, 1, 1, 0, 1e20f),
+                 "pool_2d with padding beyond int32_t (its op parameter)");
+    EXPECT_ERROR(ggml_pool_2d(ctx, a, GGML_OP_POOL_AVG, 2, 2, 1, 1, NAN, 0), "pool_2d with NaN padding");
     EXPECT_ERROR(ggml_pad(ctx, a, -1, 0, 0, 0), "pad with negative padding");
     EXPECT_ERROR(ggml_pad_circular(ctx, a, 0, -2, 0, 0), "pad_circular with negative padding");
     EXPECT_ERROR(ggml_pad_ext(ctx, a, 0, 0, 0, 0, -1, 0, 0, 0), "pad_ext with negative padding");
@@ -526,6 +530,37 @@ static void test_errors(void)
                  "interpolate antialiased nearest");
     EXPECT_ERROR(ggml_interpolate(ctx, a, 4, 0, 2, 1, GGML_SCALE_MODE_NEAREST), "interpolate to an empty shape");
     EXPECT_ERROR(ggml_upscale(ctx, a, 0, GGML_SCALE_MODE_NEAREST), "upscale by 0");
+    {
+        /* a source with no elements has nothing to sample a non-empty result from */
+        const uint32_t modes[] = { GGML_SCALE_MODE_NEAREST, GGML_SCALE_MODE_BILINEAR, GGML_SCALE_MODE_BICUBIC,
+                                   GGML_SCALE_MODE_BILINEAR | GGML_SCALE_FLAG_ALIGN_CORNERS,
+                                   GGML_SCALE_MODE_BICUBIC | GGML_SCALE_FLAG_ALIGN_CORNERS };
+        struct ggml_tensor *empty0 = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 0, 6, 2);
+        struct ggml_tensor *empty2 = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 8, 6, 0);
+        for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+            char what[96];
+            snprintf(what, sizeof what, "interpolate of a [0,6,2] source (mode 0x%x)", (unsigned) modes[m]);
+            EXPECT_ERROR(ggml_interpolate(ctx, empty0, 4, 4, 2, 1, modes[m]), what);
+            snprintf(what, sizeof what, "interpolate of a [8,6,0] source (mode 0x%x)", (unsigned) modes[m]);
+            EXPECT_ERROR(ggml_interpolate(ctx, empty2, 4, 4, 2, 1, modes[m]), what);
+        }
+        EXPECT_ERROR(ggml_upscale(ctx, empty0, 2, GGML_SCALE_MODE_BILINEAR), "upscale of a [0,6,2] source");
+
+        /* the kernel's own guard: a node whose source became empty is refused */
+        ggml_backend_dev_t cpu = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
+        struct ggml_tensor *e = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 8, 6, 2);
+        for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+            e->ne[1] = 6;
+            struct ggml_tensor *r = ggml_interpolate(ctx, e, 5, 7, 2, 1, modes[m]);
+            e->ne[1] = 0;
+            ok(r != NULL && cpu != NULL && !ggml_backend_dev_supports_op(cpu, r),
+               "a resampling (mode 0x%x) of a source with no rows is not supported", (unsigned) modes[m]);
+            struct ggml_cgraph *g = ggml_new_graph(ctx);
+            ggml_build_forward_expand(g, r);
+            is_int(ggml_graph_compute_with_ctx(ctx, g, 2), GGML_STATUS_FAILED, "... and computing it fails");
+            logged_one_error("... with one error");
+        }
+    }
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
     EXPECT_ERROR(ggml_upscale_ext(ctx, a, -1, 4, 2, 1, GGML_SCALE_MODE_BILINEAR), "upscale_ext to a negative extent");

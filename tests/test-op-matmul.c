@@ -715,9 +715,11 @@ static void test_conversions(void)
     bad = 0;
     for (int64_t i = 1; i < n; i++) {
         const bool in_range = x[i] >= -2147483648.0f && x[i] < 2147483648.0f;
-        bad += iv[i] != (in_range ? (int32_t) x[i] : INT32_MIN);
+        const int32_t want = in_range ? (int32_t) x[i] : isnan(x[i]) ? 0 : x[i] > 0.0f ? INT32_MAX : INT32_MIN;
+        bad += iv[i] != want;
     }
-    is_int(bad, 0, "ggml_cpu_fp32_to_i32 truncates (INT32_MIN outside the range) on %lld values", (long long) n);
+    is_int(bad, 0, "ggml_cpu_fp32_to_i32 truncates (saturates outside the range, NaN to 0) on %lld values",
+           (long long) n);
 
     ggml_cpu_fp32_to_fp32(x + 1, y + 1, n - 1);
     is_int(memcmp(x + 1, y + 1, (size_t) (n - 1) * sizeof *x), 0, "ggml_cpu_fp32_to_fp32 copies");

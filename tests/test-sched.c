@@ -1191,6 +1191,65 @@ static void test_null_graph(void)
     ggml_free(ctx);
 }
 
+/*
+ * Graphs with no nodes, or with nodes but no leaves (an ARANGE has no
+ * source): the scheduler, the graph allocator and a backend compute them
+ * as graphs with nothing, or nothing outside, to do.  The sanitizer build
+ * checks that no empty array is passed to memcpy as a NULL pointer.
+ */
+static void test_empty_graphs(void)
+{
+    struct ggml_context *ctx = ctx_new(4, 2 * 16);
+    struct ggml_cgraph *empty = ggml_new_graph_custom(ctx, 16, false);
+    struct ggml_cgraph *no_leafs = ggml_new_graph_custom(ctx, 16, false);
+    struct ggml_tensor *r = ggml_arange(ctx, 0.0f, 4.0f, 1.0f);
+    ggml_set_output(r);
+    ggml_build_forward_expand(no_leafs, r);
+    if (!ok(ggml_graph_n_nodes(no_leafs) == 1, "a graph of one node (an ARANGE: no leafs)")) {
+        ggml_free(ctx);
+        return;
+    }
+    tap_log_errors();
+    struct {
+        const char *what;
+        struct ggml_cgraph *g;
+    } cases[] = { { "empty graph", empty }, { "graph without leafs", no_leafs } };
+    for (int c = 0; c < 2; c++) {
+        ggml_backend_sched_t sched = sched_new2(false, true);
+        ok(ggml_backend_sched_reserve(sched, cases[c].g), "%s: sched_reserve", cases[c].what);
+        ok(ggml_backend_sched_alloc_graph(sched, cases[c].g), "%s: sched_alloc_graph", cases[c].what);
+        is_int(ggml_backend_sched_graph_compute(sched, cases[c].g), GGML_STATUS_SUCCESS, "%s: sched_graph_compute",
+               cases[c].what);
+        is_int(ggml_backend_sched_graph_compute(sched, cases[c].g), GGML_STATUS_SUCCESS, "%s: computed again",
+               cases[c].what);
+        if (cases[c].g == no_leafs) {
+            float got[4] = { 0 };
+            ggml_backend_tensor_get(r, got, 0, sizeof got);
+            ok(got[0] == 0.0f && got[1] == 1.0f && got[2] == 2.0f && got[3] == 3.0f,
+               "the leafless graph computed 0 1 2 3");
+        }
+        ggml_backend_sched_free(sched);
+        is_int(tap_log_errors(), 0, "%s: the scheduler logs nothing", cases[c].what);
+    }
+
+    struct ggml_context *ctx2 = ctx_new(4, 2 * 16 + 16);
+    struct ggml_cgraph *g2 = ggml_new_graph_custom(ctx2, 16, false);
+    struct ggml_tensor *r2 = ggml_arange(ctx2, 0.0f, 4.0f, 1.0f);
+    ggml_build_forward_expand(g2, r2);
+    ggml_gallocr_t galloc = ggml_gallocr_new(buft_cpu);
+    ok(ggml_gallocr_alloc_graph(galloc, empty), "gallocr: empty graph");
+    ok(ggml_gallocr_alloc_graph(galloc, g2), "gallocr: graph without leafs");
+    is_int(ggml_backend_graph_compute(be_cpu, empty), GGML_STATUS_SUCCESS, "CPU backend: empty graph");
+    is_int(ggml_backend_graph_compute(be_cpu, g2), GGML_STATUS_SUCCESS, "CPU backend: graph without leafs");
+    struct ggml_cgraph *copy = ggml_new_graph_custom(ctx2, 16, false);
+    ggml_graph_cpy(empty, copy);
+    ok(ggml_graph_n_nodes(copy) == 0, "graph_cpy of an empty graph");
+    is_int(tap_log_errors(), 0, "gallocr, compute and graph_cpy log nothing");
+    ggml_gallocr_free(galloc);
+    ggml_free(ctx2);
+    ggml_free(ctx);
+}
+
 /* ---------------------------------------------- 14. stale handles */
 
 static void test_freed_handle(void)
@@ -1362,6 +1421,7 @@ int main(void)
     test_alloc_failure();
     test_unsupported();
     test_null_graph();
+    test_empty_graphs();
     test_freed_handle();
     test_scale();
 

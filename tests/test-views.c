@@ -319,6 +319,20 @@ static void test_transpose(void)
 
     ok(ggml_transpose(ctx, NULL) == NULL, "transpose(NULL) is NULL");
     is_int(tap_log_errors(), 0, "transposes log no error");
+
+    /*
+     * A transposed Q8_0 [32,2] (34-byte blocks) spans 2 * 34 / 32 + 31 * 34
+     * bytes by ggml_nbytes but its source owns 68: a view of it stays
+     * inside those 68 bytes.
+     */
+    struct ggml_tensor *q = ggml_new_tensor_2d(ctx, GGML_TYPE_Q8_0, 32, 2);
+    struct ggml_tensor *qt = ggml_transpose(ctx, q);
+    ok(qt != NULL && ggml_view_2d(ctx, qt, 32, 2, 34, 0) != NULL, "a view of the source's two blocks through it");
+    is_int(tap_log_errors(), 0, "... logs no error");
+    ok(ggml_view_2d(ctx, qt, 32, 2, 1000, 0) == NULL, "a view of it reaching past the source's memory is NULL");
+    logged_one_error("... with one error");
+    ok(ggml_view_1d(ctx, qt, 32, 68) == NULL, "a view of it starting at the source's end is NULL");
+    logged_one_error("... with one error");
 }
 
 /* ---------------------------------------------------------------- cont */

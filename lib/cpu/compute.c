@@ -121,6 +121,12 @@ bool ggml__cpu_supports(const struct ggml_tensor *node)
 {
     if (ggml__op_is_noop(node->op))
         return true;
+    /* every kernel addresses its operands through their strides */
+    if (!ggml__layout_in_bounds(node))
+        return false;
+    for (int j = 0; j < GGML_MAX_SRC; j++)
+        if (node->src[j] != NULL && !ggml__layout_in_bounds(node->src[j]))
+            return false;
     const struct ggml__op_impl *impl = ggml__cpu_op_impl(node->op);
     return impl != NULL && (impl->supports == NULL || impl->supports(node));
 }
@@ -159,7 +165,9 @@ struct ggml_cplan ggml_graph_plan(const struct ggml_cgraph *cgraph, int n_thread
     for (int i = 0; i < cgraph->n_nodes; i++) {
         const struct ggml_tensor *node = cgraph->nodes[i];
         const struct ggml__op_impl *impl = ggml__cpu_op_impl(node->op);
-        if (skip_node(node) || impl == NULL || impl->work_size == NULL)
+        /* work_size sees only nodes its kernel accepts; the others fail
+         * in ggml_graph_compute */
+        if (skip_node(node) || impl == NULL || impl->work_size == NULL || !ggml__cpu_supports(node))
             continue;
         size_t size = impl->work_size(node, node_n_tasks(node, n_threads));
         if (size > work_size)

@@ -100,12 +100,10 @@ static inline float bf16_to_f32_lane(uint16_t h)
     return ggml__fp32_from_bits((uint32_t) h << 16);
 }
 
-/* C's truncation where it is defined, INT32_MIN elsewhere (NaN, overflow),
-   which is what x86-64 gives and what quants.c assumes too. */
+/* Truncated toward zero, saturated; NaN gives 0 (ggml__float_to_int). */
 static inline int32_t f32_to_i32_lane(float f)
 {
-    const bool in_range = f >= -2147483648.0f && f < 2147483648.0f;
-    return in_range ? (int32_t) f : INT32_MIN;
+    return (int32_t) ggml__float_to_int(f, INT32_MIN, INT32_MAX);
 }
 
 /* ------------------------------------------------------- row conversions */

@@ -30,7 +30,7 @@ static float load_plain(enum ggml_type type, const char *p)
 static void store_plain(enum ggml_type type, char *p, float v)
 {
     if (type == GGML_TYPE_I32)
-        *(int32_t *) p = (int32_t) v;
+        *(int32_t *) p = (int32_t) ggml__float_to_int(v, INT32_MIN, INT32_MAX);
     else
         ggml__store_float(type, p, v);
 }

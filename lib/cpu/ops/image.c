@@ -292,7 +292,7 @@ static bool upscale_supports(const struct ggml_tensor *dst)
     const struct ggml_tensor *src = dst->src[0];
     const uint32_t mode = (uint32_t) dst->op_params[0];
     const uint32_t base = mode & 0xFF;
-    return src != NULL && float_type(dst->type) && src->type == dst->type &&
+    return src != NULL && float_type(dst->type) && src->type == dst->type && !ggml_is_empty(src) &&
            (base == GGML_SCALE_MODE_NEAREST || base == GGML_SCALE_MODE_BILINEAR ||
             base == GGML_SCALE_MODE_BICUBIC) &&
            (mode & ~(0xFFu | GGML_SCALE_FLAG_ALIGN_CORNERS)) == 0;
@@ -305,9 +305,16 @@ static inline float load_src(const struct ggml_tensor *src, bool f32, int64_t i0
     return f32 ? *(const float *) p : ggml__load_float(src->type, p);
 }
 
+/* i clamped to [0, n); n >= 1 (upscale_supports refuses an empty source). */
 static int64_t clamp_index(int64_t i, int64_t n)
 {
     return i < 0 ? 0 : i >= n ? n - 1 : i;
+}
+
+/* The source index nearest-neighbour sampling takes for dst index i. */
+static int64_t nearest_index(int64_t i, float sf, int64_t n)
+{
+    return clamp_index(ggml__float_to_int((float) i / sf, INT64_MIN, INT64_MAX), n);
 }
 
 /* Keys' cubic convolution weights (a = -0.75) for the 4 samples around a point at fraction t. */
@@ -351,23 +358,23 @@ static void upscale_kernel(const struct ggml__compute_params *params, struct ggm
         row_indices(dst, row, &i1, &i2, &i3);
         char *out = (char *) dst->data + i1 * dst->nb[1] + i2 * dst->nb[2] + i3 * dst->nb[3];
         /* nearest indices clamped against F32 rounding at huge extents */
-        const int64_t j2 = clamp_index((int64_t) ((float) i2 / sf[2]), src->ne[2]);
-        const int64_t j3 = clamp_index((int64_t) ((float) i3 / sf[3]), src->ne[3]);
+        const int64_t j2 = nearest_index(i2, sf[2], src->ne[2]);
+        const int64_t j3 = nearest_index(i3, sf[3], src->ne[3]);
         if (base == GGML_SCALE_MODE_NEAREST) {
-            const int64_t j1 = clamp_index((int64_t) ((float) i1 / sf[1]), src->ne[1]);
+            const int64_t j1 = nearest_index(i1, sf[1], src->ne[1]);
             for (int64_t i0 = 0; i0 < dst->ne[0]; i0++) {
-                const int64_t j0 = clamp_index((int64_t) ((float) i0 / sf[0]), src->ne[0]);
+                const int64_t j0 = nearest_index(i0, sf[0], src->ne[0]);
                 ggml__store_float(dst->type, out + i0 * dst->nb[0], load_src(src, f32, j0, j1, j2, j3));
             }
             continue;
         }
         const float y = ((float) i1 + offset) / sf[1] - offset;
         const float y_floor = floorf(y);
-        const int64_t y0 = (int64_t) y_floor;
+        const int64_t y0 = ggml__float_to_int(y_floor, INT64_MIN, INT64_MAX);
         for (int64_t i0 = 0; i0 < dst->ne[0]; i0++) {
             const float x = ((float) i0 + offset) / sf[0] - offset;
             const float x_floor = floorf(x);
-            const int64_t x0 = (int64_t) x_floor;
+            const int64_t x0 = ggml__float_to_int(x_floor, INT64_MIN, INT64_MAX);
             float v;
             if (base == GGML_SCALE_MODE_BILINEAR) {
                 float dx = x - x_floor, dy = y - y_floor;

@@ -161,18 +161,6 @@ static bool set_rows_supports(const struct ggml_tensor *dst)
            idx->ne[3] == 1;
 }
 
-/* v truncated toward zero, saturated to the int32 range; NaN gives 0. */
-static int32_t f32_to_i32(float v)
-{
-    if (v != v)
-        return 0;
-    if (v >= 2147483648.0f)
-        return INT32_MAX;
-    if (v <= -2147483648.0f)
-        return INT32_MIN;
-    return (int32_t) v;
-}
-
 /* Stores the n floats of x into the row out of dst's type. */
 static void scatter_row(enum ggml_type type, const float *x, void *out, int64_t n, bool use_ref)
 {
@@ -200,7 +188,7 @@ static void scatter_row(enum ggml_type type, const float *x, void *out, int64_t 
     case GGML_TYPE_I32: {
         int32_t *y = out;
         for (int64_t i = 0; i < n; i++)
-            y[i] = f32_to_i32(x[i]);
+            y[i] = (int32_t) ggml__float_to_int(x[i], INT32_MIN, INT32_MAX);
         break;
     }
     default:

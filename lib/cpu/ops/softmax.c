@@ -148,7 +148,9 @@ static void soft_max_kernel(const struct ggml__compute_params *params, struct gg
 
     /* ALiBi: slopes of the heads (dimension 2) */
     const uint32_t n_head = (uint32_t) src->ne[2];
-    const uint32_t n_head_log2 = 1u << (uint32_t) floor(log2((double) n_head));
+    uint32_t n_head_log2 = 1u; /* the largest power of two <= n_head (1 when n_head is 0) */
+    while (n_head_log2 <= n_head / 2)
+        n_head_log2 *= 2;
     const float m0 = powf(2.0f, -max_bias / (float) n_head_log2);
     const float m1 = powf(2.0f, -(max_bias / 2.0f) / (float) n_head_log2);
 
