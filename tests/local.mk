@@ -42,6 +42,7 @@ tap_test_programs = \
 	tests/test-cpu \
 	tests/test-numa \
 	tests/test-cpu-hwloc \
+	tests/test-threads \
 	tests/test-op-binary \
 	tests/test-op-copy \
 	tests/test-op-unary \
