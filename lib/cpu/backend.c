@@ -168,6 +168,8 @@ static enum ggml_status cpu_backend_graph_plan_compute(ggml_backend_t backend, g
 {
     (void) backend;
     struct cpu_plan *plan = handle;
+    if (!ggml__graph_buffers_live(&plan->cgraph, "ggml_backend_graph_plan_compute"))
+        return GGML_STATUS_FAILED;
     return ggml_graph_compute(&plan->cgraph, &plan->cplan);
 }
 
