@@ -21,10 +21,11 @@
  *
  * A job is announced in one atomic word holding its sequence number and
  * its thread count, so that a worker learns from a single read whether it
- * takes part.  Invariant: jobs of one pool never overlap (the CPU backend
- * computes one graph at a time per pool), and the job's function and
- * argument are rewritten only after every worker taking part has finished;
- * workers not taking part read nothing but the announcement word.
+ * takes part.  Invariant: jobs of one pool never overlap (a run that
+ * finds one under way is refused: the running flag), and the job's
+ * function and argument are rewritten only after every worker taking part
+ * has finished; workers not taking part read nothing but the announcement
+ * word.
  *
  * Spinning is short and yields the CPU regularly, so that a pool with more
  * threads than cores does not starve the threads that have work.
