@@ -49,6 +49,15 @@ bool ggml__handle_is_live(enum ggml__handle_kind kind, const void *handle);
 /* True for a live handle; otherwise logs one message as func. */
 bool ggml__handle_check(enum ggml__handle_kind kind, const void *handle, const char *func);
 
+/*
+ * True when every tensor graph computes or reads (leafs, nodes and the
+ * nodes' sources) that lives in a backend buffer (its view source's, for a
+ * view) lives in a live one; otherwise logs one message naming the first
+ * tensor that does not, as func.  Tensors with data and no buffer are the
+ * caller's memory and pass.
+ */
+bool ggml__graph_buffers_live(const struct ggml_cgraph *graph, const char *func);
+
 /* ------------------------------------------------------------ registry */
 
 /* The plugin directory chosen at configure time (--with-backenddir). */

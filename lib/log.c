@@ -64,6 +64,13 @@ void ggml_log_get(ggml_log_callback *callback, void **user_data)
     pthread_mutex_unlock(&log_lock);
 }
 
+static _Thread_local unsigned thread_errors;
+
+unsigned ggml__errors_logged(void)
+{
+    return thread_errors;
+}
+
 /* Formats into a stack buffer, or a heap one for long messages. */
 static void log_vprintf(enum ggml_log_level level, const char *prefix, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
@@ -102,6 +109,8 @@ static void log_vprintf(enum ggml_log_level level, const char *prefix, const cha
         }
     }
 
+    if (level == GGML_LOG_LEVEL_ERROR)
+        thread_errors++;
     ggml_log_callback callback;
     void *user_data;
     ggml_log_get(&callback, &user_data);

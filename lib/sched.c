@@ -31,9 +31,19 @@
  * at the tensor it copies.  src[0] orders the allocator (the original
  * stays alive until the copy is made) and lets the next split restore a
  * rewritten graph to its original sources.
+ *
+ * Threads: a scheduler is used by one thread at a time.  The entry points
+ * that change its state or compute (reserve, reserve_size, split_graph,
+ * alloc_graph, graph_compute, graph_compute_async, synchronize, reset,
+ * set_eval_callback, set_tensor_backend) claim it with an atomic flag for
+ * the length of the call; a call that finds it claimed (another thread,
+ * or the evaluation callback calling back in) logs one error and fails.
+ * The queries (get_*) read without claiming: they are for the thread that
+ * uses the scheduler, and from the evaluation callback.
  */
 #include "config.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +146,8 @@ struct ggml_backend_sched {
 
     ggml_backend_sched_eval_callback callback;
     void *callback_data;
+
+    atomic_bool busy;                   /* claimed by a call (see the header) */
 };
 
 /* Marks a copy that the split wants and that is not made yet. */
@@ -146,6 +158,26 @@ static struct ggml_tensor copy_wanted;
         if (!ggml__handle_check(GGML__HANDLE_SCHED, (sched), __func__))   \
             return ret;                                                   \
     } while (0)
+
+/* True when the caller may go on with sched, which it then holds until
+ * sched_release; false, logged as func, for a bad handle or a scheduler
+ * another call holds. */
+static bool sched_claim(struct ggml_backend_sched *sched, const char *func)
+{
+    if (!ggml__handle_check(GGML__HANDLE_SCHED, sched, func))
+        return false;
+    bool idle = false;
+    if (atomic_compare_exchange_strong(&sched->busy, &idle, true))
+        return true;
+    ggml__log_at(GGML_LOG_LEVEL_ERROR, func,
+                 "the scheduler is in use by another call (a scheduler is used by one thread at a time)");
+    return false;
+}
+
+static void sched_release(struct ggml_backend_sched *sched)
+{
+    atomic_store(&sched->busy, false);
+}
 
 /* ------------------------------------------------------------ backends */
 
@@ -1109,22 +1141,38 @@ static bool sched_alloc(struct ggml_backend_sched *s, struct ggml_cgraph *graph,
     return true;
 }
 
+/* Forgets the graph and the pins (ggml_backend_sched_reset). */
+static void reset_state(struct ggml_backend_sched *s)
+{
+    if (s->tables_live) {
+        ggml__hash_set_reset(&s->tensors);
+        s->tables_live = false;
+    }
+    s->n_pins = 0;
+    s->is_alloc = false;
+    s->user_graph = NULL;
+}
+
 bool ggml_backend_sched_reserve(ggml_backend_sched_t sched, struct ggml_cgraph *measure_graph)
 {
-    REQUIRE_SCHED(sched, false);
+    if (!sched_claim(sched, __func__))
+        return false;
     synchronize_all(sched);
     bool ok = split_graph(sched, measure_graph, __func__) &&
               ggml_gallocr_reserve_n(sched->galloc, &sched->graph, sched->node_backend_ids,
                                      sched->leaf_backend_ids);
-    ggml_backend_sched_reset(sched);
+    reset_state(sched);
+    sched_release(sched);
     return ok;
 }
 
 void ggml_backend_sched_reserve_size(ggml_backend_sched_t sched, struct ggml_cgraph *measure_graph, size_t *sizes)
 {
-    REQUIRE_SCHED(sched, );
+    if (!sched_claim(sched, __func__))
+        return;
     if (sizes == NULL) {
         ggml__error("sizes is NULL");
+        sched_release(sched);
         return;
     }
     for (int b = 0; b < sched->n_backends; b++)
@@ -1132,21 +1180,27 @@ void ggml_backend_sched_reserve_size(ggml_backend_sched_t sched, struct ggml_cgr
     if (split_graph(sched, measure_graph, __func__))
         ggml_gallocr_reserve_n_size(sched->galloc, &sched->graph, sched->node_backend_ids,
                                     sched->leaf_backend_ids, sizes);
-    ggml_backend_sched_reset(sched);
+    reset_state(sched);
+    sched_release(sched);
 }
 
 void ggml_backend_sched_split_graph(ggml_backend_sched_t sched, struct ggml_cgraph *graph)
 {
-    REQUIRE_SCHED(sched, );
+    if (!sched_claim(sched, __func__))
+        return;
     if (sched->is_alloc)
         synchronize_all(sched);
     split_graph(sched, graph, __func__);
+    sched_release(sched);
 }
 
 bool ggml_backend_sched_alloc_graph(ggml_backend_sched_t sched, struct ggml_cgraph *graph)
 {
-    REQUIRE_SCHED(sched, false);
-    return sched_alloc(sched, graph, __func__);
+    if (!sched_claim(sched, __func__))
+        return false;
+    bool ok = sched_alloc(sched, graph, __func__);
+    sched_release(sched);
+    return ok;
 }
 
 /* ------------------------------------------------------------- computing */
@@ -1238,56 +1292,74 @@ static enum ggml_status compute_splits(struct ggml_backend_sched *s)
     return GGML_STATUS_SUCCESS;
 }
 
+/* Allocates graph unless it is the one allocated, then computes it
+ * (ggml_backend_sched_graph_compute_async, as func). */
+static enum ggml_status compute_graph(struct ggml_backend_sched *s, struct ggml_cgraph *graph, const char *func)
+{
+    if (!s->is_alloc || s->user_graph != graph) {
+        if (!sched_alloc(s, graph, func))
+            return s->split_status;
+    }
+    if (!backends_live(s, func))
+        return GGML_STATUS_FAILED;
+    return compute_splits(s);
+}
+
+/* ggml_backend_sched_synchronize, as func. */
+static void synchronize_graph(struct ggml_backend_sched *s, const char *func)
+{
+    if (!backends_live(s, func))
+        return;
+    synchronize_all(s);
+    /* with nothing allocated, start the next graph at copy 0, so that a
+     * sequence of graphs uses the same copies every time */
+    if (!s->is_alloc)
+        s->next_copy = 0;
+}
+
 enum ggml_status ggml_backend_sched_graph_compute_async(ggml_backend_sched_t sched, struct ggml_cgraph *graph)
 {
-    REQUIRE_SCHED(sched, GGML_STATUS_FAILED);
-    if (!sched->is_alloc || sched->user_graph != graph) {
-        if (!sched_alloc(sched, graph, __func__))
-            return sched->split_status;
-    }
-    if (!backends_live(sched, __func__))
+    if (!sched_claim(sched, __func__))
         return GGML_STATUS_FAILED;
-    return compute_splits(sched);
+    enum ggml_status status = compute_graph(sched, graph, __func__);
+    sched_release(sched);
+    return status;
 }
 
 enum ggml_status ggml_backend_sched_graph_compute(ggml_backend_sched_t sched, struct ggml_cgraph *graph)
 {
-    REQUIRE_SCHED(sched, GGML_STATUS_FAILED);
-    enum ggml_status status = ggml_backend_sched_graph_compute_async(sched, graph);
-    ggml_backend_sched_synchronize(sched);
+    if (!sched_claim(sched, __func__))
+        return GGML_STATUS_FAILED;
+    enum ggml_status status = compute_graph(sched, graph, __func__);
+    synchronize_graph(sched, __func__);
+    sched_release(sched);
     return status;
 }
 
 void ggml_backend_sched_synchronize(ggml_backend_sched_t sched)
 {
-    REQUIRE_SCHED(sched, );
-    if (!backends_live(sched, __func__))
+    if (!sched_claim(sched, __func__))
         return;
-    synchronize_all(sched);
-    /* with nothing allocated, start the next graph at copy 0, so that a
-     * sequence of graphs uses the same copies every time */
-    if (!sched->is_alloc)
-        sched->next_copy = 0;
+    synchronize_graph(sched, __func__);
+    sched_release(sched);
 }
 
 void ggml_backend_sched_reset(ggml_backend_sched_t sched)
 {
-    REQUIRE_SCHED(sched, );
-    if (sched->tables_live) {
-        ggml__hash_set_reset(&sched->tensors);
-        sched->tables_live = false;
-    }
-    sched->n_pins = 0;
-    sched->is_alloc = false;
-    sched->user_graph = NULL;
+    if (!sched_claim(sched, __func__))
+        return;
+    reset_state(sched);
+    sched_release(sched);
 }
 
 void ggml_backend_sched_set_eval_callback(ggml_backend_sched_t sched, ggml_backend_sched_eval_callback callback,
                                           void *user_data)
 {
-    REQUIRE_SCHED(sched, );
+    if (!sched_claim(sched, __func__))
+        return;
     sched->callback = callback;
     sched->callback_data = user_data;
+    sched_release(sched);
 }
 
 /* --------------------------------------------------------------- queries */
@@ -1337,17 +1409,16 @@ size_t ggml_backend_sched_get_buffer_size(ggml_backend_sched_t sched, ggml_backe
 void ggml_backend_sched_set_tensor_backend(ggml_backend_sched_t sched, struct ggml_tensor *node,
                                            ggml_backend_t backend)
 {
-    REQUIRE_SCHED(sched, );
-    if (node == NULL) {
+    if (!sched_claim(sched, __func__))
+        return;
+    int b = NO_BACKEND;
+    if (node == NULL)
         ggml__error("node is NULL");
-        return;
-    }
-    int b = backend_index(sched, backend, __func__);
-    if (b == NO_BACKEND)
-        return;
-    if (!PUSH(sched, pins, n_pins, cap_pins, __func__))
-        return;
-    sched->pins[sched->n_pins++] = (struct pin) { .tensor = node, .backend_id = b };
+    else
+        b = backend_index(sched, backend, __func__);
+    if (b != NO_BACKEND && PUSH(sched, pins, n_pins, cap_pins, __func__))
+        sched->pins[sched->n_pins++] = (struct pin) { .tensor = node, .backend_id = b };
+    sched_release(sched);
 }
 
 ggml_backend_t ggml_backend_sched_get_tensor_backend(ggml_backend_sched_t sched, struct ggml_tensor *node)

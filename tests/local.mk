@@ -41,6 +41,8 @@ tap_test_programs = \
 	tests/test-alloc \
 	tests/test-cpu \
 	tests/test-numa \
+	tests/test-cpu-hwloc \
+	tests/test-threads \
 	tests/test-op-binary \
 	tests/test-op-copy \
 	tests/test-op-unary \
@@ -72,6 +74,9 @@ tests_test_numa_SOURCES = tests/test-numa.c lib/cpu/numa-plan.c lib/cpu/numa-pla
 tests_test_numa_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/cpu
 tests_test_numa_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS)
 tests_test_numa_LDADD = libggml-backend.la $(HWLOC_LIBS) -lm
+# test-cpu-hwloc defines hwloc's system calls to count the library's.
+tests_test_cpu_hwloc_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS)
+tests_test_cpu_hwloc_LDADD = libggml-backend.la -lm
 # numa-run: one computation under one NUMA strategy, for check-numa.sh.
 check_PROGRAMS += tests/numa-run
 tests_numa_run_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS)

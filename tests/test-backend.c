@@ -33,6 +33,7 @@
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
 #include "ggml-backend-impl.h"
+#include "ggml-cpu.h"
 #include "tap.h"
 
 #define POISON 0xCC
@@ -1027,6 +1028,57 @@ static void test_graph_compute(void)
     ggml_backend_free(fb);
 }
 
+/* Computing after the memory of the graph's tensors was freed: the
+ * wrappers refuse it with one message, and never touch that memory. */
+static void test_freed_buffers(void)
+{
+    ggml_backend_t cpu = ggml_backend_cpu_init();
+    struct ggml_init_params params = { 16 * ggml_tensor_overhead() + 2 * ggml_graph_overhead(), NULL, true };
+    struct ggml_context *weights = ggml_init(params), *graph_ctx = ggml_init(params);
+    if (!ok(cpu != NULL && weights != NULL && graph_ctx != NULL, "freed buffers: setup"))
+        return;
+    struct ggml_tensor *a = ggml_set_name(ggml_new_tensor_1d(weights, GGML_TYPE_F32, 16), "weights-a");
+    struct ggml_tensor *b = ggml_set_name(ggml_new_tensor_1d(weights, GGML_TYPE_F32, 16), "weights-b");
+    struct ggml_tensor *sum = ggml_set_name(ggml_add(graph_ctx, a, b), "sum");
+    struct ggml_tensor *out = ggml_set_name(ggml_scale(graph_ctx, sum, 0.5f), "out");
+    struct ggml_cgraph *graph = ggml_new_graph(graph_ctx);
+    ggml_build_forward_expand(graph, out);
+    ggml_backend_buffer_t buffer = ggml_backend_alloc_ctx_tensors(weights, cpu);
+    ggml_gallocr_t galloc = ggml_gallocr_new(ggml_backend_get_default_buffer_type(cpu));
+    ok(buffer != NULL && galloc != NULL && ggml_gallocr_alloc_graph(galloc, graph), "freed buffers: allocated");
+    ggml_backend_buffer_clear(buffer, 0);
+    is_int(ggml_backend_graph_compute(cpu, graph), GGML_STATUS_SUCCESS, "freed buffers: computes while live");
+    ggml_backend_graph_plan_t plan = ggml_backend_graph_plan_create(cpu, graph);
+    is_int(tap_log_errors(), 0, "freed buffers: no message while live");
+
+    ggml_gallocr_free(galloc);
+    is_int(ggml_backend_graph_compute(cpu, graph), GGML_STATUS_FAILED, "after ggml_gallocr_free: compute FAILED");
+    logged_one_error("after ggml_gallocr_free: one message");
+    ok(strstr(tap_last_log(), "'sum'") != NULL, "after ggml_gallocr_free: the message names the tensor: %s",
+       tap_last_log());
+    is_int(ggml_backend_graph_compute_async(cpu, graph), GGML_STATUS_FAILED,
+           "after ggml_gallocr_free: compute_async FAILED");
+    logged_one_error("after ggml_gallocr_free: compute_async, one message");
+    is_int(ggml_backend_graph_plan_compute(cpu, plan), GGML_STATUS_FAILED,
+           "after ggml_gallocr_free: plan_compute FAILED");
+    logged_one_error("after ggml_gallocr_free: plan_compute, one message");
+
+    /* the weights alone, in a graph of their own */
+    struct ggml_cgraph *weights_only = ggml_new_graph(graph_ctx);
+    ggml_build_forward_expand(weights_only, ggml_add(graph_ctx, a, b));
+    ggml_backend_buffer_free(buffer);
+    is_int(ggml_backend_graph_compute(cpu, weights_only), GGML_STATUS_FAILED,
+           "after ggml_backend_buffer_free of the weights: compute FAILED");
+    logged_one_error("after ggml_backend_buffer_free of the weights: one message");
+    ok(strstr(tap_last_log(), "'weights-a'") != NULL,
+       "after ggml_backend_buffer_free of the weights: the message names the tensor: %s", tap_last_log());
+
+    ggml_backend_graph_plan_free(cpu, plan);
+    ggml_free(graph_ctx);
+    ggml_free(weights);
+    ggml_backend_free(cpu);
+}
+
 /* ----------------------------------------------------------------- events */
 
 static void test_events(void)
@@ -1399,6 +1451,7 @@ int main(void)
     test_async_transfers();
     test_copy_async();
     test_graph_compute();
+    test_freed_buffers();
     test_events();
     test_backend_handles();
     test_graph_copy();

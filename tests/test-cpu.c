@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1288,6 +1289,94 @@ static void backend_graph_free(struct backend_graph *bg)
     ggml_free(bg->ctx);
 }
 
+/* A product whose scratch (src1 converted for the F16 kernel) cannot be
+ * allocated: tensors of 2^41 elements on caller memory never touched. */
+static struct ggml_cgraph *unallocatable_scratch_graph(struct ggml_context *ctx, void *memory)
+{
+    const int64_t k = (int64_t) 1 << 41;
+    struct ggml_tensor *a = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, k, 1);
+    struct ggml_tensor *b = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, k, 1);
+    struct ggml_tensor *y = ggml_mul_mat(ctx, a, b);
+    a->data = b->data = y->data = memory;
+    struct ggml_cgraph *graph = ggml_new_graph(ctx);
+    ggml_build_forward_expand(graph, y);
+    return graph;
+}
+
+/* The child of test_oom_one_message: a pool whose threads cannot start
+ * (no address space for their stacks); exit status 0 when the CPU
+ * backend's computation fails with ALLOC_FAILED and one error. */
+static int pool_start_failure_child(ggml_backend_t backend, struct ggml_cgraph *small)
+{
+    FILE *status = fopen("/proc/self/status", "r");
+    long vm_kb = 0;
+    char line[256];
+    while (status != NULL && fgets(line, sizeof line, status) != NULL)
+        if (sscanf(line, "VmSize: %ld kB", &vm_kb) == 1)
+            break;
+    if (status != NULL)
+        fclose(status);
+    if (vm_kb <= 0)
+        return 77;
+    struct rlimit limit = { .rlim_cur = (rlim_t) (vm_kb + 2048) * 1024, .rlim_max = RLIM_INFINITY };
+    if (setrlimit(RLIMIT_AS, &limit) != 0)
+        return 77;
+    ggml_backend_cpu_set_n_threads(backend, 16);
+    tap_log_errors();
+    enum ggml_status got = ggml_backend_graph_compute(backend, small);
+    int errors = tap_log_errors();
+    printf("# child: status %d, %d error(s), last: %s\n", (int) got, errors, tap_last_log());
+    return got == GGML_STATUS_ALLOC_FAILED && errors == 1 ? 0 : 1;
+}
+
+/* m1: one failure of the CPU backend's backend-level calls, one message. */
+static void test_oom_one_message(void)
+{
+    static float memory[64];
+    struct ggml_init_params params = { 8 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true };
+    struct ggml_context *ctx = ggml_init(params);
+    struct ggml_cgraph *graph = unallocatable_scratch_graph(ctx, memory);
+    ggml_backend_t backend = ggml_backend_cpu_init();
+    ggml_backend_cpu_set_n_threads(backend, 2);
+    is_int(ggml_backend_graph_compute(backend, graph), GGML_STATUS_ALLOC_FAILED,
+           "scratch that cannot be allocated: ALLOC_FAILED");
+    logged_one_error("scratch that cannot be allocated: one message");
+    ok(strstr(tap_last_log(), "scratch") != NULL, "the message names the scratch memory: %s", tap_last_log());
+    is_ptr(ggml_backend_graph_plan_create(backend, graph), NULL, "a plan whose scratch cannot be allocated: NULL");
+    logged_one_error("a plan whose scratch cannot be allocated: one message");
+
+    /* a pool that cannot start its threads (the address-space limit would
+     * also stop a sanitizer's allocator: not under one) */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    tap_skip(1, "an address-space limit under a sanitizer");
+#else
+    struct ggml_context *small_ctx = data_ctx(4);
+    struct ggml_tensor *x = ggml_new_tensor_1d(small_ctx, GGML_TYPE_F32, 8);
+    memset(x->data, 0, ggml_nbytes(x));
+    struct ggml_cgraph *small = graph_of(small_ctx, ggml_scale(small_ctx, x, 2.0f));
+    ggml_backend_t fresh = ggml_backend_cpu_init();
+    fflush(stdout);
+    pid_t child = fork();
+    if (child == 0) {
+        int rc = pool_start_failure_child(fresh, small);
+        fflush(stdout);
+        _exit(rc);
+    }
+    int status = -1;
+    if (child > 0)
+        waitpid(child, &status, 0);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+        tap_skip(1, "cannot read or limit the address space");
+    else
+        ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+           "a pool that cannot start its threads: ALLOC_FAILED and one message");
+    ggml_backend_free(fresh);
+    ggml_free(small_ctx);
+#endif
+    ggml_backend_free(backend);
+    ggml_free(ctx);
+}
+
 static void test_backend(void)
 {
     ggml_backend_t backend = ggml_backend_cpu_init();
@@ -1730,6 +1819,7 @@ int main(void)
     test_threads_identical();
     watchdog("backend and registry", 30);
     test_backend();
+    test_oom_one_message();
     test_features();
     test_registry();
     watchdog("idle and oversubscription", 30);

@@ -5,9 +5,15 @@
  * pool: one the caller supplies (ggml_backend_cpu_set_threadpool) or one of
  * its own, made for the current thread count on first use.  Scratch memory
  * for the plans is kept in the backend and grown when a graph needs more.
+ *
+ * A backend computes for one thread at a time (ggml-backend(7)): the calls
+ * that use its pool and scratch claim it with an atomic flag, and a second
+ * thread arriving meanwhile gets an error instead of sharing them.  Each
+ * failure is logged once, where it happens.
  */
 #include "config.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -25,6 +31,7 @@ struct cpu_backend_context {
     ggml_abort_callback abort_callback;
     void *abort_callback_data;
     bool use_ref;
+    atomic_bool busy; /* a thread is computing or planning with it */
 };
 
 static ggml_guid cpu_backend_guid = {
@@ -62,14 +69,34 @@ static struct ggml_threadpool *cpu_backend_pool(struct cpu_backend_context *ctx)
     return ctx->own_pool;
 }
 
+/* Claims ctx for the calling thread; false, logged as func, when another
+ * thread holds it.  Released with cpu_release. */
+static bool cpu_claim(struct cpu_backend_context *ctx, const char *func)
+{
+    bool idle = false;
+    if (atomic_compare_exchange_strong(&ctx->busy, &idle, true))
+        return true;
+    ggml__log_at(GGML_LOG_LEVEL_ERROR, func,
+                 "the CPU backend is in use by another thread (a backend computes for one thread at a time)");
+    return false;
+}
+
+static void cpu_release(struct cpu_backend_context *ctx)
+{
+    atomic_store(&ctx->busy, false);
+}
+
 /* A plan of ours: the cplan, the graph it was made for, and its scratch. */
 struct cpu_plan {
     struct ggml_cplan cplan;
     struct ggml_cgraph cgraph;
 };
 
+/* Plans cgraph on ctx's pool with scratch memory (*owned_work: new memory
+ * for the caller; NULL: the backend's).  False when out of memory, logged
+ * once (by ggml_threadpool_new, or here as func). */
 static bool cpu_prepare(struct cpu_backend_context *ctx, const struct ggml_cgraph *cgraph,
-                        struct ggml_cplan *cplan, uint8_t **owned_work)
+                        struct ggml_cplan *cplan, uint8_t **owned_work, const char *func)
 {
     struct ggml_threadpool *pool = cpu_backend_pool(ctx);
     if (pool == NULL)
@@ -86,24 +113,41 @@ static bool cpu_prepare(struct cpu_backend_context *ctx, const struct ggml_cgrap
     } else {
         if (ctx->work_size < cplan->work_size) {
             uint8_t *grown = realloc(ctx->work_data, cplan->work_size);
-            if (grown == NULL)
-                return false;
+            if (grown == NULL) {
+                cplan->work_data = NULL;
+                goto out_of_memory;
+            }
             ctx->work_data = grown;
             ctx->work_size = cplan->work_size;
         }
         cplan->work_data = ctx->work_data;
     }
-    return cplan->work_data != NULL;
+    if (cplan->work_data != NULL)
+        return true;
+out_of_memory:
+    ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "out of memory for %zu bytes of CPU backend scratch memory",
+                 cplan->work_size);
+    return false;
 }
 
 static ggml_backend_graph_plan_t cpu_backend_graph_plan_create(ggml_backend_t backend,
                                                                 const struct ggml_cgraph *cgraph)
 {
+    static const char func[] = "ggml_backend_graph_plan_create";
     struct cpu_backend_context *ctx = backend->context;
     struct cpu_plan *plan = calloc(1, sizeof *plan);
+    if (plan == NULL) {
+        ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "out of memory");
+        return NULL;
+    }
+    if (!cpu_claim(ctx, func)) {
+        free(plan);
+        return NULL;
+    }
     uint8_t *work = NULL;
-    if (plan == NULL || !cpu_prepare(ctx, cgraph, &plan->cplan, &work)) {
-        ggml__log_at(GGML_LOG_LEVEL_ERROR, "ggml_backend_graph_plan_create", "out of memory");
+    const bool prepared = cpu_prepare(ctx, cgraph, &plan->cplan, &work, func);
+    cpu_release(ctx);
+    if (!prepared) {
         free(work);
         free(plan);
         return NULL;
@@ -124,19 +168,23 @@ static enum ggml_status cpu_backend_graph_plan_compute(ggml_backend_t backend, g
 {
     (void) backend;
     struct cpu_plan *plan = handle;
+    if (!ggml__graph_buffers_live(&plan->cgraph, "ggml_backend_graph_plan_compute"))
+        return GGML_STATUS_FAILED;
     return ggml_graph_compute(&plan->cgraph, &plan->cplan);
 }
 
 static enum ggml_status cpu_backend_graph_compute(ggml_backend_t backend, struct ggml_cgraph *cgraph)
 {
+    static const char func[] = "ggml_backend_graph_compute";
     struct cpu_backend_context *ctx = backend->context;
+    if (!cpu_claim(ctx, func))
+        return GGML_STATUS_FAILED;
     struct ggml_cplan cplan;
-    if (!cpu_prepare(ctx, cgraph, &cplan, NULL)) {
-        ggml__log_at(GGML_LOG_LEVEL_ERROR, "ggml_backend_graph_compute",
-                     "cannot allocate the scratch memory of the CPU backend");
-        return GGML_STATUS_ALLOC_FAILED;
-    }
-    return ggml_graph_compute(cgraph, &cplan);
+    enum ggml_status status = GGML_STATUS_ALLOC_FAILED;
+    if (cpu_prepare(ctx, cgraph, &cplan, NULL, func))
+        status = ggml_graph_compute(cgraph, &cplan);
+    cpu_release(ctx);
+    return status;
 }
 
 static const struct ggml_backend_i cpu_backend_iface = {

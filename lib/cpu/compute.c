@@ -329,9 +329,14 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph *cgraph, struct ggml_cpla
     atomic_init(&state.abort_after, INT_MAX);
     int n_threads = cplan->n_threads < ggml_threadpool_get_n_threads(pool) ? cplan->n_threads
                                                                              : ggml_threadpool_get_n_threads(pool);
-    ggml__threadpool_run(pool, n_threads, compute_job, &state);
+    const bool ran = ggml__threadpool_run(pool, n_threads, compute_job, &state);
     if (own_pool)
         release_default_pool();
+    if (!ran) {
+        ggml__error("the thread pool is computing another graph, from another thread "
+                    "(a pool computes one graph at a time)");
+        return GGML_STATUS_FAILED;
+    }
     return atomic_load(&state.abort_after) == INT_MAX ? GGML_STATUS_SUCCESS : GGML_STATUS_ABORTED;
 }
 

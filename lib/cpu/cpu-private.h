@@ -6,6 +6,7 @@
 #ifndef GGML_BACKEND_CPU_PRIVATE_H
 #define GGML_BACKEND_CPU_PRIVATE_H
 
+#include <sched.h>
 #include <stdbool.h>
 
 #include "ggml-cpu.h"
@@ -23,10 +24,12 @@ typedef void (*ggml__job_fn)(void *arg, int ith, int nth);
 
 /*
  * Runs fn on n_threads threads of the pool (1 <= n_threads <= the pool's
- * size) and returns when every one has returned.  Resumes a paused pool.
- * Jobs of one pool must not overlap: the caller serialises them.
+ * size) and returns true when every one has returned.  Resumes a paused
+ * pool.  Jobs of one pool never overlap: while a job runs, a run from
+ * another thread (two backends sharing a pool, or misuse) returns false at
+ * once, with nothing run and nothing logged.  No allocation, no hwloc call.
  */
-void ggml__threadpool_run(struct ggml_threadpool *pool, int n_threads, ggml__job_fn fn, void *arg);
+bool ggml__threadpool_run(struct ggml_threadpool *pool, int n_threads, ggml__job_fn fn, void *arg);
 
 /*
  * Blocks until all threads of the current job have reached it.  Every
@@ -43,8 +46,19 @@ int ggml__threadpool_thread_node(const struct ggml_threadpool *pool, int ith);
 
 /* ------------------------------------------------------------------ NUMA */
 
-/* The process's hwloc topology, loaded on first use; NULL if hwloc failed. */
+/* The process's hwloc topology, loaded on first use; NULL if hwloc failed
+ * (then the process has one node).
+ * Only read it: hwloc's system queries are made once, by numa.c. */
 hwloc_topology_t ggml__cpu_topology(void);
+
+/* True when threads and memory may be bound: the topology is this
+ * machine's (or there is none, and binding follows explicit masks). */
+bool ggml__cpu_binding_applies(void);
+
+/* cpus (NULL: none) as a new kernel CPU mask of *size bytes (what
+ * sched_setaffinity takes, large enough for every CPU); NULL when out of
+ * memory.  Freed with free. */
+cpu_set_t *ggml__cpu_mask_new(hwloc_const_bitmap_t cpus, size_t *size);
 
 /* The NUMA layout in effect (numa.c): DISABLED until ggml_numa_init. */
 const struct ggml__numa_layout *ggml__numa_layout(void);

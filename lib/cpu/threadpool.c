@@ -21,18 +21,25 @@
  *
  * A job is announced in one atomic word holding its sequence number and
  * its thread count, so that a worker learns from a single read whether it
- * takes part.  Invariant: jobs of one pool never overlap (the CPU backend
- * computes one graph at a time per pool), and the job's function and
- * argument are rewritten only after every worker taking part has finished;
- * workers not taking part read nothing but the announcement word.
+ * takes part.  Invariant: jobs of one pool never overlap (a run that
+ * finds one under way is refused: the running flag), and the job's
+ * function and argument are rewritten only after every worker taking part
+ * has finished; workers not taking part read nothing but the announcement
+ * word.
  *
  * Spinning is short and yields the CPU regularly, so that a pool with more
  * threads than cores does not starve the threads that have work.
+ *
+ * Binding: the CPUs of each thread are planned from the cached topology
+ * when the pool is made and turned into kernel masks then; workers and the
+ * job's caller are bound with pthread_setaffinity_np / sched_setaffinity
+ * from those masks, never through hwloc, whose binding calls allocate and
+ * do not survive an allocation failure (see numa.c).  A job thus makes no
+ * allocation at all.
  */
 #include "config.h"
 
 #include <errno.h>
-#include <hwloc.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
@@ -97,6 +104,7 @@ struct worker {
     pthread_t thread;
     int ith;
     struct ggml__thread_place place; /* its CPUs (NULL: unbound) and node */
+    cpu_set_t *mask;                 /* place.cpuset for the kernel; NULL: unbound */
 };
 
 struct ggml_threadpool {
@@ -125,8 +133,11 @@ struct ggml_threadpool {
     atomic_uint job_done;            /* futex word: bumped when the last worker finishes */
     atomic_int caller_sleeping;      /* the job's caller blocked on job_done */
 
+    atomic_bool running;             /* a job is under way (see ggml__threadpool_run) */
+
     /* thread 0 is whoever runs a job: bound to its place for the job only */
-    hwloc_bitmap_t caller_saved;     /* the caller's own binding, restored after the job */
+    size_t mask_size;                /* bytes of each kernel mask */
+    cpu_set_t *caller_saved;         /* the caller's own binding, restored after the job */
     bool caller_bind_failed;         /* noted once; later jobs leave the caller alone */
 };
 
@@ -217,10 +228,13 @@ static void note_unbound(struct ggml_threadpool *pool, const char *who)
  */
 static void place_worker(struct ggml_threadpool *pool, struct worker *worker)
 {
-    hwloc_topology_t topo = ggml__cpu_topology();
-    if (worker->place.cpuset != NULL && topo != NULL &&
-        hwloc_set_thread_cpubind(topo, worker->thread, worker->place.cpuset, 0) != 0)
-        note_unbound(pool, "a worker");
+    if (worker->mask != NULL) {
+        int err = pthread_setaffinity_np(worker->thread, pool->mask_size, worker->mask);
+        if (err != 0) {
+            errno = err;
+            note_unbound(pool, "a worker");
+        }
+    }
 
     struct sched_param param = { 0 };
     int policy;
@@ -241,13 +255,10 @@ static void place_worker(struct ggml_threadpool *pool, struct worker *worker)
  * restored by unbind_caller. */
 static bool bind_caller(struct ggml_threadpool *pool)
 {
-    hwloc_topology_t topo = ggml__cpu_topology();
-    if (pool->workers[0].place.cpuset == NULL || pool->caller_bind_failed || topo == NULL)
+    if (pool->workers[0].mask == NULL || pool->caller_saved == NULL || pool->caller_bind_failed)
         return false;
-    if (pool->caller_saved == NULL && (pool->caller_saved = hwloc_bitmap_alloc()) == NULL)
-        return false;
-    if (hwloc_get_cpubind(topo, pool->caller_saved, HWLOC_CPUBIND_THREAD) != 0 ||
-        hwloc_set_cpubind(topo, pool->workers[0].place.cpuset, HWLOC_CPUBIND_THREAD) != 0) {
+    if (sched_getaffinity(0, pool->mask_size, pool->caller_saved) != 0 ||
+        sched_setaffinity(0, pool->mask_size, pool->workers[0].mask) != 0) {
         note_unbound(pool, "the calling thread");
         return false;
     }
@@ -256,7 +267,7 @@ static bool bind_caller(struct ggml_threadpool *pool)
 
 static void unbind_caller(struct ggml_threadpool *pool)
 {
-    hwloc_set_cpubind(ggml__cpu_topology(), pool->caller_saved, HWLOC_CPUBIND_THREAD);
+    sched_setaffinity(0, pool->mask_size, pool->caller_saved);
 }
 
 int ggml__threadpool_thread_node(const struct ggml_threadpool *pool, int ith)
@@ -323,13 +334,41 @@ static void threadpool_destroy(struct ggml_threadpool *pool, int n_started)
     pthread_mutex_unlock(&pool->lock);
     for (int t = 1; t < n_started; t++)
         pthread_join(pool->workers[t].thread, NULL);
-    for (int t = 0; t < pool->n_threads; t++)
+    for (int t = 0; t < pool->n_threads; t++) {
         ggml__numa_places_free(&pool->workers[t].place, 1);
-    hwloc_bitmap_free(pool->caller_saved);
+        free(pool->workers[t].mask);
+    }
+    free(pool->caller_saved);
     pthread_cond_destroy(&pool->wake);
     pthread_mutex_destroy(&pool->lock);
     free(pool->workers);
     free(pool);
+}
+
+/* Plans each thread's place and makes the kernel masks that bind it (none
+ * when binding does not apply); false when out of memory. */
+static bool plan_places(struct ggml_threadpool *pool, const struct ggml_threadpool_params *params)
+{
+    struct worker *workers = pool->workers;
+    struct ggml__thread_place *places = calloc((size_t) pool->n_threads, sizeof *places);
+    if (places == NULL ||
+        !ggml__numa_plan_threads(ggml__numa_layout(), pool->n_threads, params->cpumask, params->strict_cpu, places)) {
+        free(places);
+        return false;
+    }
+    const bool binds = ggml__cpu_binding_applies();
+    bool ok = true;
+    for (int t = 0; t < pool->n_threads; t++) {
+        workers[t].pool = pool;
+        workers[t].ith = t;
+        workers[t].place = places[t];
+        if (binds && places[t].cpuset != NULL && ok)
+            ok = (workers[t].mask = ggml__cpu_mask_new(places[t].cpuset, &pool->mask_size)) != NULL;
+    }
+    free(places);
+    if (ok && workers[0].mask != NULL)
+        ok = (pool->caller_saved = ggml__cpu_mask_new(NULL, &pool->mask_size)) != NULL;
+    return ok;
 }
 
 struct ggml_threadpool *ggml_threadpool_new(struct ggml_threadpool_params *params)
@@ -366,20 +405,12 @@ struct ggml_threadpool *ggml_threadpool_new(struct ggml_threadpool_params *param
     atomic_init(&pool->barrier_sleepers, 0);
     atomic_init(&pool->job_done, 0);
     atomic_init(&pool->caller_sleeping, 0);
-    struct ggml__thread_place *places = calloc((size_t) pool->n_threads, sizeof *places);
-    if (places == NULL ||
-        !ggml__numa_plan_threads(ggml__numa_layout(), pool->n_threads, params->cpumask, params->strict_cpu, places)) {
+    atomic_init(&pool->running, false);
+    if (!plan_places(pool, params)) {
         ggml__error("out of memory for a pool of %d threads", params->n_threads);
-        free(places);
         threadpool_destroy(pool, 1);
         return NULL;
     }
-    for (int t = 0; t < pool->n_threads; t++) {
-        workers[t].pool = pool;
-        workers[t].ith = t;
-        workers[t].place = places[t];
-    }
-    free(places);
 
     for (int t = 1; t < pool->n_threads; t++) {
         if (pthread_create(&workers[t].thread, NULL, worker_main, &workers[t]) != 0) {
@@ -429,8 +460,11 @@ void ggml_threadpool_resume(struct ggml_threadpool *pool)
 
 /* ------------------------------------------------------------------ jobs */
 
-void ggml__threadpool_run(struct ggml_threadpool *pool, int n_threads, ggml__job_fn fn, void *arg)
+bool ggml__threadpool_run(struct ggml_threadpool *pool, int n_threads, ggml__job_fn fn, void *arg)
 {
+    bool idle = false;
+    if (!atomic_compare_exchange_strong(&pool->running, &idle, true))
+        return false;
     if (n_threads > pool->n_threads)
         n_threads = pool->n_threads;
     if (n_threads < 1)
@@ -461,6 +495,8 @@ void ggml__threadpool_run(struct ggml_threadpool *pool, int n_threads, ggml__job
     }
     if (rebind)
         unbind_caller(pool);
+    atomic_store(&pool->running, false);
+    return true;
 }
 
 void ggml__threadpool_barrier(struct ggml_threadpool *pool)
