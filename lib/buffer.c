@@ -43,11 +43,10 @@ ggml_backend_buffer_t ggml_backend_buft_alloc_buffer(ggml_backend_buffer_type_t 
     REQUIRE_BUFT(buft, NULL);
     if (size == 0)
         return empty_buffer(buft);
+    const unsigned long errors = ggml__errors_logged();
     ggml_backend_buffer_t buffer = buft->iface.alloc_buffer(buft, size);
-    if (buffer == NULL) {
+    if (buffer == NULL && ggml__errors_logged() == errors)
         ggml__error("buffer type %s could not allocate %zu bytes", ggml_backend_buft_name(buft), size);
-        return NULL;
-    }
     return buffer;
 }
 

@@ -29,6 +29,11 @@ void ggml__log_at(enum ggml_log_level level, const char *func, const char *fmt, 
 void ggml__log_raw(enum ggml_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* ERROR messages this thread has logged so far: a caller that must report
+ * a failure of a callee logs only when the count shows the callee did not
+ * (one failure, one message). */
+unsigned long ggml__errors_logged(void);
+
 #define ggml__error(...) ggml__log_at(GGML_LOG_LEVEL_ERROR, __func__, __VA_ARGS__)
 #define ggml__warn(...)  ggml__log_at(GGML_LOG_LEVEL_WARN, __func__, __VA_ARGS__)
 #define ggml__info(...)  ggml__log_at(GGML_LOG_LEVEL_INFO, __func__, __VA_ARGS__)

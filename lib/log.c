@@ -64,6 +64,13 @@ void ggml_log_get(ggml_log_callback *callback, void **user_data)
     pthread_mutex_unlock(&log_lock);
 }
 
+static _Thread_local unsigned long errors_logged;
+
+unsigned long ggml__errors_logged(void)
+{
+    return errors_logged;
+}
+
 /* Formats into a stack buffer, or a heap one for long messages. */
 static void log_vprintf(enum ggml_log_level level, const char *prefix, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
@@ -102,6 +109,8 @@ static void log_vprintf(enum ggml_log_level level, const char *prefix, const cha
         }
     }
 
+    if (level == GGML_LOG_LEVEL_ERROR)
+        errors_logged++;
     ggml_log_callback callback;
     void *user_data;
     ggml_log_get(&callback, &user_data);
