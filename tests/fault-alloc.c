@@ -202,10 +202,31 @@ static void forget(const void *p)
     unlock();
 }
 
+/*
+ * Whether this thread runs the program's code: the thread that armed the
+ * allocator, and threads from the moment their start routine runs.  What
+ * a new thread allocates before (under ASan, the runtime's own setup of
+ * the thread, which cannot survive a failure) is not counted.
+ */
+static _Thread_local bool program_thread;
+
+struct thread_start {
+    void *(*start)(void *);
+    void *arg;
+};
+
+static void *start_program_thread(void *p)
+{
+    struct thread_start ts = *(struct thread_start *) p;
+    real_free(p);
+    program_thread = true;
+    return ts.start(ts.arg);
+}
+
 /* Counts one event; true when it is the one to fail. */
 static bool must_fail(void)
 {
-    if (!atomic_load_explicit(&armed, memory_order_relaxed))
+    if (!atomic_load_explicit(&armed, memory_order_relaxed) || !program_thread)
         return false;
     const long n = atomic_fetch_add(&events, 1) + 1;
     if (n != fail_at)
@@ -234,6 +255,7 @@ void fault_arm(long n)
     live_bytes = 0;
     record_full = false;
     unlock();
+    program_thread = true;
     fail_at = n;
     n_fired_frames = 0;
     atomic_store(&fired, false);
@@ -423,5 +445,12 @@ EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(
 {
     if (must_fail())
         return EAGAIN;
-    return real_pthread_create(thread, attr, start, arg);
+    struct thread_start *ts = real_malloc(sizeof *ts);
+    if (ts == NULL)
+        return EAGAIN;
+    *ts = (struct thread_start) { start, arg };
+    int status = real_pthread_create(thread, attr, start_program_thread, ts);
+    if (status != 0)
+        real_free(ts);
+    return status;
 }

@@ -9,9 +9,10 @@
  * allocates through them.  While armed, each call that allocates is one
  * event, numbered from 1; the event numbered fail_at returns what the real
  * function returns when memory is short (NULL / ENOMEM / MAP_FAILED /
- * EAGAIN) and every other event succeeds.  Blocks and mappings made while
- * armed are remembered until they are freed, so what a run leaves behind
- * can be counted after it.
+ * EAGAIN) and every other event succeeds.  Only the arming thread and the
+ * threads it and they create count (from their start routine on).  Blocks
+ * and mappings made while armed are remembered until they are freed, so
+ * what a run leaves behind can be counted after it.
  */
 #ifndef GGML_BACKEND_TESTS_FAULT_ALLOC_H
 #define GGML_BACKEND_TESTS_FAULT_ALLOC_H
