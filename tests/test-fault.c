@@ -66,6 +66,7 @@
 #endif
 
 #include "tap.h"
+#include "op-test.h"
 #include "fault-alloc.h"
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
@@ -147,10 +148,11 @@ static struct report *report;
 
 struct host_layer {
     float attn_norm[N_EMBD], ffn_norm[N_EMBD];
-    /* Q4_0 blocks as stored, and what they hold, [out][in] */
-    void *wq, *wk, *wv, *wo;
+    void *wq, *wk, *wv, *wo;        /* Q4_0 blocks as stored */
     float *w_gate, *w_up, *w_down;
-    double *ref_wq, *ref_wk, *ref_wv, *ref_wo;
+    /* what the reference reads: the same values, [out][in] */
+    double ref_attn_norm[N_EMBD], ref_ffn_norm[N_EMBD];
+    double *ref_wq, *ref_wk, *ref_wv, *ref_wo, *ref_w_gate, *ref_w_up, *ref_w_down;
 };
 
 struct host_model {
@@ -159,18 +161,20 @@ struct host_model {
     double want[N_STEPS][N_TOKENS][N_EMBD];
 };
 
-static double uniform(uint64_t *state, double lo, double hi)
-{
-    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
-    return lo + (hi - lo) * (double) (*state >> 11) / 9007199254740992.0;
-}
-
 static float *random_matrix(int n_out, int n_in, double amplitude, uint64_t *seed)
 {
     float *m = malloc((size_t) n_out * n_in * sizeof *m);
     for (int i = 0; i < n_out * n_in; i++)
-        m[i] = (float) uniform(seed, -amplitude, amplitude);
+        m[i] = (float) optest_uniform(seed, -amplitude, amplitude);
     return m;
+}
+
+static double *widened(const float *values, int n)
+{
+    double *d = malloc((size_t) n * sizeof *d);
+    for (int i = 0; i < n; i++)
+        d[i] = values[i];
+    return d;
 }
 
 /* Quantizes to Q4_0 into *stored; *ref gets the values the blocks hold. */
@@ -188,26 +192,6 @@ static void quantized_matrix(int n_out, int n_in, double amplitude, uint64_t *se
             (*ref)[r * n_in + c] = values[c];
     }
     free(values);
-}
-
-static void ref_matvec(int n_out, int n_in, const double *w, const float *wf, const double *x, double *y)
-{
-    for (int r = 0; r < n_out; r++) {
-        double s = 0.0;
-        for (int c = 0; c < n_in; c++)
-            s += (w ? w[r * n_in + c] : (double) wf[r * n_in + c]) * x[c];
-        y[r] = s;
-    }
-}
-
-static void ref_rms_norm(const double *x, const float *weight, double *y)
-{
-    double ss = 0.0;
-    for (int i = 0; i < N_EMBD; i++)
-        ss += x[i] * x[i];
-    const double inv = 1.0 / sqrt(ss / N_EMBD + (double) RMS_EPS);
-    for (int i = 0; i < N_EMBD; i++)
-        y[i] = x[i] * inv * weight[i];
 }
 
 /* Rotates the pairs (2i, 2i+1) of each head for position p. */
@@ -234,10 +218,10 @@ static void ref_forward(const struct host_model *m, int step)
     for (int l = 0; l < N_LAYER; l++) {
         const struct host_layer *w = &m->layers[l];
         for (int t = 0; t < N_TOKENS; t++) {
-            ref_rms_norm(x[t], w->attn_norm, cur);
-            ref_matvec(N_EMBD, N_EMBD, w->ref_wq, NULL, cur, q[t]);
-            ref_matvec(N_EMBD, N_EMBD, w->ref_wk, NULL, cur, k[t]);
-            ref_matvec(N_EMBD, N_EMBD, w->ref_wv, NULL, cur, v[t]);
+            optest_rms_norm(x[t], w->ref_attn_norm, N_EMBD, (double) RMS_EPS, cur);
+            optest_matvec(w->ref_wq, N_EMBD, N_EMBD, cur, q[t]);
+            optest_matvec(w->ref_wk, N_EMBD, N_EMBD, cur, k[t]);
+            optest_matvec(w->ref_wv, N_EMBD, N_EMBD, cur, v[t]);
             ref_rope(q[t], t);
             ref_rope(k[t], t);
         }
@@ -263,15 +247,15 @@ static void ref_forward(const struct host_model *m, int step)
                 for (int d = 0; d < HEAD_DIM; d++)
                     attn[h * HEAD_DIM + d] /= norm;
             }
-            ref_matvec(N_EMBD, N_EMBD, w->ref_wo, NULL, attn, tmp);
+            optest_matvec(w->ref_wo, N_EMBD, N_EMBD, attn, tmp);
             for (int i = 0; i < N_EMBD; i++)
                 next[t][i] = x[t][i] + tmp[i];
-            ref_rms_norm(next[t], w->ffn_norm, cur);
-            ref_matvec(N_FF, N_EMBD, NULL, w->w_gate, cur, gate);
-            ref_matvec(N_FF, N_EMBD, NULL, w->w_up, cur, up);
+            optest_rms_norm(next[t], w->ref_ffn_norm, N_EMBD, (double) RMS_EPS, cur);
+            optest_matvec(w->ref_w_gate, N_FF, N_EMBD, cur, gate);
+            optest_matvec(w->ref_w_up, N_FF, N_EMBD, cur, up);
             for (int i = 0; i < N_FF; i++)
                 gate[i] = gate[i] / (1.0 + exp(-gate[i])) * up[i];
-            ref_matvec(N_EMBD, N_FF, NULL, w->w_down, gate, tmp);
+            optest_matvec(w->ref_w_down, N_EMBD, N_FF, gate, tmp);
             for (int i = 0; i < N_EMBD; i++)
                 next[t][i] += tmp[i];
         }
@@ -289,8 +273,10 @@ static void host_model_init(struct host_model *m)
     for (int l = 0; l < N_LAYER; l++) {
         struct host_layer *w = &m->layers[l];
         for (int i = 0; i < N_EMBD; i++) {
-            w->attn_norm[i] = (float) uniform(&seed, 0.5, 1.5);
-            w->ffn_norm[i] = (float) uniform(&seed, 0.5, 1.5);
+            w->attn_norm[i] = (float) optest_uniform(&seed, 0.5, 1.5);
+            w->ffn_norm[i] = (float) optest_uniform(&seed, 0.5, 1.5);
+            w->ref_attn_norm[i] = w->attn_norm[i];
+            w->ref_ffn_norm[i] = w->ffn_norm[i];
         }
         quantized_matrix(N_EMBD, N_EMBD, a_embd, &seed, &w->wq, &w->ref_wq);
         quantized_matrix(N_EMBD, N_EMBD, a_embd, &seed, &w->wk, &w->ref_wk);
@@ -299,11 +285,14 @@ static void host_model_init(struct host_model *m)
         w->w_gate = random_matrix(N_FF, N_EMBD, a_embd, &seed);
         w->w_up = random_matrix(N_FF, N_EMBD, a_embd, &seed);
         w->w_down = random_matrix(N_EMBD, N_FF, a_ff, &seed);
+        w->ref_w_gate = widened(w->w_gate, N_FF * N_EMBD);
+        w->ref_w_up = widened(w->w_up, N_FF * N_EMBD);
+        w->ref_w_down = widened(w->w_down, N_EMBD * N_FF);
     }
     for (int s = 0; s < N_STEPS; s++) {
         for (int t = 0; t < N_TOKENS; t++)
             for (int i = 0; i < N_EMBD; i++)
-                m->embd[s][t][i] = (float) uniform(&seed, -1.0, 1.0);
+                m->embd[s][t][i] = (float) optest_uniform(&seed, -1.0, 1.0);
         ref_forward(m, s);
     }
 }
