@@ -67,6 +67,9 @@ const char *ggml__backend_dir(void);
 
 /* buffer is one of the compute buffers galloc allocated (and still holds). */
 bool ggml__gallocr_owns_buffer(ggml_gallocr_t galloc, ggml_backend_buffer_t buffer);
+/* Whether graph needs a new plan (ggml_gallocr_reserve_n) before
+ * ggml_gallocr_alloc_graph can place it; allocates nothing. */
+bool ggml__gallocr_needs_plan(ggml_gallocr_t galloc, struct ggml_cgraph *graph);
 
 /* --------------------------------------------------------- tensor data */
 

@@ -1110,17 +1110,22 @@ static bool remember_buffer_ids(struct ggml_backend_sched *s, const char *func)
     return true;
 }
 
-/* Allocates the split graph, re-planning when the last plan does not fit. */
+/*
+ * Allocates the split graph, re-planning first when the last plan does not
+ * fit.  Each allocator call logs its own failure, and a failure is final
+ * (one failure, one message).
+ */
 static bool alloc_splits(struct ggml_backend_sched *s, const char *func)
 {
-    if (buffer_ids_changed(s) || !ggml_gallocr_alloc_graph(s->galloc, &s->graph)) {
+    bool ok = true;
+    if (buffer_ids_changed(s) || ggml__gallocr_needs_plan(s->galloc, &s->graph)) {
         /* tensors may move: nothing may still be reading them */
         synchronize_all(s);
-        if (!ggml_gallocr_reserve_n(s->galloc, &s->graph, s->node_backend_ids, s->leaf_backend_ids) ||
-            !ggml_gallocr_alloc_graph(s->galloc, &s->graph)) {
-            s->prev_n_nodes = s->prev_n_leafs = -1;
-            return false;
-        }
+        ok = ggml_gallocr_reserve_n(s->galloc, &s->graph, s->node_backend_ids, s->leaf_backend_ids);
+    }
+    if (!ok || !ggml_gallocr_alloc_graph(s->galloc, &s->graph)) {
+        s->prev_n_nodes = s->prev_n_leafs = -1;
+        return false;
     }
     return remember_buffer_ids(s, func);
 }

@@ -92,3 +92,11 @@ EXTRA_DIST += \
 	tests/topologies/restricted.xml
 
 include tests/plugins/local.mk
+
+# test-fault: allocation failures injected at every allocation of a
+# realistic program.  Its allocator replaces malloc and friends for the
+# whole process, so the program exports them (-Wl,--export-dynamic).
+check_PROGRAMS += tests/test-fault
+TESTS += tests/test-fault
+tests_test_fault_SOURCES = tests/test-fault.c tests/fault-alloc.c tests/fault-alloc.h
+tests_test_fault_LDFLAGS = -Wl,--export-dynamic

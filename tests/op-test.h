@@ -137,6 +137,28 @@ static inline enum ggml_status optest_compute(struct ggml_context *ctx, struct g
     return status;
 }
 
+/* y = W x, with W row-major [n_out][n_in]. */
+static inline void optest_matvec(const double *w, int n_out, int n_in, const double *x, double *y)
+{
+    for (int r = 0; r < n_out; r++) {
+        double s = 0.0;
+        for (int c = 0; c < n_in; c++)
+            s += w[r * n_in + c] * x[c];
+        y[r] = s;
+    }
+}
+
+/* y = x / sqrt(mean(x^2) + eps) * weight, over n values. */
+static inline void optest_rms_norm(const double *x, const double *weight, int n, double eps, double *y)
+{
+    double ss = 0.0;
+    for (int i = 0; i < n; i++)
+        ss += x[i] * x[i];
+    const double inv = 1.0 / sqrt(ss / n + eps);
+    for (int i = 0; i < n; i++)
+        y[i] = x[i] * inv * weight[i];
+}
+
 /* NMSE of t against ref (ref laid out in row-major order of t's shape). */
 static inline double optest_nmse(const struct ggml_tensor *t, const double *ref)
 {

@@ -51,6 +51,7 @@ struct tb_buft {
     size_t max_size;                /* get_max_size answer (full only) */
     size_t alloc_pad;               /* get_alloc_size = nbytes + alloc_pad (full only) */
     bool fail_alloc;                /* alloc_buffer returns NULL */
+    bool fail_alloc_logged;         /* ... after a call that logged why */
     enum ggml_status init_status;   /* init_tensor answer (full only) */
     bool cpy_refuses;               /* cpy_tensor returns false (full only) */
 };
@@ -238,6 +239,10 @@ static ggml_backend_buffer_t tb_buft_alloc_buffer(ggml_backend_buffer_type_t buf
 {
     struct tb_buft *type = buft->context;
     calls.alloc_buffer++;
+    if (type->fail_alloc_logged) {
+        const struct ggml_backend_buffer_i none = { 0 };
+        return ggml_backend_buffer_init(NULL, none, NULL, size);
+    }
     if (type->fail_alloc)
         return NULL;
     struct tb_buffer *tb = calloc(1, sizeof *tb);
@@ -528,6 +533,11 @@ static void test_zero_size_and_failure(void)
     logged_one_error("failing alloc_buffer: one error");
     is_int(calls.alloc_buffer, 1, "failing alloc_buffer: member called once");
     full_ctx.fail_alloc = false;
+    /* as a type whose ggml_backend_buffer_init fails for want of memory */
+    full_ctx.fail_alloc_logged = true;
+    is_ptr(ggml_backend_buft_alloc_buffer(&full_buft, 64), NULL, "alloc_buffer failing with a message: NULL");
+    logged_one_error("alloc_buffer failing with a message: its message only");
+    full_ctx.fail_alloc_logged = false;
     ggml_backend_buffer_t again = ggml_backend_buft_alloc_buffer(&full_buft, 64);
     ok(again != NULL, "after a failure the type still allocates");
     ggml_backend_buffer_free(again);

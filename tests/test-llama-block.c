@@ -302,26 +302,6 @@ struct ref_cache {
     double k[N_LAYER][KV_SIZE][N_EMBD_KV], v[N_LAYER][KV_SIZE][N_EMBD_KV];
 };
 
-static void ref_matvec(const double *w, int n_out, int n_in, const double *x, double *y)
-{
-    for (int r = 0; r < n_out; r++) {
-        double s = 0.0;
-        for (int c = 0; c < n_in; c++)
-            s += w[r * n_in + c] * x[c];
-        y[r] = s;
-    }
-}
-
-static void ref_rms_norm(const double *x, const double *weight, double *y)
-{
-    double ss = 0.0;
-    for (int i = 0; i < N_EMBD; i++)
-        ss += x[i] * x[i];
-    const double inv = 1.0 / sqrt(ss / N_EMBD + (double) RMS_EPS);
-    for (int i = 0; i < N_EMBD; i++)
-        y[i] = x[i] * inv * weight[i];
-}
-
 /* Rotates every head of x (n_heads rows of HEAD_DIM) for position p. */
 static void ref_rope(double *x, int n_heads, int p, int mode)
 {
@@ -351,13 +331,13 @@ static void ref_step(const struct model *m, struct ref_cache *cache, int step, i
     for (int l = 0; l < N_LAYER; l++) {
         const struct ref_layer *w = &m->ref[l];
         for (int t = 0; t < T; t++) {
-            ref_rms_norm(x[t], w->attn_norm, cur[t]);
-            ref_matvec(w->wq, N_HEAD * HEAD_DIM, N_EMBD, cur[t], q[t]);
+            optest_rms_norm(x[t], w->attn_norm, N_EMBD, (double) RMS_EPS, cur[t]);
+            optest_matvec(w->wq, N_HEAD * HEAD_DIM, N_EMBD, cur[t], q[t]);
             ref_rope(q[t], N_HEAD, p0 + t, mode);
             double *krow = cache->k[l][step_slots[step][t]], *vrow = cache->v[l][step_slots[step][t]];
-            ref_matvec(w->wk, N_EMBD_KV, N_EMBD, cur[t], krow);
+            optest_matvec(w->wk, N_EMBD_KV, N_EMBD, cur[t], krow);
             ref_rope(krow, N_HEAD_KV, p0 + t, mode);
-            ref_matvec(w->wv, N_EMBD_KV, N_EMBD, cur[t], vrow);
+            optest_matvec(w->wv, N_EMBD_KV, N_EMBD, cur[t], vrow);
         }
         for (int t = 0; t < T; t++)
             for (int h = 0; h < N_HEAD; h++) {
@@ -388,15 +368,15 @@ static void ref_step(const struct model *m, struct ref_cache *cache, int step, i
                     o[d] /= norm;
             }
         for (int t = 0; t < T; t++) {
-            ref_matvec(w->wo, N_EMBD, N_HEAD * HEAD_DIM, attn[t], tmp);
+            optest_matvec(w->wo, N_EMBD, N_HEAD * HEAD_DIM, attn[t], tmp);
             for (int i = 0; i < N_EMBD; i++)
                 x[t][i] += tmp[i];
-            ref_rms_norm(x[t], w->ffn_norm, cur[t]);
-            ref_matvec(w->w_gate, N_FF, N_EMBD, cur[t], gate);
-            ref_matvec(w->w_up, N_FF, N_EMBD, cur[t], up);
+            optest_rms_norm(x[t], w->ffn_norm, N_EMBD, (double) RMS_EPS, cur[t]);
+            optest_matvec(w->w_gate, N_FF, N_EMBD, cur[t], gate);
+            optest_matvec(w->w_up, N_FF, N_EMBD, cur[t], up);
             for (int i = 0; i < N_FF; i++)
                 gate[i] = gate[i] / (1.0 + exp(-gate[i])) * up[i];
-            ref_matvec(w->w_down, N_EMBD, N_FF, gate, tmp);
+            optest_matvec(w->w_down, N_EMBD, N_FF, gate, tmp);
             for (int i = 0; i < N_EMBD; i++)
                 x[t][i] += tmp[i];
         }

@@ -30,6 +30,7 @@
 #include "ggml.h"
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
+#include "ggml-backend-impl.h"
 #include "ggml-cpu.h"
 #include "tap.h"
 
@@ -1127,6 +1128,50 @@ static void test_alloc_failure(void)
     ggml_free(c.ctx);
 }
 
+/* A host buffer type with no memory to give: alloc_buffer returns NULL. */
+static const char *no_memory_name(ggml_backend_buffer_type_t buft)
+{
+    (void) buft;
+    return "NoMemory";
+}
+
+static ggml_backend_buffer_t no_memory_alloc(ggml_backend_buffer_type_t buft, size_t size)
+{
+    (void) buft;
+    (void) size;
+    return NULL;
+}
+
+static bool no_memory_is_host(ggml_backend_buffer_type_t buft)
+{
+    (void) buft;
+    return true;
+}
+
+/* A scheduler of one backend: its allocator plans by itself, and a failure
+ * to allocate is still one message. */
+static void test_alloc_failure_one_backend(void)
+{
+    struct ggml_backend_buffer_type no_memory = {
+        .iface = { .get_name = no_memory_name, .alloc_buffer = no_memory_alloc, .is_host = no_memory_is_host },
+        .device = ggml_backend_get_device(be_cpu),
+    };
+    ggml_backend_buffer_type_t bufts[1] = { &no_memory };
+    ggml_backend_sched_t sched = ggml_backend_sched_new(&be_cpu, bufts, 1, 0, false, false);
+    struct ggml_init_params params = { 8 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true };
+    struct ggml_context *ctx = ggml_init(params);
+    struct ggml_tensor *a = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 64);
+    ggml_set_input(a);
+    struct ggml_cgraph *g = ggml_new_graph(ctx);
+    ggml_build_forward_expand(g, ggml_scale(ctx, ggml_add(ctx, a, a), 0.5f));
+    tap_log_errors();
+    ok(sched != NULL && !ggml_backend_sched_alloc_graph(sched, g),
+       "one backend, its buffer type out of memory: alloc_graph fails");
+    logged_one_error("with one error");
+    ggml_backend_sched_free(sched);
+    ggml_free(ctx);
+}
+
 /* ------------------------------------------------ 12. unsupported op */
 
 static void test_unsupported(void)
@@ -1419,6 +1464,7 @@ int main(void)
     test_reserve();
     test_eval_callback();
     test_alloc_failure();
+    test_alloc_failure_one_backend();
     test_unsupported();
     test_null_graph();
     test_empty_graphs();

@@ -1,0 +1,41 @@
+/*
+ * fault-alloc.h - an allocator that fails the N-th allocation of a process,
+ * for tests/test-fault.c.
+ *
+ * tests/fault-alloc.c defines malloc, calloc, realloc, reallocarray, free,
+ * posix_memalign, aligned_alloc, memalign, valloc, pvalloc, strdup,
+ * strndup, mmap, mmap64, munmap and pthread_create in the test program, so
+ * every library of the process (libggml-backend, hwloc, libc itself)
+ * allocates through them.  While armed, each call that allocates is one
+ * event, numbered from 1; the event numbered fail_at returns what the real
+ * function returns when memory is short (NULL / ENOMEM / MAP_FAILED /
+ * EAGAIN) and every other event succeeds.  Only the arming thread and the
+ * threads it and they create count (from their start routine on).  Blocks
+ * and mappings made while armed are remembered until they are freed, so
+ * what a run leaves behind can be counted after it.
+ */
+#ifndef GGML_BACKEND_TESTS_FAULT_ALLOC_H
+#define GGML_BACKEND_TESTS_FAULT_ALLOC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The frames recorded where the injected failure happened. */
+#define FAULT_MAX_FRAMES 24
+
+/* Starts counting events; the fail_at-th fails (0: none does). */
+void fault_arm(long fail_at);
+/* Stops counting; later calls go straight to the real functions. */
+void fault_disarm(void);
+/* Events counted since fault_arm. */
+long fault_events(void);
+/* Whether the event numbered fail_at happened (and failed). */
+bool fault_fired(void);
+/* Blocks and mappings made while armed and not freed yet, and their bytes. */
+long fault_live_blocks(void);
+size_t fault_live_bytes(void);
+/* The return addresses recorded where the failure was injected; their
+ * number (0 when it has not fired). */
+int fault_frames(void **frames, int max);
+
+#endif
