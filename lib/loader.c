@@ -104,7 +104,7 @@ static const char *file_kind(mode_t mode)
         return "a character device";
     if (S_ISBLK(mode))
         return "a block device";
-    return "not a regular file";
+    return "of an unknown kind";
 }
 
 /*
@@ -115,7 +115,7 @@ static const char *file_kind(mode_t mode)
 static const char *unsafe_owner_or_mode(const struct stat *st)
 {
     if (st->st_uid != 0 && st->st_uid != geteuid())
-        return "belongs to another user than root and this process's user";
+        return "belongs to a user other than root and this process's user";
     if (st->st_mode & S_IWOTH)
         return "is writable by every user";
     return NULL;

@@ -75,13 +75,21 @@ static int logs_at(enum ggml_log_level level)
 
 /* ------------------------------------------------------------- helpers */
 
-static char *plugin_path(const char *name)
+/* dir/name, in one of eight static buffers used in turn. */
+static char *path_in(const char *dir, const char *name)
 {
     static char paths[8][PATH_MAX];
     static int next;
     char *p = paths[next++ % 8];
-    snprintf(p, PATH_MAX, "%s/libggml-%s.so", plugin_dir, name);
+    snprintf(p, PATH_MAX, "%s/%s", dir, name);
     return p;
+}
+
+static char *plugin_path(const char *name)
+{
+    char file[NAME_MAX + 1];
+    snprintf(file, sizeof file, "libggml-%s.so", name);
+    return path_in(plugin_dir, file);
 }
 
 /* True when the decimal number n appears in text as a word of its own. */
@@ -421,11 +429,7 @@ static char scratch[PATH_MAX];
 
 static char *scratch_path(const char *name)
 {
-    static char paths[4][PATH_MAX];
-    static int next;
-    char *p = paths[next++ % 4];
-    snprintf(p, PATH_MAX, "%s/%s", scratch, name);
-    return p;
+    return path_in(scratch, name);
 }
 
 /* Copies the file src to dst with the given mode; false on any failure. */
@@ -547,7 +551,7 @@ static void test_unsafe_permissions(void)
     unlink(copy);
 }
 
-/* Owned by another user than root and this process's: refused. */
+/* Owned by a user other than root and this process's: refused. */
 static void test_foreign_owner(void)
 {
     const struct passwd *nobody = getpwnam("nobody");
@@ -565,7 +569,7 @@ static void test_foreign_owner(void)
         tap_skip(8, "cannot make files owned by nobody");
         return;
     }
-    refused_with(copy, "another user", "a plugin file owned by nobody");
+    refused_with(copy, "user other than root", "a plugin file owned by nobody");
     refused_with(in_dir, "directory", "a plugin in a directory owned by nobody");
     unlink(in_dir);
     rmdir(dir);
