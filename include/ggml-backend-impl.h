@@ -230,6 +230,11 @@ extern "C" {
      * ggml_backend_device_register is declared in ggml-backend.h. */
     GGML_API void ggml_backend_register(ggml_backend_reg_t reg);
 
+    /* Makes a backend that a plugin's own function created (not through
+     * init_backend) known to the library; returns it, or NULL after freeing
+     * it when it cannot be recorded.  A libggml-backend extension. */
+    GGML_API ggml_backend_t ggml_backend_publish(ggml_backend_t backend);
+
     /* ------------------------------------------------- plugin entry points */
 
     /* ggml_backend_init: returns the plugin's registry, or NULL when it

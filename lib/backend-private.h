@@ -23,10 +23,11 @@
  * never reads the memory a handle points to, so a double free is detected
  * without touching freed memory.
  *
- * Backends are special: a plugin may create one through its own init
- * function, which the library never sees.  A backend unknown to the table
- * is adopted on first use, unless it was freed through the library
- * recently (it is then reported as freed).
+ * Backends enter the table when ggml_backend_dev_init (and so every
+ * ggml_backend_init_* and ggml_backend_blas_init) or ggml_backend_cpu_init
+ * returns them, or when a plugin passes one its own functions made to
+ * ggml_backend_publish.  A pointer the table does not hold is refused
+ * everywhere, ggml_backend_free included: it is never followed nor freed.
  */
 enum ggml__handle_kind {
     GGML__HANDLE_BUFFER,
@@ -44,7 +45,7 @@ bool ggml__handle_add(enum ggml__handle_kind kind, const void *handle, const cha
  * one message as func, when handle is NULL or not live (a double free).
  */
 bool ggml__handle_remove(enum ggml__handle_kind kind, const void *handle, const char *func);
-/* True for a live handle; says nothing either way (backends are not adopted). */
+/* True for a live handle; says nothing either way. */
 bool ggml__handle_is_live(enum ggml__handle_kind kind, const void *handle);
 /* True for a live handle; otherwise logs one message as func. */
 bool ggml__handle_check(enum ggml__handle_kind kind, const void *handle, const char *func);

@@ -5,7 +5,7 @@
  * Wrappers check handles and arguments, then call the interface tables of
  * ggml-backend-impl.h, supplying the documented default for every optional
  * member.  A backend is a live handle from its creation (ggml_backend_dev_init,
- * or adoption on first use for backends a plugin made itself) until
+ * or ggml_backend_publish for backends a plugin made itself) until
  * ggml_backend_free.
  */
 #include "config.h"
@@ -368,6 +368,25 @@ ggml_backend_reg_t ggml_backend_dev_backend_reg(ggml_backend_dev_t device)
     return device->reg;
 }
 
+/*
+ * Records backend, just made by a plugin or a device, as a live handle and
+ * returns it; when that fails (out of memory, logged as func) the backend
+ * is freed through its own interface and NULL returned.
+ */
+static ggml_backend_t publish_backend(ggml_backend_t backend, const char *func)
+{
+    if (!ggml__handle_add(GGML__HANDLE_BACKEND, backend, func)) {
+        backend->iface.free(backend);
+        return NULL;
+    }
+    return backend;
+}
+
+ggml_backend_t ggml_backend_publish(ggml_backend_t backend)
+{
+    return backend != NULL ? publish_backend(backend, __func__) : NULL;
+}
+
 ggml_backend_t ggml_backend_dev_init(ggml_backend_dev_t device, const char *params)
 {
     REQUIRE_DEVICE(device, NULL);
@@ -376,11 +395,7 @@ ggml_backend_t ggml_backend_dev_init(ggml_backend_dev_t device, const char *para
         ggml__error("device %s could not create a backend", ggml_backend_dev_name(device));
         return NULL;
     }
-    if (!ggml__handle_add(GGML__HANDLE_BACKEND, backend, __func__)) {
-        backend->iface.free(backend);
-        return NULL;
-    }
-    return backend;
+    return publish_backend(backend, __func__);
 }
 
 ggml_backend_buffer_type_t ggml_backend_dev_buffer_type(ggml_backend_dev_t device)

@@ -23,13 +23,8 @@ struct pointer_set {
     size_t occupied;     /* live entries plus tombstones */
 };
 
-/* Backends freed through the library, remembered to report their reuse. */
-#define FREED_BACKENDS 64
-
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct pointer_set live[GGML__HANDLE_KIND_COUNT];
-static const void *freed_backends[FREED_BACKENDS];
-static size_t freed_backends_next;
 
 static const char *const kind_names[GGML__HANDLE_KIND_COUNT] = {
     [GGML__HANDLE_BUFFER] = "buffer",
@@ -112,27 +107,18 @@ static bool set_remove(struct pointer_set *set, const void *p)
     return true;
 }
 
-static bool was_freed_backend(const void *p)
+/* What to add to "not live" for a handle the table has never seen. */
+static const char *unknown_hint(enum ggml__handle_kind kind)
 {
-    for (size_t i = 0; i < FREED_BACKENDS; i++)
-        if (freed_backends[i] == p)
-            return true;
-    return false;
-}
-
-static void forget_freed_backend(const void *p)
-{
-    for (size_t i = 0; i < FREED_BACKENDS; i++)
-        if (freed_backends[i] == p)
-            freed_backends[i] = NULL;
+    return kind == GGML__HANDLE_BACKEND ? "; a plugin must pass the backends it makes outside init_backend "
+                                          "to ggml_backend_publish"
+                                        : "";
 }
 
 bool ggml__handle_add(enum ggml__handle_kind kind, const void *handle, const char *func)
 {
     pthread_mutex_lock(&table_lock);
     bool ok = set_insert(&live[kind], handle);
-    if (ok && kind == GGML__HANDLE_BACKEND)
-        forget_freed_backend(handle);
     pthread_mutex_unlock(&table_lock);
     if (!ok)
         ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "out of memory recording a %s handle", kind_names[kind]);
@@ -147,16 +133,10 @@ bool ggml__handle_remove(enum ggml__handle_kind kind, const void *handle, const 
     }
     pthread_mutex_lock(&table_lock);
     bool ok = set_remove(&live[kind], handle);
-    if (!ok && kind == GGML__HANDLE_BACKEND && !was_freed_backend(handle))
-        ok = true; /* a backend the library never saw: free it as asked */
-    if (ok && kind == GGML__HANDLE_BACKEND) {
-        freed_backends[freed_backends_next] = handle;
-        freed_backends_next = (freed_backends_next + 1) % FREED_BACKENDS;
-    }
     pthread_mutex_unlock(&table_lock);
     if (!ok)
-        ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "%s %p is not live (already freed, or never created)",
-                     kind_names[kind], handle);
+        ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "%s %p is not live (already freed, or never created%s)",
+                     kind_names[kind], handle, unknown_hint(kind));
     return ok;
 }
 
@@ -168,12 +148,10 @@ bool ggml__handle_check(enum ggml__handle_kind kind, const void *handle, const c
     }
     pthread_mutex_lock(&table_lock);
     bool ok = set_contains(&live[kind], handle);
-    if (!ok && kind == GGML__HANDLE_BACKEND && !was_freed_backend(handle))
-        ok = set_insert(&live[kind], handle); /* adopt a plugin-made backend */
     pthread_mutex_unlock(&table_lock);
     if (!ok)
-        ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "%s %p is not live (freed, or not a %s)",
-                     kind_names[kind], handle, kind_names[kind]);
+        ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "%s %p is not live (freed, or not a %s%s)",
+                     kind_names[kind], handle, kind_names[kind], unknown_hint(kind));
     return ok;
 }
 

@@ -33,10 +33,23 @@
  * named file from the first GGML_BACKEND_PATH entry, then the plugin
  * directory, that has it.
  *
- * Scanning a directory loads, in alphabetical order, the regular files (or
- * links to them) named libggml-NAME.so, NAME non-empty, except
- * libggml-backend.so (this library's development link).  Other names,
- * versioned names such as libggml-x.so.1 included, are skipped.
+ * Scanning a directory loads, in alphabetical order, the files named
+ * libggml-NAME.so, NAME non-empty, except libggml-backend.so (this
+ * library's development link).  Other names, versioned names such as
+ * libggml-x.so.1 included, are skipped.
+ *
+ * Which files are plugins, however they are named (a scan, a
+ * GGML_BACKEND_PATH entry, ggml_backend_load): only a regular file, or a
+ * symbolic link to one, is opened; a FIFO would block dlopen for good, a
+ * device node could act when opened.  The file and the directory that
+ * holds it (after symbolic links) must belong to root or the effective
+ * user and must not be writable by every user, sticky or not: a plugin
+ * runs with the program's rights, so whoever may replace it must be
+ * trusted as much as the program.  Group write permission is accepted
+ * (user private groups make it common).  Each refusal is logged with the
+ * reason, at the levels below.  A bare file name given to
+ * ggml_backend_load goes to dlopen unchecked: the dynamic linker picks
+ * the file along its search path, which the program's environment sets.
  *
  * Log levels: every file that is not loaded gets exactly one message.  An
  * explicit ggml_backend_load of a bad file is an ERROR.  A bad file found
@@ -65,6 +78,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ggml-impl.h"
 #include "backend-private.h"
@@ -77,6 +91,83 @@
 static pthread_mutex_t loader_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 /* --------------------------------------------------------- one plugin */
+
+static const char *file_kind(mode_t mode)
+{
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISFIFO(mode))
+        return "a FIFO";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    return "of an unknown kind";
+}
+
+/*
+ * The ownership and permission rule for a plugin file and the directory
+ * holding it: owned by root or the effective user, and not writable by
+ * every user (sticky or not).  Returns NULL when st passes, else why not.
+ */
+static const char *unsafe_owner_or_mode(const struct stat *st)
+{
+    if (st->st_uid != 0 && st->st_uid != geteuid())
+        return "belongs to a user other than root and this process's user";
+    if (st->st_mode & S_IWOTH)
+        return "is writable by every user";
+    return NULL;
+}
+
+/*
+ * Checks that path may be opened as a plugin (see "Which files are
+ * plugins" in the header comment).  Returns the name to give dlopen,
+ * allocated: the file's canonical path, or a bare file name unchanged.
+ * NULL after logging why not at level as func.
+ */
+static char *checked_plugin_path(const char *path, enum ggml_log_level level, const char *func)
+{
+    if (strchr(path, '/') == NULL) {
+        /* a bare name is the dynamic linker's to find along its search path */
+        char *name = strdup(path);
+        if (name == NULL)
+            ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "out of memory");
+        return name;
+    }
+    char *resolved = realpath(path, NULL);
+    if (resolved == NULL) {
+        ggml__log_at(level, func, "cannot load plugin %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    /* realpath's result is absolute: the directory ends at its last slash */
+    size_t dir_len = (size_t) (strrchr(resolved, '/') - resolved);
+    char *dir = strndup(resolved, dir_len > 0 ? dir_len : 1);
+    struct stat file_st, dir_st;
+    const char *why;
+    bool safe = false;
+    if (dir == NULL)
+        ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "out of memory");
+    else if (stat(resolved, &file_st) != 0)
+        ggml__log_at(level, func, "cannot load plugin %s: %s", path, strerror(errno));
+    else if (!S_ISREG(file_st.st_mode))
+        ggml__log_at(level, func, "plugin %s is %s, not a regular file", path, file_kind(file_st.st_mode));
+    else if ((why = unsafe_owner_or_mode(&file_st)) != NULL)
+        ggml__log_at(level, func, "plugin %s %s", path, why);
+    else if (stat(dir, &dir_st) != 0)
+        ggml__log_at(level, func, "cannot load plugin %s: its directory %s: %s", path, dir, strerror(errno));
+    else if ((why = unsafe_owner_or_mode(&dir_st)) != NULL)
+        ggml__log_at(level, func, "plugin %s: its directory %s %s", path, dir, why);
+    else
+        safe = true;
+    free(dir);
+    if (!safe) {
+        free(resolved);
+        return NULL;
+    }
+    return resolved;
+}
 
 /*
  * Loads the plugin at path and registers it.  explicit selects the log
@@ -93,19 +184,37 @@ static ggml_backend_reg_t load_plugin(const char *path, bool explicit, const cha
 
     pthread_mutex_lock(&loader_mutex);
 
+    /*
+     * The checks and dlopen look the name up twice: whoever can rename
+     * entries of the file's directory in between could slip another file
+     * in.  Only root, the effective user (the directory is theirs) or, for
+     * a group-writable directory, its group can, since a directory that
+     * any user may write to is refused; its parent directories are not
+     * checked.  Opening the file first (O_NONBLOCK, then fstat) would not
+     * shorten the window, as dlopen opens the name again, and opening a
+     * device node can act on the device; dlopen of /proc/self/fd/N would
+     * close it, but the C library then knows the module by that name,
+     * which the next descriptor of that number reuses.  So the name is
+     * checked right before dlopen, under loader_mutex.
+     */
+    char *resolved = checked_plugin_path(path, reject, func);
+    if (resolved == NULL)
+        goto out;
     dlerror();
-    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    void *handle = dlopen(resolved, RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) {
-        /* dlerror's text usually starts with the path: do not say it twice */
+        /* dlerror's text usually starts with the name: do not say it twice */
         const char *why = dlerror();
-        size_t len = strlen(path);
+        size_t len = strlen(resolved);
         if (why == NULL)
             why = "unknown error";
-        else if (strncmp(why, path, len) == 0 && strncmp(why + len, ": ", 2) == 0)
+        else if (strncmp(why, resolved, len) == 0 && strncmp(why + len, ": ", 2) == 0)
             why += len + 2;
         ggml__log_at(reject, func, "cannot load plugin %s: %s", path, why);
+        free(resolved);
         goto out;
     }
+    free(resolved);
 
     ggml__registry_lock();
     bool known = ggml__registry_find_handle(handle, &rec);
@@ -273,11 +382,7 @@ static void scan_dir(const char *dir, enum ggml_log_level unreadable_level, bool
             ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "out of memory");
         } else {
             snprintf(path, len, "%s/%s", dir, entries[i]->d_name);
-            struct stat st;
-            if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
-                load_plugin(path, false, func);
-            else
-                ggml__log_at(GGML_LOG_LEVEL_DEBUG, func, "%s is not a regular file: skipped", path);
+            load_plugin(path, false, func);
             free(path);
         }
         free(entries[i]);
@@ -343,7 +448,7 @@ ggml_backend_reg_t ggml__load_plugin_by_file_name(const char *file_name, const c
             if (path == NULL)
                 break;
             snprintf(path, len, "%s/%s", entry, file_name);
-            if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+            if (stat(path, &st) == 0)
                 reg = load_plugin(path, false, func);
             free(path);
         } else {
@@ -361,7 +466,7 @@ ggml_backend_reg_t ggml__load_plugin_by_file_name(const char *file_name, const c
         if (path != NULL) {
             snprintf(path, len, "%s/%s", dir, file_name);
             struct stat st;
-            if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+            if (stat(path, &st) == 0)
                 reg = load_plugin(path, false, func);
             free(path);
         }

@@ -110,6 +110,7 @@ man3_MANS += \
 	man/man3/ggml_backend_multi_buffer_set_usage.3 \
 	man/man3/ggml_backend_name.3 \
 	man/man3/ggml_backend_offload_op.3 \
+	man/man3/ggml_backend_publish.3 \
 	man/man3/ggml_backend_reg_by_name.3 \
 	man/man3/ggml_backend_reg_count.3 \
 	man/man3/ggml_backend_reg_dev_count.3 \

@@ -62,13 +62,27 @@ if [ -n "${TEST_PLUGIN_DIR:-}" ] && [ -d "$TEST_PLUGIN_DIR" ]; then
     ok "info tells the plugin loaded from the one outranked by it"
     sed -n '/^devices:/,$p' "$tmp/out" | grep -q '^  TESTDEV0$'
     ok "info lists the device of the test plugin"
+    # not regular files: a FIFO named by GGML_BACKEND_PATH and one found in
+    # a directory must be refused, never opened (dlopen of a FIFO blocks)
+    mkdir "$tmp/fifos" && mkfifo "$tmp/fifo.so" "$tmp/fifos/libggml-fifo.so"
+    with_timeout=
+    command -v timeout > /dev/null 2>&1 && with_timeout="timeout 60"
+    run env GGML_BACKEND_PATH="$tmp/fifo.so:$tmp/fifos" $with_timeout "$info"
+    [ "$rc" -eq 0 ] && grep -q "fifo.so: rejected: is a FIFO, not a regular file" "$tmp/out" &&
+        grep -q "libggml-fifo.so: rejected: is a FIFO, not a regular file" "$tmp/out"
+    ok "info returns and says why FIFOs on the plugin path were rejected"
+    mkdir -m 777 "$tmp/open" && cp "$TEST_PLUGIN_DIR/libggml-testdev.so" "$tmp/open/" &&
+        chmod 777 "$tmp/open"
+    run env GGML_BACKEND_PATH="$tmp/open" "$info"
+    [ "$rc" -eq 0 ] && grep -q "libggml-testdev.so: rejected: its directory .* is writable by every user" "$tmp/out"
+    ok "info says why a plugin in a directory writable by every user was rejected"
     run env GGML_BACKEND_PATH="$TEST_PLUGIN_DIR" "$info" --json
     [ "$rc" -eq 0 ] && json_ok "$tmp/out" \
         "any(f['status'] == 'rejected' and 'API version' in f['message'] for f in d['plugin_files'])"
     ok "info --json with the test plugins is valid JSON and has the rejection"
 else
     for what in "GGML_BACKEND_PATH entries" "wrong API version" "no ggml_backend_init" "outranked plugin" \
-        "test plugin device" "JSON with the test plugins"; do
+        "test plugin device" "FIFOs" "directory writable by every user" "JSON with the test plugins"; do
         skip "info: $what" "test plugins not built"
     done
 fi

@@ -191,7 +191,6 @@ struct tk_device {
     enum ggml_backend_dev_type type;
     bool full;
     bool fail_init;
-    int use_slot;                  /* 1 or 2: init_backend returns slot_backends[use_slot - 1] */
     const char *last_params;
     struct ggml_backend_buffer_type buft;
 };
@@ -209,15 +208,9 @@ static const char *tk_backend_name(ggml_backend_t backend)
     return ((struct tk_device *) backend->device->context)->full ? "TestFull" : "TestMin";
 }
 
-/* Fixed addresses for backends made in "slot" mode (never freed). */
-static struct ggml_backend slot_backends[2];
-static struct tk_backend slot_states[2];
-
 static void tk_backend_free(ggml_backend_t backend)
 {
     calls.backend_free++;
-    if (backend == &slot_backends[0] || backend == &slot_backends[1])
-        return;
     free(backend->context);
     free(backend);
 }
@@ -442,8 +435,8 @@ static ggml_backend_t tk_dev_init(ggml_backend_dev_t dev, const char *params)
     kd->last_params = params;
     if (kd->fail_init)
         return NULL;
-    ggml_backend_t backend = kd->use_slot ? &slot_backends[kd->use_slot - 1] : calloc(1, sizeof *backend);
-    struct tk_backend *kb = kd->use_slot ? &slot_states[kd->use_slot - 1] : calloc(1, sizeof *kb);
+    ggml_backend_t backend = calloc(1, sizeof *backend);
+    struct tk_backend *kb = calloc(1, sizeof *kb);
     if (backend == NULL || kb == NULL) {
         free(backend);
         free(kb);
@@ -1134,6 +1127,96 @@ static void test_events(void)
 
 /* ---------------------------------------------------------------- handles */
 
+/*
+ * A backend made outside ggml_backend_dev_init, as a plugin's own
+ * constructor makes one, is not a handle of the library until it is
+ * published: every entry point refuses it without following it.
+ */
+static void test_unpublished_backend(void)
+{
+    ggml_backend_t mb = ggml_backend_dev_init(&dev_min, NULL);
+    struct small_graph g;
+    if (!ok(mb != NULL && build_small_graph(mb, &g), "unpublished: a graph to compute"))
+        return;
+    ggml_backend_t own = dev_min.iface.init_backend(&dev_min, NULL);
+    if (!ok(own != NULL, "unpublished: a backend made by the device's own function"))
+        return;
+    ggml_backend_t cpu = ggml_backend_cpu_init();
+    ggml_backend_t pair[2] = { own, cpu };
+
+    tap_log_errors();
+    reset_calls();
+    is_int(ggml_backend_graph_compute(own, g.gf), GGML_STATUS_FAILED, "compute on an unpublished backend fails");
+    logged_one_error("... with one error");
+    ok(strstr(tap_last_log(), "ggml_backend_publish") != NULL, "which names ggml_backend_publish");
+    is_int(kb_of(own)->graph_compute, 0, "... and does not call the backend");
+    is_ptr(ggml_backend_sched_new(pair, NULL, 2, 64, false, false), NULL,
+           "sched_new with an unpublished backend fails");
+    logged_one_error("... with one error");
+    ggml_backend_free(own);
+    logged_one_error("freeing an unpublished backend logs one error");
+    is_int(calls.backend_free, 0, "... and frees nothing");
+
+    is_ptr(ggml_backend_publish(own), own, "publish returns the backend");
+    is_ptr(ggml_backend_publish(own), own, "publishing it again changes nothing");
+    is_ptr(ggml_backend_publish(NULL), NULL, "publish(NULL) is NULL");
+    is_int(tap_log_errors(), 0, "publishing logs nothing");
+    is_int(ggml_backend_graph_compute(own, g.gf), GGML_STATUS_SUCCESS, "a published backend computes");
+    is_int(kb_of(own)->graph_compute, 1, "... through its own member");
+    ggml_backend_sched_t sched = ggml_backend_sched_new(pair, NULL, 2, 64, false, false);
+    ok(sched != NULL, "sched_new accepts it");
+    ggml_backend_sched_free(sched);
+    is_int(tap_log_errors(), 0, "... silently");
+    ggml_backend_free(own);
+    is_int(calls.backend_free, 1, "it is freed through the library");
+    is_int(tap_log_errors(), 0, "... silently");
+    ggml_backend_free(own);
+    logged_one_error("a second free logs one error");
+    is_int(calls.backend_free, 1, "... and frees nothing");
+
+    ggml_backend_free(cpu);
+    ggml_backend_free(mb);
+    ggml_backend_buffer_free(g.buffer);
+}
+
+/*
+ * However many backends were freed since, a freed backend stays refused;
+ * its memory is never read (the sanitizer build checks that).
+ */
+static void test_long_freed_backend(void)
+{
+    enum { MANY = 100 };
+    ggml_backend_t many[MANY];
+    ggml_backend_t mb = ggml_backend_dev_init(&dev_min, NULL);
+    struct small_graph g;
+    if (!ok(mb != NULL && build_small_graph(mb, &g), "long freed: a graph to compute"))
+        return;
+    tap_log_errors();
+    int made = 0;
+    for (int i = 0; i < MANY; i++)
+        made += (many[i] = ggml_backend_dev_init(&dev_min, NULL)) != NULL;
+    if (!ok(made == MANY, "long freed: %d backends at once", MANY))
+        return;
+    /* many[0] first, so that MANY - 1 frees follow it */
+    reset_calls();
+    for (int i = 0; i < MANY; i++)
+        ggml_backend_free(many[i]);
+    is_int(calls.backend_free, MANY, "each is freed");
+    is_int(tap_log_errors(), 0, "... silently");
+
+    is_ptr(ggml_backend_name(many[0]), NULL, "the backend freed %d frees ago is refused", MANY - 1);
+    logged_one_error("... with one error");
+    is_int(ggml_backend_graph_compute(many[0], g.gf), GGML_STATUS_FAILED, "computing on it fails");
+    logged_one_error("... with one error");
+    ggml_backend_free(many[0]);
+    logged_one_error("freeing it again logs one error");
+    is_int(calls.backend_free, MANY, "... and frees nothing");
+
+    ggml_backend_free(mb);
+    ggml_backend_buffer_free(g.buffer);
+}
+
+
 static void test_backend_handles(void)
 {
     tap_log_errors();
@@ -1163,49 +1246,8 @@ static void test_backend_handles(void)
     is_ptr(ggml_backend_alloc_buffer(b, 16), NULL, "alloc_buffer on a freed backend is NULL");
     logged_one_error("alloc_buffer on a freed backend logs one error");
 
-    /*
-     * Backends made by a backend's own init function (as applications do
-     * with ggml_backend_cpu_init or a plugin's ggml_backend_xxx_init), not
-     * through ggml_backend_dev_init: one at an address never used before,
-     * and one at the address of a backend freed through the library (what
-     * malloc hands out after a free).
-     */
-    tap_log_errors();
-    min_kd.use_slot = 2;
-    ggml_backend_t own = dev_min.iface.init_backend(&dev_min, NULL);
-    is_str(ggml_backend_name(own), "TestMin", "a backend made outside the library is usable");
-    is_int(tap_log_errors(), 0, "... without a message");
-    reset_calls();
-    ggml_backend_free(own);
-    is_int(calls.backend_free, 1, "... and freed through the library");
-    is_int(tap_log_errors(), 0, "... silently");
-
-    /*
-     * A backend freed through the library is remembered (the last 64), so
-     * that a double free or a use after free is reported.  The price, a
-     * documented limitation: a backend that a plugin's own init function
-     * (not ggml_backend_dev_init) creates at exactly such an address is
-     * taken for the freed one.  Backends made through the library at that
-     * address are fine.
-     */
-    min_kd.use_slot = 1;
-    ggml_backend_t first = ggml_backend_dev_init(&dev_min, NULL);
-    ggml_backend_free(first);
-    own = dev_min.iface.init_backend(&dev_min, NULL);
-    is_ptr(own, first, "a new backend at the address of a freed one");
-    tap_log_errors();
-    is_ptr(ggml_backend_name(own), NULL, "made outside the library at a recently freed address: reported as freed");
-    logged_one_error("... with one message");
-    own->iface.free(own); /* the object itself is fine: release it directly */
-    ggml_backend_t again = ggml_backend_dev_init(&dev_min, NULL);
-    is_ptr(again, first, "a backend made through the library at that address");
-    is_str(ggml_backend_name(again), "TestMin", "... is usable");
-    is_int(tap_log_errors(), 0, "... without a message");
-    reset_calls();
-    ggml_backend_free(again);
-    is_int(calls.backend_free, 1, "... and freed through the library");
-    is_int(tap_log_errors(), 0, "... silently");
-    min_kd.use_slot = 0;
+    test_unpublished_backend();
+    test_long_freed_backend();
 }
 
 /* ------------------------------------------------------------- graph copy */

@@ -1226,7 +1226,7 @@ static struct ggml_backend_buffer_type fake_buft = {
     .context = NULL,
 };
 
-/* A backend that is not a CPU backend (adopted by the library on first use). */
+/* A backend that is not a CPU backend (published by test_backend, never freed). */
 static const char *fake_backend_name(ggml_backend_t backend)
 {
     (void) backend;
@@ -1383,6 +1383,7 @@ static void test_backend(void)
     ok(backend != NULL, "backend_cpu_init");
     ok(ggml_backend_is_cpu(backend), "is_cpu of a CPU backend");
     ok(!ggml_backend_is_cpu(NULL), "is_cpu(NULL) is false");
+    is_ptr(ggml_backend_publish(&fake_backend), &fake_backend, "publish another backend");
     ok(!ggml_backend_is_cpu(&fake_backend), "is_cpu of another backend is false");
     logged_nothing("is_cpu: no messages");
     is_str(ggml_backend_name(backend), "CPU", "backend name");

@@ -13,12 +13,16 @@
  */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ggml.h"
@@ -71,13 +75,21 @@ static int logs_at(enum ggml_log_level level)
 
 /* ------------------------------------------------------------- helpers */
 
-static char *plugin_path(const char *name)
+/* dir/name, in one of eight static buffers used in turn. */
+static char *path_in(const char *dir, const char *name)
 {
     static char paths[8][PATH_MAX];
     static int next;
     char *p = paths[next++ % 8];
-    snprintf(p, PATH_MAX, "%s/libggml-%s.so", plugin_dir, name);
+    snprintf(p, PATH_MAX, "%s/%s", dir, name);
     return p;
+}
+
+static char *plugin_path(const char *name)
+{
+    char file[NAME_MAX + 1];
+    snprintf(file, sizeof file, "libggml-%s.so", name);
+    return path_in(plugin_dir, file);
 }
 
 /* True when the decimal number n appears in text as a word of its own. */
@@ -410,6 +422,175 @@ static void test_never_cwd(void)
         tap_diag("cannot return to %s", cwd);
 }
 
+/* ------------------------------------------- files that are not plugins */
+
+/* A scratch directory of this test, mode 0700, and paths in it. */
+static char scratch[PATH_MAX];
+
+static char *scratch_path(const char *name)
+{
+    return path_in(scratch, name);
+}
+
+/* Copies the file src to dst with the given mode; false on any failure. */
+static bool copy_file(const char *src, const char *dst, mode_t mode)
+{
+    int in = open(src, O_RDONLY), out = open(dst, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    bool done = in >= 0 && out >= 0;
+    char block[8192];
+    ssize_t n = 0;
+    while (done && (n = read(in, block, sizeof block)) > 0)
+        done = write(out, block, (size_t) n) == n;
+    done = done && n == 0 && fchmod(out, mode) == 0;
+    if (in >= 0)
+        close(in);
+    if (out >= 0 && close(out) != 0)
+        done = false;
+    return done;
+}
+
+/*
+ * A FIFO is never opened, whoever names it: dlopen of one blocks until a
+ * writer comes.  alarm turns a regression into a failure, not a hang.
+ */
+static void test_fifo(void)
+{
+    const char *fifo = scratch_path("libggml-fifo.so");
+    const char *link = scratch_path("libggml-fifolink.so");
+    if (mkfifo(fifo, 0600) != 0 || symlink(fifo, link) != 0) {
+        tap_skip(9, "cannot make a FIFO and a link to it");
+        return;
+    }
+    alarm(30);
+    logs_reset();
+    is_ptr(ggml_backend_load(fifo), NULL, "ggml_backend_load of a FIFO returns NULL");
+    logged_one_error("with one error");
+    ok(strstr(tap_last_log(), "FIFO") != NULL && strstr(tap_last_log(), fifo) != NULL,
+       "saying the file is a FIFO: %s", tap_last_log());
+    is_ptr(ggml_backend_load(link), NULL, "so does a symbolic link to a FIFO");
+    logged_one_error("with one error");
+
+    setenv("GGML_BACKEND_PATH", fifo, 1);
+    logs_reset();
+    ggml_backend_load_all();
+    is_int(tap_log_errors(), 0, "a FIFO named by GGML_BACKEND_PATH is not an error");
+    is_int(logs_matching(GGML_LOG_LEVEL_WARN, "FIFO"), 1, "but one warning");
+
+    setenv("GGML_BACKEND_PATH", scratch, 1);
+    logs_reset();
+    ggml_backend_load_all();
+    is_int(tap_log_errors(), 0, "FIFOs found by a scan are not errors");
+    is_int(logs_matching(GGML_LOG_LEVEL_WARN, "FIFO"), 2, "each gets one warning");
+    unsetenv("GGML_BACKEND_PATH");
+    alarm(0);
+    unlink(link);
+    unlink(fifo);
+}
+
+/* ggml_backend_load of path is refused with one error containing why. */
+static void refused_with(const char *path, const char *why, const char *what)
+{
+    logs_reset();
+    is_ptr(ggml_backend_load(path), NULL, "%s is refused", what);
+    logged_one_error("with one error");
+    ok(strstr(tap_last_log(), why) != NULL, "saying it: %s", tap_last_log());
+    is_int(count_registries("TESTDEV"), 0, "nothing is registered");
+}
+
+/* Writable by every user, or in a directory that is: refused. */
+static void test_unsafe_permissions(void)
+{
+    const char *copy = scratch_path("libggml-copy.so");
+    if (!copy_file(plugin_path("testdev"), copy, 0644)) {
+        tap_skip(27, "cannot copy the test plugin");
+        return;
+    }
+    logs_reset();
+    ok(ggml_backend_load(copy) != NULL, "a copy of the test plugin, mode 0644, loads");
+    is_int(tap_log_errors(), 0, "without an error");
+    unload_testdev();
+
+    chmod(copy, 0666);
+    refused_with(copy, "writable by every user", "the copy made writable by every user (0666)");
+    chmod(copy, 0646);
+    refused_with(copy, "writable by every user", "the copy with mode 0646");
+    chmod(copy, 0664);
+    logs_reset();
+    ok(ggml_backend_load(copy) != NULL, "group write permission is accepted");
+    is_int(tap_log_errors(), 0, "without an error");
+    unload_testdev();
+    chmod(copy, 0644);
+
+    const char *open_dir = scratch_path("open");
+    const char *in_open = scratch_path("open/libggml-copy.so");
+    if (mkdir(open_dir, 0755) != 0 || !copy_file(plugin_path("testdev"), in_open, 0644)) {
+        tap_skip(15, "cannot make a directory with a copy of the test plugin");
+        return;
+    }
+    chmod(open_dir, 0777);
+    refused_with(in_open, "directory", "a plugin in a directory writable by every user");
+    chmod(open_dir, 01777);
+    refused_with(in_open, "writable by every user", "a plugin in a sticky directory writable by every user");
+
+    const char *link = scratch_path("libggml-link.so");
+    if (symlink(in_open, link) == 0)
+        refused_with(link, "directory", "a link from a safe directory to a plugin in such a directory");
+    else
+        tap_skip(4, "cannot make a symbolic link");
+
+    setenv("GGML_BACKEND_PATH", open_dir, 1);
+    logs_reset();
+    ggml_backend_load_all();
+    is_int(tap_log_errors(), 0, "found by a scan it is not an error");
+    is_int(logs_matching(GGML_LOG_LEVEL_WARN, "writable by every user"), 1, "but one warning");
+    is_int(count_registries("TESTDEV"), 0, "and it is not loaded");
+    unsetenv("GGML_BACKEND_PATH");
+    unlink(link);
+    unlink(in_open);
+    rmdir(open_dir);
+    unlink(copy);
+}
+
+/* Owned by a user other than root and this process's: refused. */
+static void test_foreign_owner(void)
+{
+    const struct passwd *nobody = getpwnam("nobody");
+    if (geteuid() != 0 || nobody == NULL || nobody->pw_uid == 0) {
+        tap_skip(8, geteuid() != 0 ? "not running as root: cannot give a file away"
+                                   : "no user nobody");
+        return;
+    }
+    const char *copy = scratch_path("libggml-copy.so");
+    const char *dir = scratch_path("theirs");
+    const char *in_dir = scratch_path("theirs/libggml-copy.so");
+    if (!copy_file(plugin_path("testdev"), copy, 0644) || chown(copy, nobody->pw_uid, (gid_t) -1) != 0 ||
+        mkdir(dir, 0755) != 0 || !copy_file(plugin_path("testdev"), in_dir, 0644) ||
+        chown(dir, nobody->pw_uid, (gid_t) -1) != 0) {
+        tap_skip(8, "cannot make files owned by nobody");
+        return;
+    }
+    refused_with(copy, "user other than root", "a plugin file owned by nobody");
+    refused_with(in_dir, "directory", "a plugin in a directory owned by nobody");
+    unlink(in_dir);
+    rmdir(dir);
+    unlink(copy);
+}
+
+static void test_unsafe_files(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(scratch, sizeof scratch, "%s/test-plugins.XXXXXX", tmp != NULL && tmp[0] == '/' ? tmp : "/tmp");
+    if (mkdtemp(scratch) == NULL) {
+        tap_skip(1, "cannot make a scratch directory");
+        return;
+    }
+    test_fifo();
+    test_unsafe_permissions();
+    test_foreign_owner();
+    if (rmdir(scratch) != 0)
+        tap_diag("cannot remove %s: %s", scratch, strerror(errno));
+}
+
 /* ------------------------------------------------------- end to end */
 
 #define A_COLS 7
@@ -592,6 +773,7 @@ int main(void)
     test_load_all_from_path();
     test_backend_path();
     test_never_cwd();
+    test_unsafe_files();
     test_device_use();
 
     return tap_done();

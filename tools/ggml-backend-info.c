@@ -132,7 +132,8 @@ static void find_files(struct report *r)
             char *file = xrealloc(NULL, len);
             struct stat st;
             snprintf(file, len, "%s/%s", p->path, entries[e]->d_name);
-            if (stat(file, &st) == 0 && S_ISREG(st.st_mode))
+            /* what is not a plugin file (a FIFO...) is listed too: the loader says why it refused it */
+            if (lstat(file, &st) == 0)
                 add_file(r, file);
             free(file);
             free(entries[e]);

@@ -586,7 +586,10 @@ static void example_dev_get_props(ggml_backend_dev_t dev, struct ggml_backend_de
 
 /* init_backend (required): a new stream on the device; params is the
  * program's string from ggml_backend_dev_init(3), possibly NULL.  NULL on
- * failure (the library reports it). */
+ * failure (the library reports it).  The library records the backend
+ * returned here; a function of the plugin that makes a backend anywhere
+ * else returns ggml_backend_publish(backend) instead (see
+ * ggml_backend_publish(3)). */
 static ggml_backend_t example_dev_init_backend(ggml_backend_dev_t dev, const char *params)
 {
     (void) params;
