@@ -7,6 +7,7 @@
 #ifndef GGML_BACKEND_BACKEND_PRIVATE_H
 #define GGML_BACKEND_BACKEND_PRIVATE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -58,6 +59,17 @@ bool ggml__handle_check(enum ggml__handle_kind kind, const void *handle, const c
  * caller's memory and pass.
  */
 bool ggml__graph_buffers_live(const struct ggml_cgraph *graph, const char *func);
+
+/* ------------------------------------------------ one caller at a time */
+
+/*
+ * An object that serves one thread at a time (a CPU backend, a scheduler)
+ * holds an atomic busy flag.  ggml__claim sets it and returns true, or,
+ * when another call holds the object, logs one message as func naming
+ * what ("the scheduler") and returns false.  ggml__release clears it.
+ */
+bool ggml__claim(atomic_bool *busy, const char *what, const char *func);
+void ggml__release(atomic_bool *busy);
 
 /* ------------------------------------------------------------ registry */
 

@@ -1,5 +1,6 @@
 /*
- * handles.c - the table of live handles (see backend-private.h).
+ * handles.c - the table of live handles, and the busy flag of objects that
+ * serve one thread at a time (see backend-private.h).
  *
  * One open-addressing pointer set per handle kind, with tombstones for
  * removed entries, guarded by one mutex.  The table only compares pointer
@@ -163,4 +164,19 @@ bool ggml__handle_is_live(enum ggml__handle_kind kind, const void *handle)
     bool found = set_contains(&live[kind], handle);
     pthread_mutex_unlock(&table_lock);
     return found;
+}
+
+bool ggml__claim(atomic_bool *busy, const char *what, const char *func)
+{
+    bool idle = false;
+    if (atomic_compare_exchange_strong(busy, &idle, true))
+        return true;
+    ggml__log_at(GGML_LOG_LEVEL_ERROR, func,
+                 "%s is in use by another thread (it serves one thread at a time)", what);
+    return false;
+}
+
+void ggml__release(atomic_bool *busy)
+{
+    atomic_store(busy, false);
 }

@@ -164,19 +164,13 @@ static struct ggml_tensor copy_wanted;
  * another call holds. */
 static bool sched_claim(struct ggml_backend_sched *sched, const char *func)
 {
-    if (!ggml__handle_check(GGML__HANDLE_SCHED, sched, func))
-        return false;
-    bool idle = false;
-    if (atomic_compare_exchange_strong(&sched->busy, &idle, true))
-        return true;
-    ggml__log_at(GGML_LOG_LEVEL_ERROR, func,
-                 "the scheduler is in use by another call (a scheduler is used by one thread at a time)");
-    return false;
+    return ggml__handle_check(GGML__HANDLE_SCHED, sched, func) &&
+           ggml__claim(&sched->busy, "the scheduler", func);
 }
 
 static void sched_release(struct ggml_backend_sched *sched)
 {
-    atomic_store(&sched->busy, false);
+    ggml__release(&sched->busy);
 }
 
 /* ------------------------------------------------------------ backends */

@@ -69,23 +69,6 @@ static struct ggml_threadpool *cpu_backend_pool(struct cpu_backend_context *ctx)
     return ctx->own_pool;
 }
 
-/* Claims ctx for the calling thread; false, logged as func, when another
- * thread holds it.  Released with cpu_release. */
-static bool cpu_claim(struct cpu_backend_context *ctx, const char *func)
-{
-    bool idle = false;
-    if (atomic_compare_exchange_strong(&ctx->busy, &idle, true))
-        return true;
-    ggml__log_at(GGML_LOG_LEVEL_ERROR, func,
-                 "the CPU backend is in use by another thread (a backend computes for one thread at a time)");
-    return false;
-}
-
-static void cpu_release(struct cpu_backend_context *ctx)
-{
-    atomic_store(&ctx->busy, false);
-}
-
 /* A plan of ours: the cplan, the graph it was made for, and its scratch. */
 struct cpu_plan {
     struct ggml_cplan cplan;
@@ -140,13 +123,13 @@ static ggml_backend_graph_plan_t cpu_backend_graph_plan_create(ggml_backend_t ba
         ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "out of memory");
         return NULL;
     }
-    if (!cpu_claim(ctx, func)) {
+    if (!ggml__claim(&ctx->busy, "the CPU backend", func)) {
         free(plan);
         return NULL;
     }
     uint8_t *work = NULL;
     const bool prepared = cpu_prepare(ctx, cgraph, &plan->cplan, &work, func);
-    cpu_release(ctx);
+    ggml__release(&ctx->busy);
     if (!prepared) {
         free(work);
         free(plan);
@@ -177,13 +160,13 @@ static enum ggml_status cpu_backend_graph_compute(ggml_backend_t backend, struct
 {
     static const char func[] = "ggml_backend_graph_compute";
     struct cpu_backend_context *ctx = backend->context;
-    if (!cpu_claim(ctx, func))
+    if (!ggml__claim(&ctx->busy, "the CPU backend", func))
         return GGML_STATUS_FAILED;
     struct ggml_cplan cplan;
     enum ggml_status status = GGML_STATUS_ALLOC_FAILED;
     if (cpu_prepare(ctx, cgraph, &cplan, NULL, func))
         status = ggml_graph_compute(cgraph, &cplan);
-    cpu_release(ctx);
+    ggml__release(&ctx->busy);
     return status;
 }
 
