@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 
 #include "ggml-impl.h"
 
@@ -40,6 +41,19 @@ static struct ggml_tensor *view_impl(struct ggml_context *ctx, struct ggml_tenso
     for (int i = 0; i < GGML_MAX_DIMS; i++) {
         if (shape[i] < 0) {
             ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "ne[%d] = %" PRId64 " is negative", i, shape[i]);
+            return NULL;
+        }
+    }
+    /* every element of the view starts where one of a's elements (or blocks) does */
+    for (int i = 1; i <= n_dims; i++) {
+        const size_t value = i < n_dims ? nb[i] : offset;
+        if (value % nb[0] != 0) {
+            char what[8] = "offset";
+            if (i < n_dims)
+                snprintf(what, sizeof what, "nb%d", i);
+            ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "%s = %zu is not a multiple of %zu, the size of one %s %s",
+                         what, value, nb[0], ggml_type_name(a->type),
+                         ggml_is_quantized(a->type) ? "block" : "element");
             return NULL;
         }
     }

@@ -144,6 +144,23 @@ static void test_views(void)
     ok(bad == NULL, "a negative view dimension is refused");
     logged_one_error("a negative view dimension logs one error");
 
+    /* Elements must start on element boundaries (the kernels load them as their type). */
+    bad = ggml_view_1d(ctx, a, 4, 2);
+    ok(bad == NULL, "view_1d at an offset inside an element is refused");
+    logged_one_error("a misaligned view offset logs one error");
+    bad = ggml_view_2d(ctx, a, 2, 2, F32_SIZE + 1, 0);
+    ok(bad == NULL, "view_2d with a row stride inside an element is refused");
+    logged_one_error("a misaligned nb1 logs one error");
+    bad = ggml_view_4d(ctx, a, 1, 1, 1, 2, F32_SIZE, F32_SIZE, 6, 0);
+    ok(bad == NULL, "view_4d with nb3 inside an element is refused");
+    logged_one_error("a misaligned nb3 logs one error");
+    struct ggml_tensor *q = ggml_new_tensor_2d(ctx, GGML_TYPE_Q8_0, 64, 2);
+    bad = ggml_view_1d(ctx, q, 32, ggml_type_size(GGML_TYPE_Q8_0) / 2);
+    ok(bad == NULL, "a view of a Q8_0 tensor starting inside a block is refused");
+    logged_one_error("a view inside a block logs one error");
+    ok(ggml_view_1d(ctx, q, 32, ggml_type_size(GGML_TYPE_Q8_0)) != NULL, "a view of the second Q8_0 block is allowed");
+    is_int(tap_log_errors(), 0, "and logs nothing");
+
     /* NULL propagates quietly. */
     ok(ggml_view_1d(ctx, NULL, 4, 0) == NULL, "view_1d(NULL) is NULL");
     ok(ggml_view_2d(ctx, NULL, 4, 1, 16, 0) == NULL, "view_2d(NULL) is NULL");
