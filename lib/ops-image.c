@@ -98,6 +98,11 @@ static struct ggml_tensor *pad_impl(struct ggml_context *ctx, struct ggml_tensor
             ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "dimension %d: negative padding %d, %d", d, lp[d], rp[d]);
             return NULL;
         }
+        if (circular && a->ne[d] == 0 && (lp[d] > 0 || rp[d] > 0)) {
+            ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "dimension %d of '%s' is empty: there is nothing to wrap around",
+                         d, a->name);
+            return NULL;
+        }
     }
     const int64_t ne[4] = { a->ne[0] + lp[0] + rp[0], a->ne[1] + lp[1] + rp[1], a->ne[2] + lp[2] + rp[2],
                             a->ne[3] + lp[3] + rp[3] };

@@ -484,6 +484,10 @@ static void test_errors(void)
     EXPECT_ERROR(ggml_pad_circular(ctx, a, 0, -2, 0, 0), "pad_circular with negative padding");
     EXPECT_ERROR(ggml_pad_ext(ctx, a, 0, 0, 0, 0, -1, 0, 0, 0), "pad_ext with negative padding");
     EXPECT_ERROR(ggml_pad_ext_circular(ctx, a, 0, 0, 0, 0, 0, 0, 0, -3), "pad_ext_circular with negative padding");
+    struct ggml_tensor *empty = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 4, 0, 2);
+    EXPECT_ERROR(ggml_pad_circular(ctx, empty, 0, 1, 0, 0), "pad_circular wrapping an empty dimension");
+    EXPECT_ERROR(ggml_pad_ext_circular(ctx, empty, 0, 0, 2, 0, 0, 0, 0, 0),
+                 "pad_ext_circular wrapping an empty dimension");
     EXPECT_ERROR(ggml_pad_reflect_1d(ctx, a, 8, 0), "pad_reflect_1d with padding as wide as the row");
     EXPECT_ERROR(ggml_pad_reflect_1d(ctx, a, 0, -1), "pad_reflect_1d with negative padding");
     EXPECT_ERROR(ggml_pad_reflect_1d(ctx, h, 1, 1), "pad_reflect_1d of F16");
