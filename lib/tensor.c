@@ -116,18 +116,25 @@ static bool check_shape(enum ggml_type type, int n_dims, const int64_t *ne,
                      ne_out[0], ggml_type_name(type), blck_size);
         return false;
     }
-    /* row size, then rows, each step checked against SIZE_MAX */
+    /*
+     * Row size, then rows, each step checked against SIZE_MAX, and the
+     * element count against INT64_MAX, with empty extents counted as 1:
+     * then any product of a tensor's extents fits in int64_t, even when
+     * the tensor is empty.
+     */
+    bool empty = false;
     size_t size = ggml_type_size(type);
-    uint64_t blocks = (uint64_t) (ne_out[0] / blck_size);
-    if (blocks != 0 && size > SIZE_MAX / blocks)
-        goto overflow;
-    size *= (size_t) blocks;
-    for (int i = 1; i < GGML_MAX_DIMS; i++) {
-        if (ne_out[i] != 0 && size > SIZE_MAX / (uint64_t) ne_out[i])
+    int64_t count = blck_size;
+    for (int i = 0; i < GGML_MAX_DIMS; i++) {
+        int64_t step = i == 0 ? ne_out[0] / blck_size : ne_out[i];
+        empty = empty || step == 0;
+        step = step == 0 ? 1 : step;
+        if (size > SIZE_MAX / (uint64_t) step || count > INT64_MAX / step)
             goto overflow;
-        size *= (size_t) ne_out[i];
+        size *= (size_t) step;
+        count *= step;
     }
-    *data_size = size;
+    *data_size = empty ? 0 : size;
     return true;
 
 overflow:
