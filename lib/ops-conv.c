@@ -18,10 +18,15 @@
 
 #include "ggml-impl.h"
 
-/* Output extent of a convolution over ins samples with a kernel of ks. */
+/* Output extent of a convolution over ins samples with a kernel of ks;
+ * 0 when there is none (or it would not fit in int64_t).  s, d > 0. */
 static int64_t conv_output_size(int64_t ins, int64_t ks, int s, int p, int d)
 {
-    return (ins + 2 * (int64_t) p - (int64_t) d * (ks - 1) - 1) / s + 1;
+    int64_t padded, span, last;
+    if (__builtin_add_overflow(ins, 2 * (int64_t) p, &padded) || __builtin_mul_overflow((int64_t) d, ks - 1, &span) ||
+        __builtin_sub_overflow(padded, span, &last) || last < 1)
+        return 0;
+    return (last - 1) / s + 1;
 }
 
 struct ggml_tensor *ggml_im2col(struct ggml_context *ctx, struct ggml_tensor *a, struct ggml_tensor *b,
@@ -193,7 +198,13 @@ struct ggml_tensor *ggml_im2col_3d(struct ggml_context *ctx, struct ggml_tensor 
         ggml__error("input '%s' is too small for kernel '%s'", b->name, a->name);
         return NULL;
     }
-    const int64_t ne[4] = { a->ne[0] * a->ne[1] * a->ne[2] * IC, OW, OH, OD * N };
+    /* a's extents multiply within int64_t (a tensor invariant); IC and N may not */
+    int64_t ne[4] = { 0, OW, OH, 0 };
+    if (__builtin_mul_overflow(a->ne[0] * a->ne[1] * a->ne[2], IC, &ne[0]) || __builtin_mul_overflow(OD, N, &ne[3])) {
+        ggml__error("the columns of input '%s' for kernel '%s' would have more than INT64_MAX elements", b->name,
+                    a->name);
+        return NULL;
+    }
     struct ggml_tensor *result = ggml__new_tensor_impl(ctx, dst_type, 4, ne, NULL, 0, __func__);
     if (result == NULL)
         return NULL;

@@ -450,6 +450,24 @@ static void test_3d(void)
     logged_one_error("im2col_3d too small logs one error");
     ok(ggml_conv_3d(ctx, a, b, 3, 1, 1, 1, 0, 0, 0, 1, 1, 1) == NULL, "conv_3d: IC does not divide");
     logged_one_error("conv_3d logs one error");
+
+    /* Extents near the int64_t range (metadata only): refused, not overflowed. */
+    struct ggml_init_params meta = { 1024 * 1024, NULL, true };
+    struct ggml_context *mctx = ggml_init(meta);
+    const int64_t big = INT64_C(1) << 20;
+    struct ggml_tensor *ka = ggml_new_tensor_4d(mctx, GGML_TYPE_F32, big, big, big, 0);
+    struct ggml_tensor *xb = ggml_new_tensor_4d(mctx, GGML_TYPE_F32, big, big, big, 0);
+    tap_log_errors();
+    ok(ggml_im2col_3d(mctx, ka, xb, INT64_C(1) << 30, 1, 1, 1, 0, 0, 0, 1, 1, 1, GGML_TYPE_F32) == NULL,
+       "im2col_3d: columns of 2^90 elements are refused");
+    logged_one_error("im2col_3d with too many columns logs one error");
+    struct ggml_tensor *wide = ggml_new_tensor_2d(mctx, GGML_TYPE_F32, INT64_C(1) << 40, 1);
+    struct ggml_tensor *row = ggml_new_tensor_2d(mctx, GGML_TYPE_F32, 8, 1);
+    tap_log_errors();
+    ok(ggml_im2col(mctx, wide, row, 1, 0, 0, 0, INT32_MAX, 0, false, GGML_TYPE_F32) == NULL,
+       "im2col: a dilated kernel span beyond int64_t is refused");
+    logged_one_error("im2col with an overflowing kernel span logs one error");
+    ggml_free(mctx);
     struct ggml_tensor *r = ggml_im2col_3d(ctx, a, b, 2, 1, 2, 1, 1, 0, 1, 1, 1, 2, GGML_TYPE_F16);
     const int32_t *op = r ? (const int32_t *) r->op_params : NULL;
     ok(r && r->type == GGML_TYPE_F16 && r->ne[0] == 16 && r->ne[1] == 6 && r->ne[2] == 2 && r->ne[3] == 10 &&
