@@ -1041,6 +1041,11 @@ bool ggml_gallocr_alloc_graph(ggml_gallocr_t galloc, struct ggml_cgraph *graph)
     return true;
 }
 
+bool ggml__gallocr_plan_fits(ggml_gallocr_t galloc, struct ggml_cgraph *graph)
+{
+    return !needs_new_plan(galloc, graph);
+}
+
 bool ggml__gallocr_owns_buffer(ggml_gallocr_t galloc, ggml_backend_buffer_t buffer)
 {
     if (buffer == NULL)

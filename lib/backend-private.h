@@ -59,6 +59,10 @@ const char *ggml__backend_dir(void);
 /* buffer is one of the compute buffers galloc allocated (and still holds). */
 bool ggml__gallocr_owns_buffer(ggml_gallocr_t galloc, ggml_backend_buffer_t buffer);
 
+/* The last plan of galloc holds graph: ggml_gallocr_alloc_graph needs no new
+ * one (so it cannot fail for want of one).  graph is not a failed graph. */
+bool ggml__gallocr_plan_fits(ggml_gallocr_t galloc, struct ggml_cgraph *graph);
+
 /* --------------------------------------------------------- tensor data */
 
 /*

@@ -1075,17 +1075,21 @@ static bool remember_buffer_ids(struct ggml_backend_sched *s, const char *func)
     return true;
 }
 
-/* Allocates the split graph, re-planning when the last plan does not fit. */
+/* Allocates the split graph, re-planning when the last plan does not fit
+ * (so that a graph that cannot be allocated is planned, and refused, once). */
 static bool alloc_splits(struct ggml_backend_sched *s, const char *func)
 {
-    if (buffer_ids_changed(s) || !ggml_gallocr_alloc_graph(s->galloc, &s->graph)) {
+    if (buffer_ids_changed(s) || !ggml__gallocr_plan_fits(s->galloc, &s->graph)) {
         /* tensors may move: nothing may still be reading them */
         synchronize_all(s);
-        if (!ggml_gallocr_reserve_n(s->galloc, &s->graph, s->node_backend_ids, s->leaf_backend_ids) ||
-            !ggml_gallocr_alloc_graph(s->galloc, &s->graph)) {
+        if (!ggml_gallocr_reserve_n(s->galloc, &s->graph, s->node_backend_ids, s->leaf_backend_ids)) {
             s->prev_n_nodes = s->prev_n_leafs = -1;
             return false;
         }
+    }
+    if (!ggml_gallocr_alloc_graph(s->galloc, &s->graph)) {
+        s->prev_n_nodes = s->prev_n_leafs = -1;
+        return false;
     }
     return remember_buffer_ids(s, func);
 }
