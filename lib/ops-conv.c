@@ -87,8 +87,11 @@ struct ggml_tensor *ggml_conv_1d(struct ggml_context *ctx, struct ggml_tensor *a
     struct ggml_tensor *cols = ggml_im2col(ctx, a, b, s0, 0, p0, 0, d0, 0, false, GGML_TYPE_F16);
     if (cols == NULL)
         return NULL;
-    struct ggml_tensor *prod = ggml_mul_mat(ctx, ggml_reshape_2d(ctx, cols, cols->ne[0], cols->ne[2] * cols->ne[1]),
-                                            ggml_reshape_2d(ctx, a, a->ne[0] * a->ne[1], a->ne[2]));
+    /* each step stops the chain on NULL: one failure, one message */
+    struct ggml_tensor *lhs = ggml_reshape_2d(ctx, cols, cols->ne[0], cols->ne[2] * cols->ne[1]);
+    if (lhs == NULL)
+        return NULL;
+    struct ggml_tensor *prod = ggml_mul_mat(ctx, lhs, ggml_reshape_2d(ctx, a, a->ne[0] * a->ne[1], a->ne[2]));
     if (prod == NULL)
         return NULL;
     return ggml_reshape_3d(ctx, prod, cols->ne[1], a->ne[2], cols->ne[2]);
@@ -131,9 +134,10 @@ struct ggml_tensor *ggml_conv_2d(struct ggml_context *ctx, struct ggml_tensor *a
     struct ggml_tensor *cols = ggml_im2col(ctx, a, b, s0, s1, p0, p1, d0, d1, true, a ? a->type : GGML_TYPE_F32);
     if (cols == NULL)
         return NULL;
-    struct ggml_tensor *prod = ggml_mul_mat(ctx,
-        ggml_reshape_2d(ctx, cols, cols->ne[0], cols->ne[3] * cols->ne[2] * cols->ne[1]),
-        ggml_reshape_2d(ctx, a, a->ne[0] * a->ne[1] * a->ne[2], a->ne[3]));
+    struct ggml_tensor *lhs = ggml_reshape_2d(ctx, cols, cols->ne[0], cols->ne[3] * cols->ne[2] * cols->ne[1]);
+    if (lhs == NULL)
+        return NULL;
+    struct ggml_tensor *prod = ggml_mul_mat(ctx, lhs, ggml_reshape_2d(ctx, a, a->ne[0] * a->ne[1] * a->ne[2], a->ne[3]));
     if (prod == NULL)
         return NULL;
     /* [OW, OH, N, OC] -> [OW, OH, OC, N] */
@@ -162,11 +166,15 @@ struct ggml_tensor *ggml_conv_2d_dw(struct ggml_context *ctx, struct ggml_tensor
         return NULL;
     /* kernel [KW, KH, 1, C]; input channels become batch entries of one channel */
     struct ggml_tensor *kernel = ggml_reshape_4d(ctx, a, a->ne[0], a->ne[1], 1, a->ne[2] * a->ne[3]);
+    if (kernel == NULL)
+        return NULL;
     struct ggml_tensor *input = ggml_reshape_4d(ctx, b, b->ne[0], b->ne[1], 1, b->ne[2] * b->ne[3]);
     struct ggml_tensor *cols = ggml_im2col(ctx, kernel, input, s0, s1, p0, p1, d0, d1, true, GGML_TYPE_F16);
     if (cols == NULL)
         return NULL;
     struct ggml_tensor *rows = ggml_reshape_4d(ctx, cols, cols->ne[0], cols->ne[2] * cols->ne[1], b->ne[2], b->ne[3]);
+    if (rows == NULL)
+        return NULL;
     struct ggml_tensor *flat = ggml_reshape_4d(ctx, kernel, kernel->ne[0] * kernel->ne[1], kernel->ne[2],
                                                kernel->ne[3], 1);
     struct ggml_tensor *prod = ggml_mul_mat(ctx, flat, rows);
@@ -228,9 +236,10 @@ struct ggml_tensor *ggml_conv_3d(struct ggml_context *ctx, struct ggml_tensor *a
     const int64_t OC = a->ne[3] / IC;
     const int64_t N = b->ne[3] / IC;
     const int64_t OD = cols->ne[3] / N;
-    struct ggml_tensor *prod = ggml_mul_mat(ctx,
-        ggml_reshape_2d(ctx, cols, cols->ne[0], cols->ne[3] * cols->ne[2] * cols->ne[1]),
-        ggml_reshape_2d(ctx, a, a->ne[0] * a->ne[1] * a->ne[2] * IC, OC));
+    struct ggml_tensor *lhs = ggml_reshape_2d(ctx, cols, cols->ne[0], cols->ne[3] * cols->ne[2] * cols->ne[1]);
+    if (lhs == NULL)
+        return NULL;
+    struct ggml_tensor *prod = ggml_mul_mat(ctx, lhs, ggml_reshape_2d(ctx, a, a->ne[0] * a->ne[1] * a->ne[2] * IC, OC));
     if (prod == NULL)
         return NULL;
     /* [OW*OH, OD, N, OC] -> [OW*OH, OD, OC, N] -> [OW, OH, OD, OC*N] */
