@@ -117,8 +117,13 @@ static bool same_element_count(const struct ggml_tensor *a, int n_dims, const in
                                const char *func)
 {
     int64_t n = 1;
-    for (int i = 0; i < n_dims; i++)
-        n *= ne[i];
+    for (int i = 0; i < n_dims; i++) {
+        if (__builtin_mul_overflow(n, ne[i], &n)) {
+            ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "new shape has more than INT64_MAX elements, '%s' has %" PRId64,
+                         a->name, ggml_nelements(a));
+            return false;
+        }
+    }
     if (n != ggml_nelements(a)) {
         ggml__log_at(GGML_LOG_LEVEL_ERROR, func,
                      "new shape has %" PRId64 " elements, '%s' has %" PRId64,

@@ -217,6 +217,9 @@ static void test_reshape(void)
     logged_one_error("reshape_1d with the wrong count logs one error");
     ok(ggml_reshape_2d(ctx, a, 7, 7) == NULL, "reshape_2d to 49 elements is refused");
     logged_one_error("reshape_2d with the wrong count logs one error");
+    /* 4 * (2^62 + 12) is 48 modulo 2^64 */
+    ok(ggml_reshape_2d(ctx, a, 4, (INT64_C(1) << 62) + 12) == NULL, "reshape_2d to 2^64 + 48 elements is refused");
+    logged_one_error("reshape_2d with an overflowing count logs one error");
     ok(ggml_reshape_3d(ctx, a, 2, 2, 2) == NULL, "reshape_3d to 8 elements is refused");
     logged_one_error("reshape_3d with the wrong count logs one error");
     ok(ggml_reshape_4d(ctx, a, 4, 3, 2, 3) == NULL, "reshape_4d to 72 elements is refused");
