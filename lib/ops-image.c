@@ -235,7 +235,11 @@ struct ggml_tensor *ggml_upscale(struct ggml_context *ctx, struct ggml_tensor *a
         ggml__error("scale factor %d is not positive", scale_factor);
         return NULL;
     }
-    const int64_t ne[4] = { a->ne[0] * scale_factor, a->ne[1] * scale_factor, a->ne[2], a->ne[3] };
+    int64_t ne[4] = { 0, 0, a->ne[2], a->ne[3] };
+    if (__builtin_mul_overflow(a->ne[0], scale_factor, &ne[0]) || __builtin_mul_overflow(a->ne[1], scale_factor, &ne[1])) {
+        ggml__error("'%s' scaled by %d has more than INT64_MAX elements along a dimension", a->name, scale_factor);
+        return NULL;
+    }
     return interpolate_impl(ctx, a, ne, (uint32_t) mode, __func__);
 }
 
@@ -295,7 +299,7 @@ struct ggml_tensor *ggml_win_unpart(struct ggml_context *ctx, struct ggml_tensor
         ggml__error("'%s' must be F32", a->name);
         return NULL;
     }
-    const int64_t npx = (w0 + w - 1) / w, npy = (h0 + w - 1) / w;
+    const int64_t npx = ((int64_t) w0 + w - 1) / w, npy = ((int64_t) h0 + w - 1) / w;
     if (a->ne[1] != w || a->ne[2] != w || a->ne[3] != npx * npy) {
         ggml__error("'%s' [%" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 "] is not %" PRId64
                     " windows of %d x %d", a->name, a->ne[0], a->ne[1], a->ne[2], a->ne[3], npx * npy, w, w);

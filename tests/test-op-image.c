@@ -499,6 +499,7 @@ static void test_errors(void)
     EXPECT_ERROR(ggml_win_part(ctx, h, 2), "win_part of F16");
     EXPECT_ERROR(ggml_win_part(ctx, ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 2, 2, 2, 2), 2), "win_part of 4-d input");
     EXPECT_ERROR(ggml_win_unpart(ctx, a, 4, 4, 0), "win_unpart with window 0");
+    EXPECT_ERROR(ggml_win_unpart(ctx, a, INT32_MAX, INT32_MAX, 3), "win_unpart of a plane of INT32_MAX x INT32_MAX");
     EXPECT_ERROR(ggml_win_unpart(ctx, ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 8, 3, 3, 2), 7, 7, 3),
                  "win_unpart with too few windows");
     EXPECT_ERROR(ggml_win_unpart(ctx, ggml_new_tensor_4d(ctx, GGML_TYPE_F16, 8, 3, 3, 1), 3, 3, 3),
@@ -530,6 +531,15 @@ static void test_errors(void)
                  "interpolate antialiased nearest");
     EXPECT_ERROR(ggml_interpolate(ctx, a, 4, 0, 2, 1, GGML_SCALE_MODE_NEAREST), "interpolate to an empty shape");
     EXPECT_ERROR(ggml_upscale(ctx, a, 0, GGML_SCALE_MODE_NEAREST), "upscale by 0");
+    {
+        /* 2^34 * 2^30 wraps to 0 in 64 bits */
+        struct ggml_init_params meta = { 4 * ggml_tensor_overhead(), NULL, true };
+        struct ggml_context *mctx = ggml_init(meta);
+        struct ggml_tensor *wide = ggml_new_tensor_1d(mctx, GGML_TYPE_F32, INT64_C(1) << 34);
+        EXPECT_ERROR(ggml_upscale(mctx, wide, 1 << 30, GGML_SCALE_MODE_NEAREST),
+                     "upscale to an extent beyond int64_t");
+        ggml_free(mctx);
+    }
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
     EXPECT_ERROR(ggml_upscale_ext(ctx, a, -1, 4, 2, 1, GGML_SCALE_MODE_BILINEAR), "upscale_ext to a negative extent");
