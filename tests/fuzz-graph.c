@@ -224,10 +224,11 @@ static bool backends_init(void)
 #define MAX_POOL 48
 #define MAX_LEAVES 96
 #define MAX_OPS 14
-/* A graph whose tensors need more than this is built but not run. */
+/* A graph whose tensors need more than this is built but not run ... */
 #define MAX_GRAPH_BYTES ((size_t) 64 << 20)
-/* ... unless they need more than this: no allocator may accept it. */
-#define HOPELESS_GRAPH_BYTES ((double) (1ull << 50))
+/* ... not counting tensors of this size or more: no allocator may accept
+ * them (a graph holding one is refused at allocation). */
+#define HOPELESS_TENSOR_BYTES ((size_t) 1 << 50)
 
 struct builder {
     struct entropy *e;
@@ -541,7 +542,7 @@ static struct ggml_tensor *op_softmax(struct builder *b)
     struct ggml_tensor *a = operand(b);
     struct ggml_tensor *mask = NULL;
     if (chance(b->e, 60) && a != NULL) {
-        int64_t ne[4] = { a->ne[0], a->ne[1] + (chance(b->e, 30) ? draw_int(b->e, 0, 3) : 0), 1, 1 };
+        int64_t ne[4] = { a->ne[0], a->ne[1] + (a->ne[1] < 4096 && chance(b->e, 30) ? draw_int(b->e, 0, 3) : 0), 1, 1 };
         if (chance(b->e, 30)) {
             ne[2] = a->ne[2];
             ne[3] = a->ne[3];
@@ -567,7 +568,7 @@ static struct ggml_tensor *op_rope(struct builder *b)
     struct ggml_tensor *a = operand(b);
     int mode = modes[draw(b->e, sizeof modes / sizeof modes[0])];
     bool multi = mode == GGML_ROPE_TYPE_MROPE || mode == GGML_ROPE_TYPE_VISION || mode == GGML_ROPE_TYPE_IMROPE;
-    int64_t n_pos = a != NULL ? a->ne[2] * (multi ? 4 : 1) : 1;
+    int64_t n_pos = a != NULL && a->ne[2] < 4096 ? a->ne[2] * (multi ? 4 : 1) : draw_dim(b->e);
     struct ggml_tensor *pos = index_leaf(b, n_pos, 1, 1);
     struct ggml_tensor *freq = chance(b->e, 20) ? leaf(b, GGML_TYPE_F32) : NULL;
     int n_dims = a != NULL && a->ne[0] < 4096 && chance(b->e, 80) ? (int) a->ne[0] - 2 * draw_int(b->e, 0, 2)
@@ -853,7 +854,7 @@ static struct ggml_tensor *op_attention(struct builder *b)
     struct ggml_tensor *v = leaf_ne(b, chance(b->e, 85) ? kv_type : draw_type(b->e), vne);
     struct ggml_tensor *mask = NULL;
     if (chance(b->e, 60)) {
-        int64_t mne[4] = { n_kv, n_q + draw_int(b->e, 0, 2), 1, 1 };
+        int64_t mne[4] = { n_kv, n_q < 4096 ? n_q + draw_int(b->e, 0, 2) : n_q, 1, 1 };
         if (chance(b->e, 10))
             mne[draw(b->e, 4)] = draw_dim(b->e);
         mask = leaf_ne(b, chance(b->e, 85) ? GGML_TYPE_F16 : draw_type(b->e), mne);
@@ -962,8 +963,7 @@ static struct ggml_tensor *op_glu(struct builder *b)
     case 0: return OP(b, "ggml_glu", a == NULL, ggml_glu(ctx, a, glu, chance(b->e, 50)));
     case 1: {
         struct ggml_tensor *c = leaf_like(b, a, GGML_TYPE_F32);
-        /* c NULL: the fused form, a split in halves */
-        return OP(b, "ggml_glu_split", a == NULL, ggml_glu_split(ctx, a, c, glu));
+        return OP(b, "ggml_glu_split", NULLS2(a, c), ggml_glu_split(ctx, a, c, glu));
     }
     case 2: {
         struct ggml_tensor *c = leaf_like(b, a, GGML_TYPE_F32);
@@ -1109,11 +1109,12 @@ static bool graph_has_leaf(struct ggml_cgraph *gf)
     return false;
 }
 
-static double context_bytes(struct ggml_context *ctx)
+/* Bytes of the tensors an allocator could accept. */
+static double feasible_bytes(struct ggml_context *ctx)
 {
     double total = 0;
     for (struct ggml_tensor *t = ggml_get_first_tensor(ctx); t != NULL; t = ggml_get_next_tensor(ctx, t))
-        if (t->view_src == NULL)
+        if (t->view_src == NULL && ggml_nbytes(t) < HOPELESS_TENSOR_BYTES)
             total += (double) ggml_nbytes(t);
     return total;
 }
@@ -1166,10 +1167,11 @@ static void compute(struct builder *b, struct ggml_cgraph *gf, ggml_backend_t ba
 }
 
 /* An allocator refusing a graph built from a NULL (expanded_null) logs
- * nothing more: the constructor has said why. */
-static void check_alloc_refusal(struct builder *b, const char *what, bool counted)
+ * nothing more: the constructor has said why.  ggml_backend_alloc_ctx_tensors
+ * does not see the graph. */
+static void check_alloc_refusal(struct builder *b, const char *what, bool sees_graph, bool counted)
 {
-    int want = b->expanded_null ? 0 : 1;
+    int want = b->expanded_null && sees_graph ? 0 : 1;
     if (log_errors != want)
         record_finding(b->seed, "%s refused with %d errors logged (want %d)%s%s", what, log_errors, want,
                        log_errors ? ": " : "", log_errors ? log_last : "");
@@ -1199,7 +1201,7 @@ static void allocate_and_run(struct builder *b, struct ggml_cgraph *gf, bool cou
         ggml_backend_t backend = use_blas && chance(b->e, 50) ? backends.blas : backends.cpu;
         ggml_backend_buffer_t buf = ggml_backend_alloc_ctx_tensors(b->ctx, backend);
         if (buf == NULL && log_errors != 0) {
-            check_alloc_refusal(b, alloc_method_names[method], counted);
+            check_alloc_refusal(b, alloc_method_names[method], false, counted);
             return;
         }
         compute(b, gf, backend, NULL, counted);
@@ -1209,11 +1211,11 @@ static void allocate_and_run(struct builder *b, struct ggml_cgraph *gf, bool cou
             ggml_set_input(b->leaves[i]);
         ggml_gallocr_t galloc = ggml_gallocr_new(ggml_backend_cpu_buffer_type());
         if (galloc == NULL) {
-            check_alloc_refusal(b, "ggml_gallocr_new", counted);
+            check_alloc_refusal(b, "ggml_gallocr_new", false, counted);
             return;
         }
         if (!ggml_gallocr_alloc_graph(galloc, gf))
-            check_alloc_refusal(b, "ggml_gallocr_alloc_graph", counted);
+            check_alloc_refusal(b, "ggml_gallocr_alloc_graph", true, counted);
         else
             compute(b, gf, backends.cpu, NULL, counted);
         ggml_gallocr_free(galloc);
@@ -1227,11 +1229,11 @@ static void allocate_and_run(struct builder *b, struct ggml_cgraph *gf, bool cou
         list[n++] = backends.cpu;
         ggml_backend_sched_t sched = ggml_backend_sched_new(list, NULL, n, 2048, false, chance(b->e, 50));
         if (sched == NULL) {
-            check_alloc_refusal(b, "ggml_backend_sched_new", counted);
+            check_alloc_refusal(b, "ggml_backend_sched_new", false, counted);
             return;
         }
         if (!ggml_backend_sched_alloc_graph(sched, gf))
-            check_alloc_refusal(b, "ggml_backend_sched_alloc_graph", counted);
+            check_alloc_refusal(b, "ggml_backend_sched_alloc_graph", true, counted);
         else
             compute(b, gf, NULL, sched, counted);
         ggml_backend_sched_free(sched);
@@ -1297,8 +1299,7 @@ static void run_graph(struct entropy *e, uint64_t seed)
     } else {
         shared->counts.built++;
     }
-    double bytes = context_bytes(b.ctx);
-    if (bytes > (double) MAX_GRAPH_BYTES && bytes < HOPELESS_GRAPH_BYTES) {
+    if (feasible_bytes(b.ctx) > (double) MAX_GRAPH_BYTES) {
         if (counted)
             shared->counts.too_large++;
     } else {
