@@ -276,6 +276,17 @@ static struct ggml_tensor *checked(struct builder *b, struct ggml_tensor *r, boo
     return r;
 }
 
+/* A setter (void) logs at most one error: it refuses bad arguments with
+ * one message and changes nothing. */
+static void checked_setter(struct builder *b, const char *what)
+{
+    if (log_errors > 1)
+        record_finding(b->seed, "%s logged %d errors (want at most 1): %s", what, log_errors, log_last);
+    log_errors = 0;
+}
+
+#define SETTER(b, name, call) (log_errors = 0, (call), checked_setter((b), (name)))
+
 /* OP(b, name, null_operand, call): one constructor call, checked. */
 #define OP(b, name, nullin, call) (log_errors = 0, checked((b), (call), (nullin), (name)))
 
@@ -556,7 +567,7 @@ static struct ggml_tensor *op_softmax(struct builder *b)
     if (r != NULL && chance(b->e, 20)) {
         int64_t ne[4] = { a->ne[2], 1, 1, 1 };
         struct ggml_tensor *sinks = leaf_ne(b, GGML_TYPE_F32, ne);
-        ggml_soft_max_add_sinks(r, sinks);
+        SETTER(b, "ggml_soft_max_add_sinks", ggml_soft_max_add_sinks(r, sinks));
     }
     return r;
 }
@@ -819,7 +830,7 @@ static struct ggml_tensor *op_matmul(struct builder *b)
         struct ggml_tensor *x = leaf_ne(b, chance(b->e, 85) ? GGML_TYPE_F32 : draw_type(b->e), ne);
         struct ggml_tensor *r = OP(b, "ggml_mul_mat", NULLS2(w, x), ggml_mul_mat(ctx, w, x));
         if (r != NULL && chance(b->e, 20))
-            ggml_mul_mat_set_prec(r, GGML_PREC_F32);
+            SETTER(b, "ggml_mul_mat_set_prec", ggml_mul_mat_set_prec(r, GGML_PREC_F32));
         return r;
     }
     case 2: {
@@ -864,10 +875,11 @@ static struct ggml_tensor *op_attention(struct builder *b)
                                                    chance(b->e, 70) ? 0.0f : draw_param(b->e),
                                                    chance(b->e, 70) ? 0.0f : draw_param(b->e)));
     if (r != NULL && chance(b->e, 20))
-        ggml_flash_attn_ext_set_prec(r, GGML_PREC_F32);
+        SETTER(b, "ggml_flash_attn_ext_set_prec", ggml_flash_attn_ext_set_prec(r, GGML_PREC_F32));
     if (r != NULL && chance(b->e, 15)) {
         int64_t sne[4] = { h, 1, 1, 1 };
-        ggml_flash_attn_ext_add_sinks(r, leaf_ne(b, GGML_TYPE_F32, sne));
+        struct ggml_tensor *sinks = leaf_ne(b, GGML_TYPE_F32, sne);
+        SETTER(b, "ggml_flash_attn_ext_add_sinks", ggml_flash_attn_ext_add_sinks(r, sinks));
     }
     return r;
 }
@@ -1278,7 +1290,7 @@ static void run_graph(struct entropy *e, uint64_t seed)
     }
     for (int i = 0; i < b.n_results; i++) {
         if (chance(e, 30))
-            ggml_set_output(b.results[i]);
+            SETTER(&b, "ggml_set_output", ggml_set_output(b.results[i]));
         ggml_build_forward_expand(gf, b.results[i]);
         if (log_errors != 0)
             record_finding(seed, "ggml_build_forward_expand logged %d errors: %s", log_errors, log_last);
@@ -1308,6 +1320,65 @@ static void run_graph(struct entropy *e, uint64_t seed)
     ggml_free(b.ctx);
     log_errors = 0;
 }
+
+static unsigned parse_skip(const char *list)
+{
+    unsigned skip = 0;
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+        bool known = false;
+        for (size_t i = 0; i < sizeof skip_names / sizeof skip_names[0]; i++)
+            if (strcmp(tok, skip_names[i].name) == 0 || strcmp(tok, "known") == 0) {
+                skip |= skip_names[i].flag;
+                known = true;
+            }
+        if (!known) {
+            fprintf(stderr, "fuzz-graph: unknown --skip name '%s'\n", tok);
+            exit(2);
+        }
+    }
+    return skip;
+}
+
+static struct shared *shared_new(void)
+{
+    void *p = mmap(NULL, sizeof(struct shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        perror("fuzz-graph: mmap");
+        exit(2);
+    }
+    return memset(p, 0, sizeof(struct shared));
+}
+
+#ifdef FUZZ_GRAPH_LIBFUZZER
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The libFuzzer entry: the input bytes make every decision; a finding
+ * aborts, so that libFuzzer keeps the input. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static bool ready;
+    if (!ready) {
+        shared = shared_new();
+        ggml_log_set(log_sink, NULL);
+        const char *skip = getenv("FUZZ_GRAPH_SKIP");
+        if (skip != NULL && skip[0] != '\0')
+            settings.skip = parse_skip(skip);
+        if (!backends_init())
+            abort();
+        ready = true;
+    }
+    struct entropy e = { .bytes = data, .n_bytes = size };
+    uint64_t before = shared->n_findings;
+    run_graph(&e, 0);
+    if (shared->n_findings != before)
+        abort();
+    return 0;
+}
+
+#else
 
 /* ------------------------------------------------------------- driver */
 
@@ -1411,64 +1482,6 @@ static void print_summary(double seconds, bool tap)
                shared->n_findings == 0 ? "ok" : "not ok", c->graphs);
 }
 
-static unsigned parse_skip(const char *list)
-{
-    unsigned skip = 0;
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", list);
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
-        bool known = false;
-        for (size_t i = 0; i < sizeof skip_names / sizeof skip_names[0]; i++)
-            if (strcmp(tok, skip_names[i].name) == 0 || strcmp(tok, "known") == 0) {
-                skip |= skip_names[i].flag;
-                known = true;
-            }
-        if (!known) {
-            fprintf(stderr, "fuzz-graph: unknown --skip name '%s'\n", tok);
-            exit(2);
-        }
-    }
-    return skip;
-}
-
-static struct shared *shared_new(void)
-{
-    void *p = mmap(NULL, sizeof(struct shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
-        perror("fuzz-graph: mmap");
-        exit(2);
-    }
-    return memset(p, 0, sizeof(struct shared));
-}
-
-#ifdef FUZZ_GRAPH_LIBFUZZER
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* The libFuzzer entry: the input bytes make every decision; a finding
- * aborts, so that libFuzzer keeps the input. */
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-    static bool ready;
-    if (!ready) {
-        shared = shared_new();
-        ggml_log_set(log_sink, NULL);
-        const char *skip = getenv("FUZZ_GRAPH_SKIP");
-        if (skip != NULL && skip[0] != '\0')
-            settings.skip = parse_skip(skip);
-        if (!backends_init())
-            abort();
-        ready = true;
-    }
-    struct entropy e = { .bytes = data, .n_bytes = size };
-    uint64_t before = shared->n_findings;
-    run_graph(&e, 0);
-    if (shared->n_findings != before)
-        abort();
-    return 0;
-}
-
-#else
 
 static void usage(FILE *out)
 {
