@@ -48,6 +48,15 @@
 #include "ggml-blas.h"
 #include "ggml-cpu.h"
 
+/* Under AddressSanitizer, a malloc the library cannot get must return NULL
+ * (the library then reports it), not end the process; the environment's
+ * ASAN_OPTIONS still win. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+    return "allocator_may_return_null=1";
+}
+
 /* ------------------------------------------------------------ entropy */
 
 /* The source of every decision: a PRNG, or the bytes of a libFuzzer input
