@@ -39,6 +39,12 @@ void ggml__log_raw(enum ggml_log_level level, const char *fmt, ...)
 /* True for a value inside the enum that names a type this library knows. */
 bool ggml__type_is_valid(enum ggml_type type);
 
+/* Bytes spanned by a tensor of this type, shape and strides, from its first
+ * byte to past its last (0 if empty, as ggml_nbytes); false when that does
+ * not fit in size_t. */
+bool ggml__extent_bytes(enum ggml_type type, const int64_t ne[GGML_MAX_DIMS], const size_t nb[GGML_MAX_DIMS],
+                        size_t *bytes);
+
 /* ---------------------------------------------------------------- context */
 
 /*

@@ -35,9 +35,6 @@ static struct ggml_tensor *view_impl(struct ggml_context *ctx, struct ggml_tenso
     for (int i = 1; i < GGML_MAX_DIMS; i++)
         nb[i] = i < n_dims ? nb_in[i - 1] : nb[i - 1] * (size_t) shape[i - 1];
 
-    struct ggml_tensor probe = { .type = a->type };
-    memcpy(probe.ne, shape, sizeof shape);
-    memcpy(probe.nb, nb, sizeof nb);
     for (int i = 0; i < GGML_MAX_DIMS; i++) {
         if (shape[i] < 0) {
             ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "ne[%d] = %" PRId64 " is negative", i, shape[i]);
@@ -57,8 +54,13 @@ static struct ggml_tensor *view_impl(struct ggml_context *ctx, struct ggml_tenso
             return NULL;
         }
     }
-    size_t span = ggml_nbytes(&probe);
+    size_t span;
     size_t src_size = ggml_nbytes(a);
+    if (!ggml__extent_bytes(a->type, shape, nb, &span)) {
+        ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "view with strides %zu, %zu, %zu spans more than SIZE_MAX bytes",
+                     nb[1], nb[2], nb[3]);
+        return NULL;
+    }
     if (span != 0 && (offset > src_size || span > src_size - offset)) {
         ggml__log_at(GGML_LOG_LEVEL_ERROR, func,
                      "view of %zu bytes at offset %zu is outside '%s' (%zu bytes)",

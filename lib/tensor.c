@@ -14,27 +14,39 @@
 
 #include "ggml-impl.h"
 
-/* Bytes spanned by a tensor of this type, shape and strides (0 if empty). */
-static size_t extent_bytes(enum ggml_type type, const int64_t ne[GGML_MAX_DIMS],
-                           const size_t nb[GGML_MAX_DIMS])
+bool ggml__extent_bytes(enum ggml_type type, const int64_t ne[GGML_MAX_DIMS], const size_t nb[GGML_MAX_DIMS],
+                        size_t *bytes)
 {
+    *bytes = 0;
     for (int i = 0; i < GGML_MAX_DIMS; i++)
         if (ne[i] <= 0)
-            return 0;
+            return true;
 
     const int64_t blck_size = ggml_blck_size(type);
-    size_t nbytes;
+    size_t nbytes, term;
     int first;
     if (blck_size == 1) {
         nbytes = ggml_type_size(type);
         first = 0;
     } else {
-        nbytes = (size_t) ne[0] * nb[0] / (size_t) blck_size;
+        if (__builtin_mul_overflow((size_t) ne[0], nb[0], &nbytes))
+            return false;
+        nbytes /= (size_t) blck_size;
         first = 1;
     }
     for (int i = first; i < GGML_MAX_DIMS; i++)
-        nbytes += (size_t) (ne[i] - 1) * nb[i];
-    return nbytes;
+        if (__builtin_mul_overflow((size_t) (ne[i] - 1), nb[i], &term) || __builtin_add_overflow(nbytes, term, &nbytes))
+            return false;
+    *bytes = nbytes;
+    return true;
+}
+
+/* Bytes spanned by a tensor (0 if empty); the constructors saw that they fit. */
+static size_t extent_bytes(enum ggml_type type, const int64_t ne[GGML_MAX_DIMS],
+                           const size_t nb[GGML_MAX_DIMS])
+{
+    size_t bytes;
+    return ggml__extent_bytes(type, ne, nb, &bytes) ? bytes : SIZE_MAX;
 }
 
 size_t ggml_nbytes(const struct ggml_tensor *tensor)

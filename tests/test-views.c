@@ -144,6 +144,11 @@ static void test_views(void)
     ok(bad == NULL, "a negative view dimension is refused");
     logged_one_error("a negative view dimension logs one error");
 
+    /* A stride of -8 as a size_t: the span wraps around to look small. */
+    bad = ggml_view_4d(ctx, a, 1, 5, 4, 1, (size_t) -8, 16, 192, 0);
+    ok(bad == NULL, "view_4d with a row stride of SIZE_MAX - 7 is refused");
+    logged_one_error("a wrapping stride logs one error");
+
     /* Elements must start on element boundaries (the kernels load them as their type). */
     bad = ggml_view_1d(ctx, a, 4, 2);
     ok(bad == NULL, "view_1d at an offset inside an element is refused");
