@@ -235,7 +235,7 @@ static bool backends_init(void)
 #define MAX_LEAVES 96
 #define MAX_OPS 14
 /* A graph whose tensors need more than this is built but not run ... */
-#define MAX_GRAPH_BYTES ((size_t) 64 << 20)
+#define MAX_GRAPH_BYTES ((size_t) 32 << 20)
 /* ... not counting tensors of this size or more: no allocator may accept
  * them (a graph holding one is refused at allocation). */
 #define HOPELESS_TENSOR_BYTES ((size_t) 1 << 50)
@@ -304,7 +304,7 @@ static void checked_setter(struct builder *b, const char *what)
 
 static int64_t draw_dim(struct entropy *e)
 {
-    static const int64_t huge[] = { 1 << 20, INT64_C(1) << 31, INT64_C(1) << 40, INT64_MAX / 2, INT64_MAX, -1 };
+    static const int64_t huge[] = { 1 << 16, INT64_C(1) << 31, INT64_C(1) << 40, INT64_MAX / 2, INT64_MAX, -1 };
     int c = (int) draw(e, 100);
     if (c < 30)
         return 1;
