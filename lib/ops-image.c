@@ -34,6 +34,11 @@ static bool check_pool_dim(const struct ggml_tensor *a, int dim, int k, int s, f
                      "and padding %g not negative", dim, k, s, (double) p);
         return false;
     }
+    if (!((float) a->ne[dim] + 2.0f * p < 0x1p62f)) {
+        ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "dimension %d: padding %g is too large (the padded extent of '%s' "
+                     "must stay below 2^62)", dim, (double) p, a->name);
+        return false;
+    }
     if ((float) a->ne[dim] + 2.0f * p < (float) k) {
         ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "dimension %d: kernel %d is larger than '%s' extent %" PRId64
                      " plus padding", dim, k, a->name, a->ne[dim]);

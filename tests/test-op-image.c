@@ -480,6 +480,8 @@ static void test_errors(void)
     EXPECT_ERROR(ggml_pool_2d(ctx, a, GGML_OP_POOL_AVG, 2, 7, 1, 1, 0, 0),
                  "pool_2d with a kernel taller than the input");
     EXPECT_ERROR(ggml_pool_2d(ctx, a, GGML_OP_POOL_AVG, 2, 2, 1, -1, 0, 0), "pool_2d with a negative stride");
+    EXPECT_ERROR(ggml_pool_2d(ctx, a, GGML_OP_POOL_AVG, 2, 2, 1, 1, INFINITY, 0), "pool_2d with infinite padding");
+    EXPECT_ERROR(ggml_pool_2d(ctx, a, GGML_OP_POOL_MAX, 2, 2, 1, 1, 0, 2e30f), "pool_2d with padding of 2e30");
     EXPECT_ERROR(ggml_pad(ctx, a, -1, 0, 0, 0), "pad with negative padding");
     EXPECT_ERROR(ggml_pad_circular(ctx, a, 0, -2, 0, 0), "pad_circular with negative padding");
     EXPECT_ERROR(ggml_pad_ext(ctx, a, 0, 0, 0, 0, -1, 0, 0, 0), "pad_ext with negative padding");
