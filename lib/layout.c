@@ -61,7 +61,8 @@ static struct ggml_tensor *view_impl(struct ggml_context *ctx, struct ggml_tenso
                      nb[1], nb[2], nb[3]);
         return NULL;
     }
-    if (span != 0 && (offset > src_size || span > src_size - offset)) {
+    /* even an empty view's data pointer (a's data + offset) stays inside a */
+    if (offset > src_size || span > src_size - offset) {
         ggml__log_at(GGML_LOG_LEVEL_ERROR, func,
                      "view of %zu bytes at offset %zu is outside '%s' (%zu bytes)",
                      span, offset, a->name, src_size);

@@ -144,6 +144,12 @@ static void test_views(void)
     ok(bad == NULL, "a negative view dimension is refused");
     logged_one_error("a negative view dimension logs one error");
 
+    bad = ggml_view_2d(ctx, a, 4, 0, a->nb[1], (size_t) -4);
+    ok(bad == NULL, "an empty view at offset SIZE_MAX - 3 is refused");
+    logged_one_error("an empty view outside its source logs one error");
+    ok(ggml_view_2d(ctx, a, 4, 0, a->nb[1], 48 * F32_SIZE) != NULL, "an empty view at the end is allowed");
+    is_int(tap_log_errors(), 0, "and logs nothing");
+
     /* A stride of -8 as a size_t: the span wraps around to look small. */
     bad = ggml_view_4d(ctx, a, 1, 5, 4, 1, (size_t) -8, 16, 192, 0);
     ok(bad == NULL, "view_4d with a row stride of SIZE_MAX - 7 is refused");
