@@ -109,8 +109,14 @@ static struct ggml_tensor *pad_impl(struct ggml_context *ctx, struct ggml_tensor
             return NULL;
         }
     }
-    const int64_t ne[4] = { a->ne[0] + lp[0] + rp[0], a->ne[1] + lp[1] + rp[1], a->ne[2] + lp[2] + rp[2],
-                            a->ne[3] + lp[3] + rp[3] };
+    int64_t ne[4];
+    for (int d = 0; d < 4; d++) {
+        if (__builtin_add_overflow(a->ne[d], (int64_t) lp[d] + rp[d], &ne[d])) {
+            ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "dimension %d of '%s' padded by %d, %d exceeds INT64_MAX", d,
+                         a->name, lp[d], rp[d]);
+            return NULL;
+        }
+    }
     struct ggml_tensor *result = ggml__new_tensor_impl(ctx, a->type, 4, ne, NULL, 0, func);
     if (result == NULL)
         return NULL;

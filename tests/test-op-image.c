@@ -488,6 +488,13 @@ static void test_errors(void)
     EXPECT_ERROR(ggml_pad_ext_circular(ctx, a, 0, 0, 0, 0, 0, 0, 0, -3), "pad_ext_circular with negative padding");
     struct ggml_tensor *empty = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 4, 0, 2);
     EXPECT_ERROR(ggml_pad_circular(ctx, empty, 0, 1, 0, 0), "pad_circular wrapping an empty dimension");
+    {
+        struct ggml_init_params meta = { 4 * ggml_tensor_overhead(), NULL, true };
+        struct ggml_context *mctx = ggml_init(meta);
+        struct ggml_tensor *longest = ggml_new_tensor_2d(mctx, GGML_TYPE_I8, 1, INT64_MAX - 10);
+        EXPECT_ERROR(ggml_pad(mctx, longest, 0, INT32_MAX, 0, 0), "pad beyond INT64_MAX");
+        ggml_free(mctx);
+    }
     EXPECT_ERROR(ggml_pad_ext_circular(ctx, empty, 0, 0, 2, 0, 0, 0, 0, 0),
                  "pad_ext_circular wrapping an empty dimension");
     EXPECT_ERROR(ggml_pad_reflect_1d(ctx, a, 8, 0), "pad_reflect_1d with padding as wide as the row");
