@@ -64,6 +64,12 @@ static inline int64_t ggml__float_to_int(double v, int64_t min, int64_t max)
 /* True for a value inside the enum that names a type this library knows. */
 bool ggml__type_is_valid(enum ggml_type type);
 
+/* Bytes spanned by a tensor of this type, shape and strides, from its first
+ * byte to past its last (0 if empty, as ggml_nbytes); false when that does
+ * not fit in size_t. */
+bool ggml__extent_bytes(enum ggml_type type, const int64_t ne[GGML_MAX_DIMS], const size_t nb[GGML_MAX_DIMS],
+                        size_t *bytes);
+
 /* ---------------------------------------------------------------- context */
 
 /*

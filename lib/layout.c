@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 
 #include "ggml-impl.h"
 
@@ -34,23 +35,39 @@ static struct ggml_tensor *view_impl(struct ggml_context *ctx, struct ggml_tenso
     for (int i = 1; i < GGML_MAX_DIMS; i++)
         nb[i] = i < n_dims ? nb_in[i - 1] : nb[i - 1] * (size_t) shape[i - 1];
 
-    struct ggml_tensor probe = { .type = a->type };
-    memcpy(probe.ne, shape, sizeof shape);
-    memcpy(probe.nb, nb, sizeof nb);
     for (int i = 0; i < GGML_MAX_DIMS; i++) {
         if (shape[i] < 0) {
             ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "ne[%d] = %" PRId64 " is negative", i, shape[i]);
             return NULL;
         }
     }
-    size_t span = ggml_nbytes(&probe);
+    /* every element of the view starts where one of a's elements (or blocks) does */
+    for (int i = 1; i <= n_dims; i++) {
+        const size_t value = i < n_dims ? nb[i] : offset;
+        if (value % nb[0] != 0) {
+            char what[8] = "offset";
+            if (i < n_dims)
+                snprintf(what, sizeof what, "nb%d", i);
+            ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "%s = %zu is not a multiple of %zu, the size of one %s %s",
+                         what, value, nb[0], ggml_type_name(a->type),
+                         ggml_is_quantized(a->type) ? "block" : "element");
+            return NULL;
+        }
+    }
+    size_t span;
+    if (!ggml__extent_bytes(a->type, shape, nb, &span)) {
+        ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "view with strides %zu, %zu, %zu spans more than SIZE_MAX bytes",
+                     nb[1], nb[2], nb[3]);
+        return NULL;
+    }
     /* a's own extent, but never past its source's memory (ggml_nbytes of a
-     * transposed block-quantized view exceeds that memory) */
+     * transposed block-quantized view exceeds that memory); even an empty
+     * view's data pointer (a's data + offset) stays inside it */
     size_t src_size = ggml_nbytes(a);
     const size_t room = ggml__view_room(a);
     if (room < src_size)
         src_size = room;
-    if (span != 0 && (offset > src_size || span > src_size - offset)) {
+    if (offset > src_size || span > src_size - offset) {
         ggml__log_at(GGML_LOG_LEVEL_ERROR, func,
                      "view of %zu bytes at offset %zu is outside '%s' (%zu bytes)",
                      span, offset, a->name, src_size);
@@ -108,8 +125,13 @@ static bool same_element_count(const struct ggml_tensor *a, int n_dims, const in
                                const char *func)
 {
     int64_t n = 1;
-    for (int i = 0; i < n_dims; i++)
-        n *= ne[i];
+    for (int i = 0; i < n_dims; i++) {
+        if (__builtin_mul_overflow(n, ne[i], &n)) {
+            ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "new shape has more than INT64_MAX elements, '%s' has %" PRId64,
+                         a->name, ggml_nelements(a));
+            return false;
+        }
+    }
     if (n != ggml_nelements(a)) {
         ggml__log_at(GGML_LOG_LEVEL_ERROR, func,
                      "new shape has %" PRId64 " elements, '%s' has %" PRId64,

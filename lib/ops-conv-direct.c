@@ -103,8 +103,14 @@ struct ggml_tensor *ggml_conv_transpose_2d_p0(struct ggml_context *ctx, struct g
         ggml__error("stride %d: need stride >= 1", stride);
         return NULL;
     }
-    const int64_t ne[4] = { (b->ne[0] - 1) * stride + a->ne[0], (b->ne[1] - 1) * stride + a->ne[1], a->ne[2],
-                            b->ne[3] };
+    int64_t ne[4] = { 0, 0, a->ne[2], b->ne[3] };
+    for (int d = 0; d < 2; d++) {
+        if (__builtin_mul_overflow(b->ne[d] - 1, (int64_t) stride, &ne[d]) ||
+            __builtin_add_overflow(ne[d], a->ne[d], &ne[d])) {
+            ggml__error("the output of input '%s' with stride %d has more than INT64_MAX columns", b->name, stride);
+            return NULL;
+        }
+    }
     const int32_t params[1] = { stride };
     return new_conv_node(ctx, GGML_OP_CONV_TRANSPOSE_2D, GGML_TYPE_F32, ne, a, b, params, 1, __func__);
 }

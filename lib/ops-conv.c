@@ -18,10 +18,15 @@
 
 #include "ggml-impl.h"
 
-/* Output extent of a convolution over ins samples with a kernel of ks. */
+/* Output extent of a convolution over ins samples with a kernel of ks;
+ * 0 when there is none (or it would not fit in int64_t).  s, d > 0. */
 static int64_t conv_output_size(int64_t ins, int64_t ks, int s, int p, int d)
 {
-    return (ins + 2 * (int64_t) p - (int64_t) d * (ks - 1) - 1) / s + 1;
+    int64_t padded, span, last;
+    if (__builtin_add_overflow(ins, 2 * (int64_t) p, &padded) || __builtin_mul_overflow((int64_t) d, ks - 1, &span) ||
+        __builtin_sub_overflow(padded, span, &last) || last < 1)
+        return 0;
+    return (last - 1) / s + 1;
 }
 
 struct ggml_tensor *ggml_im2col(struct ggml_context *ctx, struct ggml_tensor *a, struct ggml_tensor *b,
@@ -82,8 +87,11 @@ struct ggml_tensor *ggml_conv_1d(struct ggml_context *ctx, struct ggml_tensor *a
     struct ggml_tensor *cols = ggml_im2col(ctx, a, b, s0, 0, p0, 0, d0, 0, false, GGML_TYPE_F16);
     if (cols == NULL)
         return NULL;
-    struct ggml_tensor *prod = ggml_mul_mat(ctx, ggml_reshape_2d(ctx, cols, cols->ne[0], cols->ne[2] * cols->ne[1]),
-                                            ggml_reshape_2d(ctx, a, a->ne[0] * a->ne[1], a->ne[2]));
+    /* each step stops the chain on NULL: one failure, one message */
+    struct ggml_tensor *lhs = ggml_reshape_2d(ctx, cols, cols->ne[0], cols->ne[2] * cols->ne[1]);
+    if (lhs == NULL)
+        return NULL;
+    struct ggml_tensor *prod = ggml_mul_mat(ctx, lhs, ggml_reshape_2d(ctx, a, a->ne[0] * a->ne[1], a->ne[2]));
     if (prod == NULL)
         return NULL;
     return ggml_reshape_3d(ctx, prod, cols->ne[1], a->ne[2], cols->ne[2]);
@@ -126,9 +134,10 @@ struct ggml_tensor *ggml_conv_2d(struct ggml_context *ctx, struct ggml_tensor *a
     struct ggml_tensor *cols = ggml_im2col(ctx, a, b, s0, s1, p0, p1, d0, d1, true, a ? a->type : GGML_TYPE_F32);
     if (cols == NULL)
         return NULL;
-    struct ggml_tensor *prod = ggml_mul_mat(ctx,
-        ggml_reshape_2d(ctx, cols, cols->ne[0], cols->ne[3] * cols->ne[2] * cols->ne[1]),
-        ggml_reshape_2d(ctx, a, a->ne[0] * a->ne[1] * a->ne[2], a->ne[3]));
+    struct ggml_tensor *lhs = ggml_reshape_2d(ctx, cols, cols->ne[0], cols->ne[3] * cols->ne[2] * cols->ne[1]);
+    if (lhs == NULL)
+        return NULL;
+    struct ggml_tensor *prod = ggml_mul_mat(ctx, lhs, ggml_reshape_2d(ctx, a, a->ne[0] * a->ne[1] * a->ne[2], a->ne[3]));
     if (prod == NULL)
         return NULL;
     /* [OW, OH, N, OC] -> [OW, OH, OC, N] */
@@ -157,11 +166,15 @@ struct ggml_tensor *ggml_conv_2d_dw(struct ggml_context *ctx, struct ggml_tensor
         return NULL;
     /* kernel [KW, KH, 1, C]; input channels become batch entries of one channel */
     struct ggml_tensor *kernel = ggml_reshape_4d(ctx, a, a->ne[0], a->ne[1], 1, a->ne[2] * a->ne[3]);
+    if (kernel == NULL)
+        return NULL;
     struct ggml_tensor *input = ggml_reshape_4d(ctx, b, b->ne[0], b->ne[1], 1, b->ne[2] * b->ne[3]);
     struct ggml_tensor *cols = ggml_im2col(ctx, kernel, input, s0, s1, p0, p1, d0, d1, true, GGML_TYPE_F16);
     if (cols == NULL)
         return NULL;
     struct ggml_tensor *rows = ggml_reshape_4d(ctx, cols, cols->ne[0], cols->ne[2] * cols->ne[1], b->ne[2], b->ne[3]);
+    if (rows == NULL)
+        return NULL;
     struct ggml_tensor *flat = ggml_reshape_4d(ctx, kernel, kernel->ne[0] * kernel->ne[1], kernel->ne[2],
                                                kernel->ne[3], 1);
     struct ggml_tensor *prod = ggml_mul_mat(ctx, flat, rows);
@@ -193,7 +206,13 @@ struct ggml_tensor *ggml_im2col_3d(struct ggml_context *ctx, struct ggml_tensor 
         ggml__error("input '%s' is too small for kernel '%s'", b->name, a->name);
         return NULL;
     }
-    const int64_t ne[4] = { a->ne[0] * a->ne[1] * a->ne[2] * IC, OW, OH, OD * N };
+    /* a's extents multiply within int64_t (a tensor invariant); IC and N may not */
+    int64_t ne[4] = { 0, OW, OH, 0 };
+    if (__builtin_mul_overflow(a->ne[0] * a->ne[1] * a->ne[2], IC, &ne[0]) || __builtin_mul_overflow(OD, N, &ne[3])) {
+        ggml__error("the columns of input '%s' for kernel '%s' would have more than INT64_MAX elements", b->name,
+                    a->name);
+        return NULL;
+    }
     struct ggml_tensor *result = ggml__new_tensor_impl(ctx, dst_type, 4, ne, NULL, 0, __func__);
     if (result == NULL)
         return NULL;
@@ -217,9 +236,10 @@ struct ggml_tensor *ggml_conv_3d(struct ggml_context *ctx, struct ggml_tensor *a
     const int64_t OC = a->ne[3] / IC;
     const int64_t N = b->ne[3] / IC;
     const int64_t OD = cols->ne[3] / N;
-    struct ggml_tensor *prod = ggml_mul_mat(ctx,
-        ggml_reshape_2d(ctx, cols, cols->ne[0], cols->ne[3] * cols->ne[2] * cols->ne[1]),
-        ggml_reshape_2d(ctx, a, a->ne[0] * a->ne[1] * a->ne[2] * IC, OC));
+    struct ggml_tensor *lhs = ggml_reshape_2d(ctx, cols, cols->ne[0], cols->ne[3] * cols->ne[2] * cols->ne[1]);
+    if (lhs == NULL)
+        return NULL;
+    struct ggml_tensor *prod = ggml_mul_mat(ctx, lhs, ggml_reshape_2d(ctx, a, a->ne[0] * a->ne[1] * a->ne[2] * IC, OC));
     if (prod == NULL)
         return NULL;
     /* [OW*OH, OD, N, OC] -> [OW*OH, OD, OC, N] -> [OW, OH, OD, OC*N] */

@@ -35,6 +35,11 @@ static bool check_pool_dim(const struct ggml_tensor *a, int dim, int k, int s, f
                      "and padding %g in [0, 2^31)", dim, k, s, (double) p);
         return false;
     }
+    if (!((float) a->ne[dim] + 2.0f * p < 0x1p62f)) {
+        ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "dimension %d: padding %g is too large (the padded extent of '%s' "
+                     "must stay below 2^62)", dim, (double) p, a->name);
+        return false;
+    }
     if ((float) a->ne[dim] + 2.0f * p < (float) k) {
         ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "dimension %d: kernel %d is larger than '%s' extent %" PRId64
                      " plus padding", dim, k, a->name, a->ne[dim]);
@@ -100,9 +105,20 @@ static struct ggml_tensor *pad_impl(struct ggml_context *ctx, struct ggml_tensor
             ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "dimension %d: negative padding %d, %d", d, lp[d], rp[d]);
             return NULL;
         }
+        if (circular && a->ne[d] == 0 && (lp[d] > 0 || rp[d] > 0)) {
+            ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "dimension %d of '%s' is empty: there is nothing to wrap around",
+                         d, a->name);
+            return NULL;
+        }
     }
-    const int64_t ne[4] = { a->ne[0] + lp[0] + rp[0], a->ne[1] + lp[1] + rp[1], a->ne[2] + lp[2] + rp[2],
-                            a->ne[3] + lp[3] + rp[3] };
+    int64_t ne[4];
+    for (int d = 0; d < 4; d++) {
+        if (__builtin_add_overflow(a->ne[d], (int64_t) lp[d] + rp[d], &ne[d])) {
+            ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "dimension %d of '%s' padded by %d, %d exceeds INT64_MAX", d,
+                         a->name, lp[d], rp[d]);
+            return NULL;
+        }
+    }
     struct ggml_tensor *result = ggml__new_tensor_impl(ctx, a->type, 4, ne, NULL, 0, func);
     if (result == NULL)
         return NULL;
@@ -237,7 +253,11 @@ struct ggml_tensor *ggml_upscale(struct ggml_context *ctx, struct ggml_tensor *a
         ggml__error("scale factor %d is not positive", scale_factor);
         return NULL;
     }
-    const int64_t ne[4] = { a->ne[0] * scale_factor, a->ne[1] * scale_factor, a->ne[2], a->ne[3] };
+    int64_t ne[4] = { 0, 0, a->ne[2], a->ne[3] };
+    if (__builtin_mul_overflow(a->ne[0], scale_factor, &ne[0]) || __builtin_mul_overflow(a->ne[1], scale_factor, &ne[1])) {
+        ggml__error("'%s' scaled by %d has more than INT64_MAX elements along a dimension", a->name, scale_factor);
+        return NULL;
+    }
     return interpolate_impl(ctx, a, ne, (uint32_t) mode, __func__);
 }
 
@@ -297,7 +317,7 @@ struct ggml_tensor *ggml_win_unpart(struct ggml_context *ctx, struct ggml_tensor
         ggml__error("'%s' must be F32", a->name);
         return NULL;
     }
-    const int64_t npx = (w0 + w - 1) / w, npy = (h0 + w - 1) / w;
+    const int64_t npx = ((int64_t) w0 + w - 1) / w, npy = ((int64_t) h0 + w - 1) / w;
     if (a->ne[1] != w || a->ne[2] != w || a->ne[3] != npx * npy) {
         ggml__error("'%s' [%" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 "] is not %" PRId64
                     " windows of %d x %d", a->name, a->ne[0], a->ne[1], a->ne[2], a->ne[3], npx * npy, w, w);

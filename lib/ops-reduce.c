@@ -213,7 +213,12 @@ struct ggml_tensor *ggml_concat(struct ggml_context *ctx, struct ggml_tensor *a,
                         b->name, b->ne[0], b->ne[1], b->ne[2], b->ne[3], d, dim);
             return NULL;
         }
-        ne[d] = d == dim ? a->ne[d] + b->ne[d] : a->ne[d];
+        ne[d] = a->ne[d];
+        if (d == dim && __builtin_add_overflow(a->ne[d], b->ne[d], &ne[d])) {
+            ggml__error("'%s' and '%s' joined along dimension %d would have more than INT64_MAX rows", a->name,
+                        b->name, dim);
+            return NULL;
+        }
     }
     struct ggml_tensor *result = new_node(ctx, GGML_OP_CONCAT, a, a->type, ne, __func__);
     if (result == NULL)

@@ -103,8 +103,8 @@ static struct ggml_tensor *rope_impl(struct ggml_context *ctx, struct ggml_tenso
         return NULL;
     }
     const bool multi = (mode & GGML_ROPE_TYPE_MROPE) != 0;
-    const int64_t n_pos = multi ? 4 * a->ne[2] : a->ne[2];
-    if (b->ne[0] != n_pos) {
+    int64_t n_pos = a->ne[2];
+    if ((multi && __builtin_mul_overflow(a->ne[2], 4, &n_pos)) || b->ne[0] != n_pos) {
         ggml__log_at(GGML_LOG_LEVEL_ERROR, func,
                      "'%s' holds %" PRId64 " positions; '%s' " SHAPE_FMT " needs %" PRId64 "%s",
                      b->name, b->ne[0], a->name, SHAPE_ARGS(a), n_pos,

@@ -104,15 +104,6 @@ struct ggml_tensor *ggml_set_rows(struct ggml_context *ctx, struct ggml_tensor *
 
 /* --------------------------------------------------------------- set, acc */
 
-/* Adds term to *sum; false when the size_t overflows. */
-static bool add_size(size_t *sum, size_t term)
-{
-    if (term > SIZE_MAX - *sum)
-        return false;
-    *sum += term;
-    return true;
-}
-
 /*
  * Checks the view of a that SET and ACC write: b's extents with a's element
  * size and the strides nb1..nb3, starting offset bytes into a.  Every
@@ -139,17 +130,10 @@ static bool check_view_region(const struct ggml_tensor *a, const struct ggml_ten
     }
     if (ggml_nelements(b) == 0)
         return true;
-    /* byte just past the last element of the view */
     const size_t strides[4] = { es, nb1, nb2, nb3 };
-    size_t end = offset;
-    bool ok = add_size(&end, es);
-    for (int i = 0; i < 4 && ok; i++) {
-        const size_t steps = (size_t) (b->ne[i] - 1);
-        ok = strides[i] == 0 || steps <= (SIZE_MAX - end) / strides[i];
-        if (ok)
-            end += steps * strides[i];
-    }
-    if (!ok || end > ggml_nbytes(a)) {
+    size_t span;
+    if (!ggml__extent_bytes(a->type, b->ne, strides, &span) || span > ggml_nbytes(a) ||
+        offset > ggml_nbytes(a) - span) {
         ggml__log_at(GGML_LOG_LEVEL_ERROR, func,
                      "'%s' " SHAPE_FMT " at offset %zu with strides %zu, %zu, %zu reaches outside '%s' (%zu bytes)",
                      b->name, SHAPE_ARGS(b), offset, nb1, nb2, nb3, a->name, ggml_nbytes(a));

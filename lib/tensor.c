@@ -14,27 +14,39 @@
 
 #include "ggml-impl.h"
 
-/* Bytes spanned by a tensor of this type, shape and strides (0 if empty). */
-static size_t extent_bytes(enum ggml_type type, const int64_t ne[GGML_MAX_DIMS],
-                           const size_t nb[GGML_MAX_DIMS])
+bool ggml__extent_bytes(enum ggml_type type, const int64_t ne[GGML_MAX_DIMS], const size_t nb[GGML_MAX_DIMS],
+                        size_t *bytes)
 {
+    *bytes = 0;
     for (int i = 0; i < GGML_MAX_DIMS; i++)
         if (ne[i] <= 0)
-            return 0;
+            return true;
 
     const int64_t blck_size = ggml_blck_size(type);
-    size_t nbytes;
+    size_t nbytes, term;
     int first;
     if (blck_size == 1) {
         nbytes = ggml_type_size(type);
         first = 0;
     } else {
-        nbytes = (size_t) ne[0] * nb[0] / (size_t) blck_size;
+        if (__builtin_mul_overflow((size_t) ne[0], nb[0], &nbytes))
+            return false;
+        nbytes /= (size_t) blck_size;
         first = 1;
     }
     for (int i = first; i < GGML_MAX_DIMS; i++)
-        nbytes += (size_t) (ne[i] - 1) * nb[i];
-    return nbytes;
+        if (__builtin_mul_overflow((size_t) (ne[i] - 1), nb[i], &term) || __builtin_add_overflow(nbytes, term, &nbytes))
+            return false;
+    *bytes = nbytes;
+    return true;
+}
+
+/* Bytes spanned by a tensor (0 if empty); the constructors saw that they fit. */
+static size_t extent_bytes(enum ggml_type type, const int64_t ne[GGML_MAX_DIMS],
+                           const size_t nb[GGML_MAX_DIMS])
+{
+    size_t bytes;
+    return ggml__extent_bytes(type, ne, nb, &bytes) ? bytes : SIZE_MAX;
 }
 
 size_t ggml_nbytes(const struct ggml_tensor *tensor)
@@ -133,18 +145,25 @@ static bool check_shape(enum ggml_type type, int n_dims, const int64_t *ne,
                      ne_out[0], ggml_type_name(type), blck_size);
         return false;
     }
-    /* row size, then rows, each step checked against SIZE_MAX */
+    /*
+     * Row size, then rows, each step checked against SIZE_MAX, and the
+     * element count against INT64_MAX, with empty extents counted as 1:
+     * then any product of a tensor's extents fits in int64_t, even when
+     * the tensor is empty.
+     */
+    bool empty = false;
     size_t size = ggml_type_size(type);
-    uint64_t blocks = (uint64_t) (ne_out[0] / blck_size);
-    if (blocks != 0 && size > SIZE_MAX / blocks)
-        goto overflow;
-    size *= (size_t) blocks;
-    for (int i = 1; i < GGML_MAX_DIMS; i++) {
-        if (ne_out[i] != 0 && size > SIZE_MAX / (uint64_t) ne_out[i])
+    int64_t count = blck_size;
+    for (int i = 0; i < GGML_MAX_DIMS; i++) {
+        int64_t step = i == 0 ? ne_out[0] / blck_size : ne_out[i];
+        empty = empty || step == 0;
+        step = step == 0 ? 1 : step;
+        if (size > SIZE_MAX / (uint64_t) step || count > INT64_MAX / step)
             goto overflow;
-        size *= (size_t) ne_out[i];
+        size *= (size_t) step;
+        count *= step;
     }
-    *data_size = size;
+    *data_size = empty ? 0 : size;
     return true;
 
 overflow:

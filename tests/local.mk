@@ -91,6 +91,22 @@ EXTRA_DIST += \
 	tests/topologies/hybrid.xml \
 	tests/topologies/restricted.xml
 
+# fuzz-graph: random graphs of the public op constructors (see its header
+# comment); check-fuzz.sh runs it for a bounded time.
+check_PROGRAMS += tests/fuzz-graph
+TESTS += tests/check-fuzz.sh
+EXTRA_DIST += tests/check-fuzz.sh
+
+# The libFuzzer build of the same graph builder (configure --enable-libfuzzer,
+# clang only): run it as tests/fuzz-graph-libfuzzer -max_total_time=60.
+if BUILD_LIBFUZZER
+check_PROGRAMS += tests/fuzz-graph-libfuzzer
+tests_fuzz_graph_libfuzzer_SOURCES = tests/fuzz-graph.c
+tests_fuzz_graph_libfuzzer_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_GRAPH_LIBFUZZER
+tests_fuzz_graph_libfuzzer_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
+tests_fuzz_graph_libfuzzer_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+endif
+
 include tests/plugins/local.mk
 
 # test-fault: allocation failures injected at every allocation of a

@@ -496,6 +496,33 @@ static bool eval_cb(struct ggml_tensor *t, bool ask, void *user_data)
     return true;
 }
 
+/* A product over an empty inner dimension, of an operand BLAS must convert:
+ * zeros, not a silent allocation failure. */
+static void test_empty_sum(ggml_backend_t blas)
+{
+    struct ggml_init_params params = { 8 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true };
+    struct ggml_context *ctx = ggml_init(params);
+    struct ggml_tensor *a = ggml_new_tensor_2d(ctx, GGML_TYPE_BF16, 0, 19);
+    struct ggml_tensor *b = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 0, 8);
+    struct ggml_tensor *c = ggml_mul_mat(ctx, a, b);
+    struct ggml_cgraph *g = ggml_new_graph(ctx);
+    ggml_build_forward_expand(g, c);
+    ggml_backend_buffer_t buf = ggml_backend_alloc_ctx_tensors(ctx, blas);
+    float out[19 * 8];
+    memset(out, 0x7f, sizeof out);
+    ggml_backend_tensor_set(c, out, 0, sizeof out);
+    tap_log_errors();
+    is_int(ggml_backend_graph_compute(blas, g), GGML_STATUS_SUCCESS, "a BF16 product with k = 0 computes");
+    is_int(tap_log_errors(), 0, "without a message");
+    ggml_backend_tensor_get(c, out, 0, sizeof out);
+    bool zeros = true;
+    for (size_t i = 0; i < sizeof out / sizeof out[0]; i++)
+        zeros = zeros && out[i] == 0.0f;
+    ok(zeros, "to zeros");
+    ggml_backend_buffer_free(buf);
+    ggml_free(ctx);
+}
+
 static void test_block(ggml_backend_t blas, ggml_backend_t cpu)
 {
     struct block b;
@@ -671,6 +698,7 @@ int main(void)
 
     ggml_backend_t blas = ggml_backend_dev_init(dev, NULL);
     ggml_backend_t cpu = ggml_backend_cpu_init();
+    test_empty_sum(blas);
     test_block(blas, cpu);
     ggml_backend_free(blas);
     test_scheduler(dev, cpu);

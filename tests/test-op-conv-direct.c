@@ -294,6 +294,15 @@ static void test_errors(void)
     logged_one_error("conv_transpose_2d_p0: channel mismatch logs one error");
     ok(ggml_conv_transpose_2d_p0(ctx, k2, x2, 0) == NULL, "conv_transpose_2d_p0: stride 0");
     logged_one_error("conv_transpose_2d_p0: stride 0 logs one error");
+    {
+        struct ggml_init_params meta = { 4 * ggml_tensor_overhead(), NULL, true };
+        struct ggml_context *mctx = ggml_init(meta);
+        struct ggml_tensor *wide = ggml_new_tensor_4d(mctx, GGML_TYPE_F32, INT64_C(1) << 40, 1, 4, 1);
+        ok(ggml_conv_transpose_2d_p0(mctx, k2, wide, INT32_MAX) == NULL,
+           "conv_transpose_2d_p0: an output wider than INT64_MAX is refused");
+        logged_one_error("conv_transpose_2d_p0: an overflowing output logs one error");
+        ggml_free(mctx);
+    }
 
     struct ggml_tensor *kdw = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 3, 3, 1, 4);
     struct ggml_tensor *kdw2 = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 3, 3, 2, 4);

@@ -450,6 +450,24 @@ static void test_3d(void)
     logged_one_error("im2col_3d too small logs one error");
     ok(ggml_conv_3d(ctx, a, b, 3, 1, 1, 1, 0, 0, 0, 1, 1, 1) == NULL, "conv_3d: IC does not divide");
     logged_one_error("conv_3d logs one error");
+
+    /* Extents near the int64_t range (metadata only): refused, not overflowed. */
+    struct ggml_init_params meta = { 1024 * 1024, NULL, true };
+    struct ggml_context *mctx = ggml_init(meta);
+    const int64_t big = INT64_C(1) << 20;
+    struct ggml_tensor *ka = ggml_new_tensor_4d(mctx, GGML_TYPE_F32, big, big, big, 0);
+    struct ggml_tensor *xb = ggml_new_tensor_4d(mctx, GGML_TYPE_F32, big, big, big, 0);
+    tap_log_errors();
+    ok(ggml_im2col_3d(mctx, ka, xb, INT64_C(1) << 30, 1, 1, 1, 0, 0, 0, 1, 1, 1, GGML_TYPE_F32) == NULL,
+       "im2col_3d: columns of 2^90 elements are refused");
+    logged_one_error("im2col_3d with too many columns logs one error");
+    struct ggml_tensor *wide = ggml_new_tensor_2d(mctx, GGML_TYPE_F32, INT64_C(1) << 40, 1);
+    struct ggml_tensor *row = ggml_new_tensor_2d(mctx, GGML_TYPE_F32, 8, 1);
+    tap_log_errors();
+    ok(ggml_im2col(mctx, wide, row, 1, 0, 0, 0, INT32_MAX, 0, false, GGML_TYPE_F32) == NULL,
+       "im2col: a dilated kernel span beyond int64_t is refused");
+    logged_one_error("im2col with an overflowing kernel span logs one error");
+    ggml_free(mctx);
     struct ggml_tensor *r = ggml_im2col_3d(ctx, a, b, 2, 1, 2, 1, 1, 0, 1, 1, 1, 2, GGML_TYPE_F16);
     const int32_t *op = r ? (const int32_t *) r->op_params : NULL;
     ok(r && r->type == GGML_TYPE_F16 && r->ne[0] == 16 && r->ne[1] == 6 && r->ne[2] == 2 && r->ne[3] == 10 &&
@@ -538,6 +556,64 @@ static void test_col2im_1d(void)
     ggml_free(ctx);
 }
 
+/* The composite convolutions (the helpers and conv_3d) in a context that
+ * fills up at each of their steps in turn: a refusal logs exactly one
+ * message, a result none. */
+static void composite_operands(struct ggml_context *ctx, int op, struct ggml_tensor **k, struct ggml_tensor **x)
+{
+    if (op == CONV_1D || op == CONV_1D_PH || op == CONV_1D_DW || op == CONV_1D_DW_PH) {
+        *k = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 3, op == CONV_1D_DW || op == CONV_1D_DW_PH ? 1 : 2, 2);
+        *x = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 10, 2, 1);
+    } else if (op == CONV_2D || op == CONV_2D_SK_P0 || op == CONV_2D_S1_PH || op == CONV_2D_DW) {
+        *k = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 3, 3, op == CONV_2D_DW ? 1 : 2, 2);
+        *x = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 8, 8, 2, 1);
+    } else {
+        *k = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 2, 2, 2, 4);
+        *x = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 5, 5, 5, 2);
+    }
+}
+
+static struct ggml_tensor *composite(struct ggml_context *ctx, int op, struct ggml_tensor *k, struct ggml_tensor *x)
+{
+    switch (op) {
+    case CONV_1D: return ggml_conv_1d(ctx, k, x, 1, 1, 1);
+    case CONV_1D_PH: return ggml_conv_1d_ph(ctx, k, x, 1, 1);
+    case CONV_1D_DW: return ggml_conv_1d_dw(ctx, k, x, 1, 1, 1);
+    case CONV_1D_DW_PH: return ggml_conv_1d_dw_ph(ctx, k, x, 1, 1);
+    case CONV_2D: return ggml_conv_2d(ctx, k, x, 1, 1, 1, 1, 1, 1);
+    case CONV_2D_SK_P0: return ggml_conv_2d_sk_p0(ctx, k, x);
+    case CONV_2D_S1_PH: return ggml_conv_2d_s1_ph(ctx, k, x);
+    case CONV_2D_DW: return ggml_conv_2d_dw(ctx, k, x, 1, 1, 1, 1, 1, 1);
+    default: return ggml_conv_3d(ctx, k, x, 2, 1, 1, 1, 0, 0, 0, 1, 1, 1);
+    }
+}
+
+static void test_full_context(void)
+{
+    const int n_helpers = (int) (sizeof helper_names / sizeof helper_names[0]);
+    for (int op = 0; op <= n_helpers; op++) {
+        int bad = -1, bad_errors = 0;
+        bool built = false;
+        for (size_t room = 0; room <= 24 && !built; room++) {
+            struct ggml_init_params params = { (2 + room) * ggml_tensor_overhead(), NULL, true };
+            struct ggml_context *ctx = ggml_init(params);
+            struct ggml_tensor *k, *x;
+            composite_operands(ctx, op, &k, &x);
+            tap_log_errors();
+            struct ggml_tensor *r = composite(ctx, op, k, x);
+            int errors = tap_log_errors();
+            built = r != NULL;
+            if (bad < 0 && errors != (built ? 0 : 1)) {
+                bad = (int) room;
+                bad_errors = errors;
+            }
+            ggml_free(ctx);
+        }
+        ok(built && bad < 0, "%s in a context that fills at each step: one error per refusal (room %d: %d errors)",
+           op < n_helpers ? helper_names[op] : "conv_3d", bad, bad_errors);
+    }
+}
+
 int main(void)
 {
     tap_capture_log();
@@ -546,5 +622,6 @@ int main(void)
     test_errors();
     test_3d();
     test_col2im_1d();
+    test_full_context();
     return tap_done();
 }

@@ -484,10 +484,22 @@ static void test_errors(void)
     EXPECT_ERROR(ggml_pool_2d(ctx, a, GGML_OP_POOL_AVG, 2, 2, 1, 1, 0, 1e20f),
                  "pool_2d with padding beyond int32_t (its op parameter)");
     EXPECT_ERROR(ggml_pool_2d(ctx, a, GGML_OP_POOL_AVG, 2, 2, 1, 1, NAN, 0), "pool_2d with NaN padding");
+    EXPECT_ERROR(ggml_pool_2d(ctx, a, GGML_OP_POOL_MAX, 2, 2, 1, 1, 0, 2e30f), "pool_2d with padding of 2e30");
     EXPECT_ERROR(ggml_pad(ctx, a, -1, 0, 0, 0), "pad with negative padding");
     EXPECT_ERROR(ggml_pad_circular(ctx, a, 0, -2, 0, 0), "pad_circular with negative padding");
     EXPECT_ERROR(ggml_pad_ext(ctx, a, 0, 0, 0, 0, -1, 0, 0, 0), "pad_ext with negative padding");
     EXPECT_ERROR(ggml_pad_ext_circular(ctx, a, 0, 0, 0, 0, 0, 0, 0, -3), "pad_ext_circular with negative padding");
+    struct ggml_tensor *empty = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 4, 0, 2);
+    EXPECT_ERROR(ggml_pad_circular(ctx, empty, 0, 1, 0, 0), "pad_circular wrapping an empty dimension");
+    {
+        struct ggml_init_params meta = { 4 * ggml_tensor_overhead(), NULL, true };
+        struct ggml_context *mctx = ggml_init(meta);
+        struct ggml_tensor *longest = ggml_new_tensor_2d(mctx, GGML_TYPE_I8, 1, INT64_MAX - 10);
+        EXPECT_ERROR(ggml_pad(mctx, longest, 0, INT32_MAX, 0, 0), "pad beyond INT64_MAX");
+        ggml_free(mctx);
+    }
+    EXPECT_ERROR(ggml_pad_ext_circular(ctx, empty, 0, 0, 2, 0, 0, 0, 0, 0),
+                 "pad_ext_circular wrapping an empty dimension");
     EXPECT_ERROR(ggml_pad_reflect_1d(ctx, a, 8, 0), "pad_reflect_1d with padding as wide as the row");
     EXPECT_ERROR(ggml_pad_reflect_1d(ctx, a, 0, -1), "pad_reflect_1d with negative padding");
     EXPECT_ERROR(ggml_pad_reflect_1d(ctx, h, 1, 1), "pad_reflect_1d of F16");
@@ -499,6 +511,7 @@ static void test_errors(void)
     EXPECT_ERROR(ggml_win_part(ctx, h, 2), "win_part of F16");
     EXPECT_ERROR(ggml_win_part(ctx, ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 2, 2, 2, 2), 2), "win_part of 4-d input");
     EXPECT_ERROR(ggml_win_unpart(ctx, a, 4, 4, 0), "win_unpart with window 0");
+    EXPECT_ERROR(ggml_win_unpart(ctx, a, INT32_MAX, INT32_MAX, 3), "win_unpart of a plane of INT32_MAX x INT32_MAX");
     EXPECT_ERROR(ggml_win_unpart(ctx, ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 8, 3, 3, 2), 7, 7, 3),
                  "win_unpart with too few windows");
     EXPECT_ERROR(ggml_win_unpart(ctx, ggml_new_tensor_4d(ctx, GGML_TYPE_F16, 8, 3, 3, 1), 3, 3, 3),
@@ -560,6 +573,13 @@ static void test_errors(void)
             is_int(ggml_graph_compute_with_ctx(ctx, g, 2), GGML_STATUS_FAILED, "... and computing it fails");
             logged_one_error("... with one error");
         }
+        /* 2^34 * 2^30 wraps to 0 in 64 bits */
+        struct ggml_init_params meta = { 4 * ggml_tensor_overhead(), NULL, true };
+        struct ggml_context *mctx = ggml_init(meta);
+        struct ggml_tensor *wide = ggml_new_tensor_1d(mctx, GGML_TYPE_F32, INT64_C(1) << 34);
+        EXPECT_ERROR(ggml_upscale(mctx, wide, 1 << 30, GGML_SCALE_MODE_NEAREST),
+                     "upscale to an extent beyond int64_t");
+        ggml_free(mctx);
     }
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"

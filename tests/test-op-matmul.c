@@ -19,6 +19,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ggml-alloc.h"
+#include "ggml-backend.h"
+#include <string.h>
+
 #include "tap.h"
 #include "op-test.h"
 
@@ -933,6 +937,41 @@ static void test_unsupported(void)
     ggml_free(ctx);
 }
 
+/* A product over an empty inner dimension whose operand has no memory at
+ * all (the view of an empty tensor a gallocr placed nowhere: data NULL):
+ * zeros, without addressing it. */
+static void test_empty_sum(void)
+{
+    struct ggml_init_params params = { 8 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true };
+    struct ggml_context *ctx = ggml_init(params);
+    struct ggml_tensor *a = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 0, 25, 35);
+    struct ggml_tensor *b = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 0, 1, 35);
+    struct ggml_tensor *c = ggml_mul_mat(ctx, ggml_view_tensor(ctx, a), b);
+    ggml_set_output(c);
+    struct ggml_cgraph *g = ggml_new_graph(ctx);
+    ggml_build_forward_expand(g, c);
+    ggml_backend_t cpu = ggml_backend_cpu_init();
+    ggml_gallocr_t galloc = ggml_gallocr_new(ggml_backend_cpu_buffer_type());
+    ok(ggml_gallocr_alloc_graph(galloc, g), "an empty-sum product is allocated");
+    float out[25 * 35];
+    memset(out, 0x7f, sizeof out);
+    ggml_backend_tensor_set(c, out, 0, sizeof out);
+    tap_log_errors();
+    for (int threads = 1; threads <= 3; threads++) {
+        ggml_backend_cpu_set_n_threads(cpu, threads);
+        is_int(ggml_backend_graph_compute(cpu, g), GGML_STATUS_SUCCESS, "mul_mat with K = 0, %d threads", threads);
+    }
+    is_int(tap_log_errors(), 0, "without a message");
+    ggml_backend_tensor_get(c, out, 0, sizeof out);
+    bool zeros = true;
+    for (size_t i = 0; i < sizeof out / sizeof out[0]; i++)
+        zeros = zeros && out[i] == 0.0f;
+    ok(zeros, "gives zeros");
+    ggml_gallocr_free(galloc);
+    ggml_backend_free(cpu);
+    ggml_free(ctx);
+}
+
 int main(void)
 {
     tap_capture_log();
@@ -946,5 +985,6 @@ int main(void)
     test_mul_mat();
     test_mul_mat_id();
     test_out_prod();
+    test_empty_sum();
     return tap_done();
 }

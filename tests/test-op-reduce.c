@@ -635,6 +635,14 @@ static void test_errors(void)
     expect_error(ggml_concat(ctx, m, m, -1), "concat with dim -1");
     expect_error(ggml_concat(ctx, m, m, 4), "concat with dim 4");
     expect_error(ggml_concat(ctx, m, f16, 1), "concat of different types");
+    {
+        struct ggml_init_params meta = { 4 * ggml_tensor_overhead(), NULL, true };
+        struct ggml_context *mctx = ggml_init(meta);
+        const int64_t n = (INT64_C(1) << 62) + (INT64_C(1) << 61);
+        struct ggml_tensor *big = ggml_new_tensor_1d(mctx, GGML_TYPE_I8, n);
+        expect_error(ggml_concat(mctx, big, big, 0), "concat of more than INT64_MAX rows");
+        ggml_free(mctx);
+    }
     expect_error(ggml_repeat(ctx, t3, m), "repeat that cannot repeat (target smaller)");
     expect_error(ggml_repeat(ctx, m, ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 6, 3)), "repeat by a non-whole factor");
     expect_error(ggml_repeat_4d(ctx, m, 8, 4, 1, 1), "repeat_4d by a non-whole factor");

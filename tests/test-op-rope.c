@@ -455,6 +455,19 @@ static void test_rope_errors(void)
     logged_one_error("a position count that is not ne[2] logs one error");
     ok(ext(ctx, a, pos2d, NULL, 8, 0) == NULL, "positions that are not a vector give NULL");
     logged_one_error("2-d positions log one error");
+    {
+        /* 4 positions a row for 2^61 rows: the count overflows int64_t */
+        struct ggml_init_params meta = { 4 * ggml_tensor_overhead(), NULL, true };
+        struct ggml_context *mctx = ggml_init(meta);
+        struct ggml_tensor *tall = ggml_new_tensor_3d(mctx, GGML_TYPE_F16, 2, 1, INT64_C(1) << 61);
+        struct ggml_tensor *four = ggml_new_tensor_1d(mctx, GGML_TYPE_I32, 4);
+        ok(tall != NULL && four != NULL && tap_log_errors() == 0, "the tall operand exists (metadata only)");
+        int sections[GGML_MROPE_SECTIONS] = { 1, 0, 0, 0 };
+        ok(ggml_rope_multi(mctx, tall, four, NULL, 2, sections, GGML_ROPE_TYPE_MROPE, 0, 10000.0f, 1.0f, 0.0f, 1.0f,
+                           32.0f, 1.0f) == NULL, "rope_multi needing more than INT64_MAX positions gives NULL");
+        logged_one_error("an overflowing position count logs one error");
+        ggml_free(mctx);
+    }
     ok(ext(ctx, a, pos, NULL, 7, 0) == NULL, "an odd n_dims gives NULL");
     logged_one_error("an odd n_dims logs one error");
     ok(ext(ctx, a, pos, NULL, 10, 0) == NULL, "n_dims larger than a row gives NULL");

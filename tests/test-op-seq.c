@@ -10,6 +10,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tap.h"
 #include "op-test.h"
@@ -376,6 +377,19 @@ static void test_repeat_back(void)
     ok(ggml_repeat_back(ctx, NULL, b) == NULL && ggml_repeat_back(ctx, a, NULL) == NULL,
        "repeat_back: NULL gives NULL");
     is_int(tap_log_errors(), 0, "repeat_back: NULL logs nothing");
+    ggml_free(ctx);
+
+    /* An empty a tiles b 2^40 times: nothing to sum, and no time to spend
+     * on the empty tiles (the alarm ends the test if it does). */
+    ctx = new_ctx(1);
+    struct ggml_tensor *empty = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 0, INT64_C(1) << 20, INT64_C(1) << 20);
+    struct ggml_tensor *two = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 2);
+    struct ggml_tensor *sum = ggml_repeat_back(ctx, empty, two);
+    ggml_set_f32_1d(two, 0, 7.0f); /* sum is a new tensor: it must come out 0, not b's values */
+    alarm(20);
+    is_int(optest_compute(ctx, sum, 2, false), GGML_STATUS_SUCCESS, "repeat_back of an empty a computes at once");
+    alarm(0);
+    ok(ggml_get_f32_1d(sum, 0) == 0.0f && ggml_get_f32_1d(sum, 1) == 0.0f, "to zeros");
     ggml_free(ctx);
 }
 

@@ -1172,6 +1172,24 @@ static void test_alloc_failure_one_backend(void)
     ggml_free(ctx);
 }
 
+/* A graph no CPU buffer can hold, on a scheduler with the CPU backend only:
+ * the allocation is refused once, with one message. */
+static void test_alloc_too_large(void)
+{
+    ggml_backend_sched_t sched = ggml_backend_sched_new(&be_cpu, NULL, 1, 64, false, true);
+    struct ggml_init_params params = { 8 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true };
+    struct ggml_context *ctx = ggml_init(params);
+    struct ggml_tensor *x = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, INT64_C(1) << 61);
+    ggml_set_input(x);
+    struct ggml_cgraph *g = ggml_new_graph(ctx);
+    ggml_build_forward_expand(g, ggml_scale(ctx, x, 2.0f));
+    tap_log_errors();
+    ok(!ggml_backend_sched_alloc_graph(sched, g), "alloc_graph of 2^63 bytes on the CPU alone fails");
+    logged_one_error("with one error");
+    ggml_backend_sched_free(sched);
+    ggml_free(ctx);
+}
+
 /* ------------------------------------------------ 12. unsupported op */
 
 static void test_unsupported(void)
@@ -1465,6 +1483,7 @@ int main(void)
     test_eval_callback();
     test_alloc_failure();
     test_alloc_failure_one_backend();
+    test_alloc_too_large();
     test_unsupported();
     test_null_graph();
     test_empty_graphs();

@@ -196,6 +196,18 @@ static void test_bad_shapes(void)
     ok(t == NULL, "a q4_0 row that is not a whole number of blocks is refused");
     logged_one_error("a partial q4_0 block logs one error");
 
+    /* Empty, but its other extents multiply past int64_t (ne[1] * ne[2] would overflow in any op). */
+    t = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 0, INT64_MAX / 2, 29, 1);
+    ok(t == NULL, "an empty tensor whose other extents overflow when multiplied is refused");
+    logged_one_error("an empty tensor with overflowing extents logs one error");
+    t = ggml_new_tensor_2d(ctx, GGML_TYPE_Q4_0, INT64_C(1) << 62, 4);
+    ok(t == NULL, "a Q4_0 tensor with more than INT64_MAX elements is refused (its bytes would fit)");
+    logged_one_error("too many elements logs one error");
+    t = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 0, INT64_C(1) << 20, 1 << 20, 1);
+    ok(t != NULL, "an empty tensor whose extents multiply within int64_t is allowed");
+    is_uint(t ? ggml_nbytes(t) : 1, 0, "and holds no bytes");
+    is_int(tap_log_errors(), 0, "and logs nothing");
+
     t = ggml_new_tensor_1d(NULL, GGML_TYPE_F32, 4);
     ok(t == NULL, "a NULL context gives no tensor");
     logged_one_error("a NULL context logs one error");

@@ -144,6 +144,34 @@ static void test_views(void)
     ok(bad == NULL, "a negative view dimension is refused");
     logged_one_error("a negative view dimension logs one error");
 
+    bad = ggml_view_2d(ctx, a, 4, 0, a->nb[1], (size_t) -4);
+    ok(bad == NULL, "an empty view at offset SIZE_MAX - 3 is refused");
+    logged_one_error("an empty view outside its source logs one error");
+    ok(ggml_view_2d(ctx, a, 4, 0, a->nb[1], 48 * F32_SIZE) != NULL, "an empty view at the end is allowed");
+    is_int(tap_log_errors(), 0, "and logs nothing");
+
+    /* A stride of -8 as a size_t: the span wraps around to look small. */
+    bad = ggml_view_4d(ctx, a, 1, 5, 4, 1, (size_t) -8, 16, 192, 0);
+    ok(bad == NULL, "view_4d with a row stride of SIZE_MAX - 7 is refused");
+    logged_one_error("a wrapping stride logs one error");
+
+    /* Elements must start on element boundaries (the kernels load them as their type). */
+    bad = ggml_view_1d(ctx, a, 4, 2);
+    ok(bad == NULL, "view_1d at an offset inside an element is refused");
+    logged_one_error("a misaligned view offset logs one error");
+    bad = ggml_view_2d(ctx, a, 2, 2, F32_SIZE + 1, 0);
+    ok(bad == NULL, "view_2d with a row stride inside an element is refused");
+    logged_one_error("a misaligned nb1 logs one error");
+    bad = ggml_view_4d(ctx, a, 1, 1, 1, 2, F32_SIZE, F32_SIZE, 6, 0);
+    ok(bad == NULL, "view_4d with nb3 inside an element is refused");
+    logged_one_error("a misaligned nb3 logs one error");
+    struct ggml_tensor *q = ggml_new_tensor_2d(ctx, GGML_TYPE_Q8_0, 64, 2);
+    bad = ggml_view_1d(ctx, q, 32, ggml_type_size(GGML_TYPE_Q8_0) / 2);
+    ok(bad == NULL, "a view of a Q8_0 tensor starting inside a block is refused");
+    logged_one_error("a view inside a block logs one error");
+    ok(ggml_view_1d(ctx, q, 32, ggml_type_size(GGML_TYPE_Q8_0)) != NULL, "a view of the second Q8_0 block is allowed");
+    is_int(tap_log_errors(), 0, "and logs nothing");
+
     /* NULL propagates quietly. */
     ok(ggml_view_1d(ctx, NULL, 4, 0) == NULL, "view_1d(NULL) is NULL");
     ok(ggml_view_2d(ctx, NULL, 4, 1, 16, 0) == NULL, "view_2d(NULL) is NULL");
@@ -200,6 +228,9 @@ static void test_reshape(void)
     logged_one_error("reshape_1d with the wrong count logs one error");
     ok(ggml_reshape_2d(ctx, a, 7, 7) == NULL, "reshape_2d to 49 elements is refused");
     logged_one_error("reshape_2d with the wrong count logs one error");
+    /* 4 * (2^62 + 12) is 48 modulo 2^64 */
+    ok(ggml_reshape_2d(ctx, a, 4, (INT64_C(1) << 62) + 12) == NULL, "reshape_2d to 2^64 + 48 elements is refused");
+    logged_one_error("reshape_2d with an overflowing count logs one error");
     ok(ggml_reshape_3d(ctx, a, 2, 2, 2) == NULL, "reshape_3d to 8 elements is refused");
     logged_one_error("reshape_3d with the wrong count logs one error");
     ok(ggml_reshape_4d(ctx, a, 4, 3, 2, 3) == NULL, "reshape_4d to 72 elements is refused");

@@ -403,6 +403,8 @@ static void blas_backend_free(ggml_backend_t backend)
  * memory (logged as func).  Grows, never shrinks. */
 static float *work_area(struct blas_backend *ctx, size_t bytes, const char *func)
 {
+    if (bytes == 0)
+        bytes = 64; /* empty operands (k == 0) still get an address: NULL means out of memory */
     if (bytes <= ctx->work_bytes)
         return ctx->work;
     void *p = NULL;

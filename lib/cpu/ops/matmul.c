@@ -46,6 +46,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ggml-impl.h"
 #include "quants-impl.h"
@@ -630,6 +631,17 @@ static void mul_mat_kernel(const struct ggml__compute_params *params, struct ggm
 {
     const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
     const int64_t M = a->ne[1], K = a->ne[0], N = b->ne[1];
+    if (K == 0) {
+        /* empty sums: zeros; a and b hold no bytes (their data may be NULL) */
+        int64_t first, last;
+        ggml__split_rows(ggml_nrows(dst), params->ith, params->nth, &first, &last);
+        for (int64_t r = first; r < last; r++) {
+            const int64_t i1 = r % dst->ne[1], i2 = (r / dst->ne[1]) % dst->ne[2], i3 = r / (dst->ne[1] * dst->ne[2]);
+            memset((char *) dst->data + i1 * dst->nb[1] + i2 * dst->nb[2] + i3 * dst->nb[3], 0,
+                   (size_t) M * sizeof(float));
+        }
+        return;
+    }
     struct scratch sc;
     mul_mat_scratch(dst, params->nth, &sc);
     const struct thread_ws ws = thread_workspace(params, &sc, N);

@@ -362,6 +362,8 @@ static void repeat_back_kernel(const struct ggml__compute_params *params, struct
         char *out = row_ptr(dst, i1, i2, i3);
         for (int64_t i = 0; i < ne0; i++)
             F32_AT(out, dst, i) = 0.0f;
+        if (k0 == 0)
+            continue; /* empty tiles: as many as src has rows, each adding nothing */
         for (int64_t t3 = 0; t3 < k3; t3++)
             for (int64_t t2 = 0; t2 < k2; t2++)
                 for (int64_t t1 = 0; t1 < k1; t1++) {
