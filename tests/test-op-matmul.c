@@ -422,6 +422,30 @@ static void test_mul_mat_id(void)
     check_mul_mat_id(GGML_TYPE_Q8_0, 32, 9, 4, 2, 2, 6, true, &seed);
 }
 
+/* Many experts, few pairs: the scratch follows the pairs, not the experts. */
+static void test_mul_mat_id_many_experts(void)
+{
+    const int64_t n_as = INT64_C(1) << 30;
+    struct ggml_init_params params = { 16 * ggml_tensor_overhead() + ggml_graph_overhead() + 4096, NULL, false };
+    struct ggml_context *ctx = ggml_init(params);
+    struct ggml_tensor *as = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 0, 3, n_as);   /* no bytes: K = 0 */
+    struct ggml_tensor *b = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 0, 2, 4);
+    struct ggml_tensor *ids = ggml_new_tensor_2d(ctx, GGML_TYPE_I32, 2, 4);
+    for (int i = 0; i < 8; i++)
+        ggml_set_i32_1d(ids, i, (int32_t) (i % 2 ? n_as - 1 - i : 5 * i));
+    struct ggml_tensor *r = ggml_mul_mat_id(ctx, as, b, ids);
+    struct ggml_cgraph *g = ggml_new_graph(ctx);
+    ggml_build_forward_expand(g, r);
+    struct ggml_cplan plan = ggml_graph_plan(g, 2, NULL);
+    ok(plan.work_size < 4096, "mul_mat_id of 8 pairs over 2^30 experts plans %zu bytes of scratch", plan.work_size);
+    is_int(ggml_graph_compute_with_ctx(ctx, g, 2), GGML_STATUS_SUCCESS, "... and computes");
+    bool zeros = true;
+    for (int64_t i = 0; i < ggml_nelements(r); i++)
+        zeros = zeros && ggml_get_f32_1d(r, (int) i) == 0.0f;
+    ok(zeros, "... an empty inner dimension gives zeros");
+    ggml_free(ctx);
+}
+
 /* ---------------------------------------------------------------- OUT_PROD */
 
 /* ref[i0 + P * (i1 + Q * (i2 + b2 * i3))] = sum_k a[i0, k, i2 / r2, i3 / r3] * b[i1, k, i2, i3] */
@@ -984,6 +1008,7 @@ int main(void)
     test_unsupported();
     test_mul_mat();
     test_mul_mat_id();
+    test_mul_mat_id_many_experts();
     test_out_prod();
     test_empty_sum();
     return tap_done();

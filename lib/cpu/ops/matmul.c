@@ -704,18 +704,34 @@ static bool mul_mat_id_supports(const struct ggml_tensor *dst)
     return dst->ne[0] == as->ne[1] && dst->ne[1] == ids->ne[0] && dst->ne[2] == ids->ne[1] && dst->ne[3] == 1;
 }
 
-/* The expert lists: counts[x] pairs use expert x; their indices are
-   order[first[x] .. first[x] + counts[x]). */
-struct expert_lists {
-    int64_t *first;       /* n_as + 1 */
-    int64_t *order;       /* n_pairs */
+/*
+ * The pairs (e, t) with a valid expert id, sorted by expert and, within an
+ * expert, by pair index; group g holds the pairs of one expert,
+ * pairs[first[g] .. first[g + 1]).  The memory is linear in the number of
+ * pairs, whatever the number of experts.
+ */
+struct expert_pair {
+    int64_t expert;
+    int64_t pair;         /* e + t * n_used */
 };
 
-static struct expert_lists expert_lists_at(char *at, int64_t n_as)
+struct expert_lists {
+    int64_t *n_groups;          /* 1 */
+    int64_t *first;             /* n_pairs + 1 */
+    struct expert_pair *pairs;  /* n_pairs */
+};
+
+static size_t expert_lists_size(int64_t n_pairs)
+{
+    return (size_t) (n_pairs + 2) * sizeof(int64_t) + (size_t) n_pairs * sizeof(struct expert_pair);
+}
+
+static struct expert_lists expert_lists_at(char *at, int64_t n_pairs)
 {
     struct expert_lists el;
-    el.first = (int64_t *) (void *) at;
-    el.order = el.first + n_as + 1;
+    el.n_groups = (int64_t *) (void *) at;
+    el.first = el.n_groups + 1;
+    el.pairs = (struct expert_pair *) (void *) (el.first + n_pairs + 1);
     return el;
 }
 
@@ -728,7 +744,7 @@ static void mul_mat_id_scratch(const struct ggml_tensor *dst, int nth, struct sc
     if (!src1_in_place(as, b))
         used = (size_t) ggml_nrows(b) * (size_t) b_stride(K) * sizeof(float);
     sc->experts = align_up(used);
-    used = sc->experts + (size_t) (as->ne[2] + 1 + ids->ne[0] * ids->ne[1]) * sizeof(int64_t);
+    used = sc->experts + expert_lists_size(ids->ne[0] * ids->ne[1]);
     scratch_layout(sc, used, nth, as->ne[1], K, ids->ne[0] * ids->ne[1], vec_dot_type_of(as->type), K);
 }
 
@@ -749,14 +765,20 @@ static float *mul_mat_id_out(const struct ggml_tensor *dst, int64_t e, int64_t t
     return (float *) (void *) ((char *) dst->data + e * dst->nb[1] + t * dst->nb[2]);
 }
 
+static int compare_expert_pairs(const void *a, const void *b)
+{
+    const struct expert_pair *x = a, *y = b;
+    if (x->expert != y->expert)
+        return x->expert < y->expert ? -1 : 1;
+    return (x->pair > y->pair) - (x->pair < y->pair);
+}
+
 /* Thread 0: sorts the pairs by expert; fills the pairs with a bad id with NaN. */
 static void group_by_expert(const struct ggml_tensor *dst, const struct expert_lists *el)
 {
     const struct ggml_tensor *as = dst->src[0], *ids = dst->src[2];
     const int64_t n_as = as->ne[2], n_used = ids->ne[0], n_pairs = ids->ne[0] * ids->ne[1];
-    for (int64_t x = 0; x <= n_as; x++)
-        el->first[x] = 0;
-    int64_t bad = 0, bad_p = 0;
+    int64_t n_valid = 0, bad = 0, bad_p = 0;
     for (int64_t p = 0; p < n_pairs; p++) {
         const int32_t x = expert_id(ids, p % n_used, p / n_used);
         if (x < 0 || x >= n_as) {
@@ -767,19 +789,16 @@ static void group_by_expert(const struct ggml_tensor *dst, const struct expert_l
                 out[m] = NAN;
             continue;
         }
-        el->first[x + 1]++;
+        el->pairs[n_valid++] = (struct expert_pair) { .expert = x, .pair = p };
     }
-    for (int64_t x = 0; x < n_as; x++)
-        el->first[x + 1] += el->first[x];
-    /* a counting sort: first[x] walks through expert x's slots, then is restored */
-    for (int64_t p = 0; p < n_pairs; p++) {
-        const int32_t x = expert_id(ids, p % n_used, p / n_used);
-        if (x >= 0 && x < n_as)
-            el->order[el->first[x]++] = p;
-    }
-    for (int64_t x = n_as; x > 0; x--)
-        el->first[x] = el->first[x - 1];
-    el->first[0] = 0;
+    if (n_valid > 1)
+        qsort(el->pairs, (size_t) n_valid, sizeof *el->pairs, compare_expert_pairs);
+    int64_t g = 0;
+    for (int64_t q = 0; q < n_valid; q++)
+        if (q == 0 || el->pairs[q].expert != el->pairs[q - 1].expert)
+            el->first[g++] = q;
+    el->first[g] = n_valid;
+    *el->n_groups = g;
     if (bad > 0)
         ggml__log_at(GGML_LOG_LEVEL_ERROR, "ggml_mul_mat_id",
                      "'%s': %" PRId64 " expert ids outside [0, %" PRId64 "), the first ids[%" PRId64 ", %" PRId64
@@ -792,14 +811,14 @@ struct expert_columns {
     const struct ggml_tensor *src1, *dst;
     const float *b_rows;
     bool in_place;
-    const int64_t *pairs;
+    const struct expert_pair *pairs;
     int64_t n_used;
 };
 
 static void expert_column(const void *ctx, int64_t j, const float **b, float **c)
 {
     const struct expert_columns *ec = ctx;
-    const int64_t p = ec->pairs[j], e = p % ec->n_used, t = p / ec->n_used;
+    const int64_t p = ec->pairs[j].pair, e = p % ec->n_used, t = p / ec->n_used;
     *b = src1_row(ec->src1, e % ec->src1->ne[1] + t * ec->src1->ne[1], ec->in_place, ec->b_rows);
     *c = mul_mat_id_out(ec->dst, e, t);
 }
@@ -818,13 +837,13 @@ static struct operand expert_operand(const struct ggml_tensor *as, int64_t x)
 static void mul_mat_id_kernel(const struct ggml__compute_params *params, struct ggml_tensor *dst)
 {
     const struct ggml_tensor *as = dst->src[0], *b = dst->src[1], *ids = dst->src[2];
-    const int64_t K = as->ne[0], M = as->ne[1], n_as = as->ne[2], n_used = ids->ne[0];
+    const int64_t K = as->ne[0], M = as->ne[1], n_used = ids->ne[0];
     struct scratch sc;
     mul_mat_id_scratch(dst, params->nth, &sc);
     const struct thread_ws ws = thread_workspace(params, &sc, n_used * ids->ne[1]);
     char *base = scratch_base(params);
     float *b_rows = (float *) (void *) (base + sc.b_rows);
-    const struct expert_lists el = expert_lists_at(base + sc.experts, n_as);
+    const struct expert_lists el = expert_lists_at(base + sc.experts, n_used * ids->ne[1]);
 
     const bool in_place = src1_in_place(as, b);
     if (!in_place)
@@ -835,13 +854,13 @@ static void mul_mat_id_kernel(const struct ggml__compute_params *params, struct 
 
     if (params->use_ref) {
         /* every pair with a valid id, split over the threads */
-        const int64_t n_pairs = el.first[n_as];
+        const int64_t n_pairs = el.first[*el.n_groups];
         int64_t first, last;
         ggml__split_rows(n_pairs, params->ith, params->nth, &first, &last);
         float *a_row = ws.area;
         for (int64_t q = first; q < last; q++) {
-            const int64_t p = el.order[q], e = p % n_used, t = p / n_used;
-            const struct operand op = expert_operand(as, expert_id(ids, e, t));
+            const int64_t p = el.pairs[q].pair, e = p % n_used, t = p / n_used;
+            const struct operand op = expert_operand(as, el.pairs[q].expert);
             const float *brow = src1_row(b, e % b->ne[1] + t * b->ne[1], in_place, b_rows);
             float *out = mul_mat_id_out(dst, e, t);
             for (int64_t m = 0; m < M; m++) {
@@ -852,10 +871,8 @@ static void mul_mat_id_kernel(const struct ggml__compute_params *params, struct 
         return;
     }
 
-    for (int64_t x = 0; x < n_as; x++) {
-        const int64_t count = el.first[x + 1] - el.first[x];
-        if (count == 0)
-            continue;
+    for (int64_t g = 0; g < *el.n_groups; g++) {
+        const int64_t count = el.first[g + 1] - el.first[g];
         int64_t m0 = 0, m1 = M, j0 = 0, j1 = count;
         if (split_rows(M, count, params->nth))
             thread_rows(M, params->ith, params->nth, &m0, &m1);
@@ -863,9 +880,9 @@ static void mul_mat_id_kernel(const struct ggml__compute_params *params, struct 
             ggml__split_rows(count, params->ith, params->nth, &j0, &j1);
         const struct expert_columns ec = {
             .src1 = b, .dst = dst, .b_rows = b_rows, .in_place = in_place,
-            .pairs = el.order + el.first[x], .n_used = n_used,
+            .pairs = el.pairs + el.first[g], .n_used = n_used,
         };
-        const struct operand op = expert_operand(as, x);
+        const struct operand op = expert_operand(as, el.pairs[el.first[g]].expert);
         product_columns(&op, m0, m1, K, j0, j1, expert_column, &ec, &ws);
     }
 }
