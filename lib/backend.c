@@ -390,9 +390,11 @@ ggml_backend_t ggml_backend_publish(ggml_backend_t backend)
 ggml_backend_t ggml_backend_dev_init(ggml_backend_dev_t device, const char *params)
 {
     REQUIRE_DEVICE(device, NULL);
+    const unsigned errors = ggml__errors_logged();
     ggml_backend_t backend = device->iface.init_backend(device, params);
     if (backend == NULL) {
-        ggml__error("device %s could not create a backend", ggml_backend_dev_name(device));
+        if (ggml__errors_logged() == errors)
+            ggml__error("device %s could not create a backend", ggml_backend_dev_name(device));
         return NULL;
     }
     return publish_backend(backend, __func__);

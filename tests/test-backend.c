@@ -191,6 +191,7 @@ struct tk_device {
     enum ggml_backend_dev_type type;
     bool full;
     bool fail_init;
+    bool fail_init_logged;   /* fail after a library call that logged its error */
     const char *last_params;
     struct ggml_backend_buffer_type buft;
 };
@@ -435,6 +436,10 @@ static ggml_backend_t tk_dev_init(ggml_backend_dev_t dev, const char *params)
     kd->last_params = params;
     if (kd->fail_init)
         return NULL;
+    if (kd->fail_init_logged) {
+        ggml_backend_buft_alloc_buffer(NULL, 1); /* refused: logs one error */
+        return NULL;
+    }
     ggml_backend_t backend = calloc(1, sizeof *backend);
     struct tk_backend *kb = calloc(1, sizeof *kb);
     if (backend == NULL || kb == NULL) {
@@ -776,6 +781,10 @@ static void test_dev_init(void)
     is_ptr(ggml_backend_dev_init(&dev_full, NULL), NULL, "a failing init_backend gives NULL");
     logged_one_error("a failing init_backend logs one error");
     full_kd.fail_init = false;
+    full_kd.fail_init_logged = true;
+    is_ptr(ggml_backend_dev_init(&dev_full, NULL), NULL, "an init_backend failing on a logged error gives NULL");
+    logged_one_error("... and that error is the only one");
+    full_kd.fail_init_logged = false;
 }
 
 /* --------------------------------------------------------------- backends */
