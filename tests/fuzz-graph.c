@@ -140,7 +140,7 @@ struct counts {
     uint64_t refused_alloc;    /* allocation returned an error */
     uint64_t refused_compute;  /* compute returned an error status */
     uint64_t computed;         /* compute returned GGML_STATUS_SUCCESS */
-    uint64_t too_large;        /* built but not allocated: more memory than a test should take */
+    uint64_t too_large;        /* built but not allocated: more memory or work than a test should take */
     uint64_t ops;              /* constructor calls */
     uint64_t ops_refused;      /* of which returned NULL */
 };
@@ -238,6 +238,8 @@ static bool backends_init(void)
 #define MAX_OPS 14
 /* A graph whose tensors need more than this is built but not run ... */
 #define MAX_GRAPH_BYTES ((size_t) 32 << 20)
+/* Multiply-adds (roughly) a graph may take: a few seconds in a loaded sanitizer build. */
+#define MAX_GRAPH_OPS 2e9
 /* ... not counting tensors of this size or more: no allocator may accept
  * them (a graph holding one is refused at allocation). */
 #define HOPELESS_TENSOR_BYTES ((size_t) 1 << 50)
@@ -1133,6 +1135,45 @@ static bool graph_has_leaf(struct ggml_cgraph *gf)
     return false;
 }
 
+/* An upper estimate of the multiply-adds of gf's nodes: linear in the
+ * elements, except for the ops that contract or slide a kernel. */
+static double graph_ops(struct ggml_cgraph *gf)
+{
+    double total = 0;
+    for (int i = 0; i < ggml_graph_n_nodes(gf); i++) {
+        const struct ggml_tensor *t = ggml_graph_node(gf, i), *a = t->src[0], *b = t->src[1];
+        const double out = (double) ggml_nelements(t);
+        switch (t->op) {
+        case GGML_OP_MUL_MAT:
+        case GGML_OP_MUL_MAT_ID:
+            total += out * (double) a->ne[0];
+            break;
+        case GGML_OP_OUT_PROD:
+            total += out * (double) a->ne[1];
+            break;
+        case GGML_OP_CONV_TRANSPOSE_1D:
+        case GGML_OP_CONV_TRANSPOSE_2D:
+            total += (double) ggml_nelements(a) * (double) ggml_nelements(b);
+            break;
+        case GGML_OP_CONV_2D:
+        case GGML_OP_CONV_3D:
+        case GGML_OP_CONV_2D_DW:
+            total += out * (double) ggml_nelements(a);
+            break;
+        case GGML_OP_FLASH_ATTN_EXT:
+            total += (double) ggml_nelements(a) * (double) b->ne[1];
+            break;
+        default:
+            total += out;
+            for (int j = 0; j < GGML_MAX_SRC; j++)
+                if (t->src[j] != NULL)
+                    total += (double) ggml_nelements(t->src[j]);
+            break;
+        }
+    }
+    return total;
+}
+
 /* Bytes of the tensors an allocator could accept; sets *hopeless when
  * there is another. */
 static double feasible_bytes(struct ggml_context *ctx, bool *hopeless)
@@ -1355,7 +1396,8 @@ static void run_graph(struct entropy *e, uint64_t seed)
         shared->counts.built++;
     }
     bool hopeless;
-    if (feasible_bytes(b.ctx, &hopeless) > (double) MAX_GRAPH_BYTES || (hopeless && !settings.try_hopeless)) {
+    if (feasible_bytes(b.ctx, &hopeless) > (double) MAX_GRAPH_BYTES || (hopeless && !settings.try_hopeless) ||
+        graph_ops(gf) > MAX_GRAPH_OPS) {
         if (counted)
             shared->counts.too_large++;
     } else {

@@ -448,6 +448,20 @@ static void test_3d(void)
     logged_one_error("im2col_3d zero stride logs one error");
     ok(ggml_im2col_3d(ctx, a, b, 2, 1, 1, 1, 0, 0, 0, 1, 1, 9, GGML_TYPE_F32) == NULL, "im2col_3d: too small");
     logged_one_error("im2col_3d too small logs one error");
+    {
+        /* an input of no batches: an empty result, and a graph that computes */
+        struct ggml_tensor *none = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 5, 5, 5, 0);
+        struct ggml_tensor *cols = ggml_im2col_3d(ctx, a, none, 2, 1, 1, 1, 0, 0, 0, 1, 1, 1, GGML_TYPE_F32);
+        ok(cols != NULL && ggml_is_empty(cols), "im2col_3d of an input of no batches is empty");
+        if (cols != NULL) {
+            ggml_backend_dev_t cpu = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
+            ok(cpu != NULL && ggml_backend_dev_supports_op(cpu, cols), "... the CPU device supports it");
+            struct ggml_cgraph *g = ggml_new_graph(ctx);
+            ggml_build_forward_expand(g, cols);
+            is_int(ggml_graph_compute_with_ctx(ctx, g, 2), GGML_STATUS_SUCCESS, "... and computes");
+        }
+        is_int(tap_log_errors(), 0, "... without a message");
+    }
     ok(ggml_conv_3d(ctx, a, b, 3, 1, 1, 1, 0, 0, 0, 1, 1, 1) == NULL, "conv_3d: IC does not divide");
     logged_one_error("conv_3d logs one error");
 

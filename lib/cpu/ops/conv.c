@@ -168,7 +168,9 @@ static bool im2col_3d_supports(const struct ggml_tensor *dst)
     const int32_t IC = ((const int32_t *) dst->op_params)[9];
     if (IC <= 0 || input->ne[3] % IC != 0 || dst->ne[0] != kernel->ne[0] * kernel->ne[1] * kernel->ne[2] * IC)
         return false;
-    return dst->ne[3] % (input->ne[3] / IC) == 0 && ggml_is_contiguous(dst);
+    /* an input of no batches gives an empty result, which is never computed */
+    const int64_t N = input->ne[3] / IC;
+    return (N > 0 ? dst->ne[3] % N == 0 : dst->ne[3] == 0) && ggml_is_contiguous(dst);
 }
 
 static void im2col_3d_kernel(const struct ggml__compute_params *params, struct ggml_tensor *dst)

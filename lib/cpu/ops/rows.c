@@ -326,6 +326,8 @@ static void view_write_kernel(const struct ggml__compute_params *params, struct 
     const int64_t ne0 = b->ne[0];
 
     copy_source_then_wait(params, dst);
+    if (ggml_is_empty(b))
+        return; /* nothing to write, however many empty rows b counts */
 
     int64_t first, last;
     ggml__split_rows(ggml_nrows(b), params->ith, params->nth, &first, &last);
