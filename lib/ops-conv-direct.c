@@ -13,10 +13,17 @@
 
 #include "ggml-impl.h"
 
-/* Output extent of a convolution, or a value < 1 when nothing fits. */
+/* Output extent of a convolution, or a value < 1 when nothing fits
+ * (in, k, p >= 0; s, d >= 1); CONV_OUT_OVERFLOW when the padded input's
+ * extent exceeds INT64_MAX. */
+#define CONV_OUT_OVERFLOW INT64_MAX
 static int64_t conv_out_size(int64_t in, int64_t k, int s, int p, int d)
 {
-    const int64_t span = in + 2 * (int64_t) p - (int64_t) d * (k - 1) - 1;
+    int64_t reach, padded, span;
+    if (__builtin_mul_overflow((int64_t) d, k - 1, &reach) || __builtin_add_overflow(reach, 1, &reach))
+        return 0; /* the dilated kernel is longer than any input */
+    if (__builtin_add_overflow(in, 2 * (int64_t) p, &padded) || __builtin_sub_overflow(padded, reach, &span))
+        return CONV_OUT_OVERFLOW;
     if (span < 0)
         return 0;
     return span / s + 1;
@@ -36,10 +43,16 @@ static bool check_conv_params(const int *s, const int *p, const int *d, int n, c
     return true;
 }
 
-/* Checks that every output extent is at least 1; logs as func. */
+/* Checks that every output extent is at least 1 and did not overflow;
+ * logs as func. */
 static bool check_out_shape(const int64_t *ne, int n, const char *func)
 {
     for (int i = 0; i < n; i++) {
+        if (ne[i] == CONV_OUT_OVERFLOW) {
+            ggml__log_at(GGML_LOG_LEVEL_ERROR, func,
+                         "the padded input is longer than INT64_MAX in dimension %d", i);
+            return false;
+        }
         if (ne[i] < 1) {
             ggml__log_at(GGML_LOG_LEVEL_ERROR, func,
                          "the kernel does not fit the input: output extent %" PRId64 " in dimension %d",

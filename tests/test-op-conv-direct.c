@@ -305,6 +305,20 @@ static void test_errors(void)
     }
 
     struct ggml_tensor *kdw = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 3, 3, 1, 4);
+    {
+        /* an input INT64_MAX high (a no_alloc context holds its 2^64 - 2
+         * bytes): its padded extent overflows int64_t, which must not wrap
+         * (UBSan); the result is refused with one error */
+        struct ggml_init_params meta = { 4 * ggml_tensor_overhead(), NULL, true };
+        struct ggml_context *mctx = ggml_init(meta);
+        struct ggml_tensor *kernel = ggml_new_tensor_4d(mctx, GGML_TYPE_F16, 1, 3, 1, 1);
+        struct ggml_tensor *tall = ggml_new_tensor_4d(mctx, GGML_TYPE_F16, 1, INT64_MAX, 1, 1);
+        tap_log_errors();
+        struct ggml_tensor *e = ggml_conv_2d_direct(mctx, kernel, tall, 1, 1, 0, 3, 1, 1);
+        ok(tall != NULL && e == NULL, "conv_2d_direct of an input INT64_MAX high, padded, is refused");
+        logged_one_error("... with one error");
+        ggml_free(mctx);
+    }
     struct ggml_tensor *kdw2 = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 3, 3, 2, 4);
     struct ggml_tensor *kbig = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 9, 3, 1, 4);
     ok(ggml_conv_2d_dw_direct(ctx, kdw2, x2, 1, 1, 0, 0, 1, 1) == NULL, "conv_2d_dw_direct: kernel ne[2] != 1");
