@@ -858,9 +858,10 @@ static void test_idle_cpu(void)
  * Spinning barriers would make each thread wait for a descheduled one for
  * a whole time slice, and the run would be hundreds of times slower than
  * on one thread (about 300 x 3 ms here); barriers that yield keep it
- * within a small factor.  The bound, 10 times the 1-thread time (about
- * 10 ms) plus 50 ms for a machine busy with other tests, is generous on
- * purpose.  Best of 5 runs each.
+ * within a small factor.  The bound, 20 times the 1-thread time (about
+ * 10 ms) plus 200 ms for a machine busy with other builds and tests
+ * (seen: 164 ms under a load of 4 on 2 cores), stays well under a
+ * collapse and is generous on purpose.  Best of 5 runs each.
  */
 static void test_oversubscription(void)
 {
@@ -889,8 +890,8 @@ static void test_oversubscription(void)
     }
     right = right && chain_node_ok(&c, c.n - 1);
     ok(right, "oversubscription: 300 nodes on 4 threads are right");
-    ok(best4 <= 10.0 * best1 + 0.050,
-       "oversubscription: 4 threads on %ld cores take %.2f ms, 1 thread %.2f ms (limit 10x + 50 ms)",
+    ok(best4 <= 20.0 * best1 + 0.200,
+       "oversubscription: 4 threads on %ld cores take %.2f ms, 1 thread %.2f ms (limit 20x + 200 ms)",
        sysconf(_SC_NPROCESSORS_ONLN), best4 * 1e3, best1 * 1e3);
     ggml_threadpool_free(pool);
     ggml_threadpool_free(pool1);
