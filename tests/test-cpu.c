@@ -859,9 +859,8 @@ static void test_idle_cpu(void)
  * a whole time slice, and the run would be hundreds of times slower than
  * on one thread (about 300 x 3 ms here); barriers that yield keep it
  * within a small factor.  The bound, 20 times the 1-thread time (about
- * 10 ms) plus 200 ms for a machine busy with other builds and tests
- * (seen: 164 ms under a load of 4 on 2 cores), stays well under a
- * collapse and is generous on purpose.  Best of 5 runs each.
+ * 10 ms) plus 200 ms for a machine busy with other builds and tests,
+ * stays well under a collapse and is generous on purpose.  Best of 5 runs each.
  */
 static void test_oversubscription(void)
 {
