@@ -47,7 +47,7 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(FAULT_ASAN)
 void *__interceptor_malloc(size_t size);
 void *__interceptor_calloc(size_t n, size_t size);
 void *__interceptor_realloc(void *p, size_t size);

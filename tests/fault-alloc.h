@@ -17,6 +17,16 @@
 #ifndef GGML_BACKEND_TESTS_FAULT_ALLOC_H
 #define GGML_BACKEND_TESTS_FAULT_ALLOC_H
 
+/* FAULT_ASAN: built with AddressSanitizer (GCC says so with
+ * __SANITIZE_ADDRESS__, clang with __has_feature). */
+#if defined(__SANITIZE_ADDRESS__)
+#    define FAULT_ASAN 1
+#elif defined(__has_feature)
+#    if __has_feature(address_sanitizer)
+#        define FAULT_ASAN 1
+#    endif
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 

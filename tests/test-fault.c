@@ -61,13 +61,14 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#if defined(__SANITIZE_ADDRESS__)
+
+#include "fault-alloc.h"
+#if defined(FAULT_ASAN)
 #include <sanitizer/lsan_interface.h>
 #endif
 
 #include "tap.h"
 #include "op-test.h"
-#include "fault-alloc.h"
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
@@ -640,7 +641,7 @@ static void on_fatal_signal(int sig)
 static void catch_fatal_signals(void)
 {
     signal(SIGABRT, on_fatal_signal);
-#if !defined(__SANITIZE_ADDRESS__)
+#if !defined(FAULT_ASAN)
     /* ASan reports these itself, with the stack. */
     signal(SIGSEGV, on_fatal_signal);
     signal(SIGBUS, on_fatal_signal);
@@ -951,11 +952,11 @@ int main(int argc, char **argv)
      * dynamic linker's blocks are not the program's (LeakSanitizer knows
      * them by their caller, which the allocator here hides) */
     void *frame[1];
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(FAULT_ASAN)
     __lsan_disable();
 #endif
     backtrace(frame, 1);
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(FAULT_ASAN)
     __lsan_enable();
 #endif
     two_nodes = may_run_on_pus_0_and_1();
