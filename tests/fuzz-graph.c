@@ -1153,7 +1153,8 @@ static double graph_ops(struct ggml_cgraph *gf)
             break;
         case GGML_OP_CONV_TRANSPOSE_1D:
         case GGML_OP_CONV_TRANSPOSE_2D:
-            total += (double) ggml_nelements(a) * (double) ggml_nelements(b);
+            /* each output element visits every kernel tap */
+            total += out * (double) ggml_nelements(a) + (double) ggml_nelements(a) * (double) ggml_nelements(b);
             break;
         case GGML_OP_CONV_2D:
         case GGML_OP_CONV_3D:

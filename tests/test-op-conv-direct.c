@@ -8,6 +8,8 @@
  * computed from the inputs as stored (F16 kernels after their rounding).
  */
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "tap.h"
 #include "op-test.h"
@@ -388,6 +390,33 @@ static void test_errors(void)
     ggml_free(ctx);
 }
 
+/* A transposed convolution of an empty input is zeros, made without walking
+ * every kernel tap for every output element (2^34 steps here: the alarm
+ * turns such a walk into a failure). */
+static void test_conv_transpose_empty_input(void)
+{
+    struct ggml_init_params ip = { 4 * 1024 * 1024, NULL, false };
+    struct ggml_context *ctx = ggml_init(ip);
+    struct ggml_tensor *a = ggml_new_tensor_4d(ctx, GGML_TYPE_F16, 4, 65536, 1, 1);
+    struct ggml_tensor *b = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 0, 65536, 1, 1);
+    memset(a->data, 0x3c, ggml_nbytes(a)); /* F16 1.0 */
+    struct ggml_tensor *r = ggml_conv_transpose_2d_p0(ctx, a, b, 3);
+    if (ok(r != NULL && ggml_nelements(r) == 262141, "conv_transpose_2d_p0 of an empty input: 262141 outputs")) {
+        memset(r->data, 0x7f, ggml_nbytes(r));
+        struct ggml_cgraph *g = ggml_new_graph(ctx);
+        ggml_build_forward_expand(g, r);
+        alarm(30);
+        enum ggml_status st = ggml_graph_compute_with_ctx(ctx, g, 2);
+        alarm(0);
+        bool zeros = true;
+        for (int64_t i = 0; i < ggml_nelements(r); i++)
+            zeros = zeros && ((const float *) r->data)[i] == 0.0f;
+        ok(st == GGML_STATUS_SUCCESS && zeros, "... computes zeros");
+    }
+    is_int(tap_log_errors(), 0, "... without a message");
+    ggml_free(ctx);
+}
+
 int main(void)
 {
     tap_capture_log();
@@ -398,6 +427,7 @@ int main(void)
     test_conv_2d(&seed);
     test_conv_3d(&seed);
     test_dw_layout();
+    test_conv_transpose_empty_input();
     test_errors();
     return tap_done();
 }

@@ -64,13 +64,15 @@ static void conv_transpose_1d_kernel(const struct ggml__compute_params *params, 
               d0 = ggml__get_op_params_i32(dst, 2);
     const int64_t K = a->ne[0], IC = a->ne[2], L = b->ne[0];
     const int64_t rows = dst->ne[1] * dst->ne[2] * dst->ne[3];
+    /* an empty kernel or input contributes nothing: zeros, without walking the taps */
+    const int64_t taps = ggml_is_empty(a) || ggml_is_empty(b) ? 0 : K;
     int64_t first, last;
     ggml__split_rows(rows, params->ith, params->nth, &first, &last);
     for (int64_t r = first; r < last; r++) {
         const int64_t oc = r % dst->ne[1], n = (r / dst->ne[1]) % dst->ne[2], i3 = r / (dst->ne[1] * dst->ne[2]);
         for (int64_t o = 0; o < dst->ne[0]; o++) {
             float sum = 0.0f;
-            for (int64_t k = 0; k < K; k++) {
+            for (int64_t k = 0; k < taps; k++) {
                 const int64_t l = transposed_source(o, k, s0, p0, d0, L);
                 if (l < 0)
                     continue;
@@ -87,7 +89,9 @@ static void conv_transpose_2d_kernel(const struct ggml__compute_params *params, 
 {
     const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
     const int s = ggml__get_op_params_i32(dst, 0);
-    const int64_t KW = a->ne[0], KH = a->ne[1], IC = a->ne[3], W = b->ne[0], H = b->ne[1];
+    const int64_t KW = a->ne[0], IC = a->ne[3], W = b->ne[0], H = b->ne[1];
+    /* an empty kernel or input contributes nothing: zeros, without walking the taps */
+    const int64_t KH = ggml_is_empty(a) || ggml_is_empty(b) ? 0 : a->ne[1];
     const int64_t rows = dst->ne[1] * dst->ne[2] * dst->ne[3];
     int64_t first, last;
     ggml__split_rows(rows, params->ith, params->nth, &first, &last);
