@@ -1,6 +1,14 @@
-## lib/local.mk - libggml-backend.la: tensor core (and, later, the backend API).
+## lib/local.mk - libggml-backend.la: tensor core, backend API, CPU backend.
+##
+## Everything is compiled into the convenience library libggml-backend-core.la
+## (also linked statically into the tests that check internals, such as
+## test-kernels); libggml-backend.la is that library with the exported
+## symbols of lib/libggml-backend.sym.  The CPU kernels of each
+## instruction-set level are a convenience library of their own, compiled
+## with that level's flags only (see lib/cpu/simd/kernels.h).
 
 lib_LTLIBRARIES += libggml-backend.la
+noinst_LTLIBRARIES += libggml-backend-core.la
 
 ggmlbackendincludedir = $(includedir)/ggml-backend
 ggmlbackendinclude_HEADERS = \
@@ -11,7 +19,7 @@ ggmlbackendinclude_HEADERS = \
 	include/ggml-cpu.h \
 	include/ggml-blas.h
 
-libggml_backend_la_SOURCES = \
+libggml_backend_core_la_SOURCES = \
 	lib/ggml-impl.h \
 	lib/fp16-impl.h \
 	lib/quants-impl.h \
@@ -56,8 +64,13 @@ libggml_backend_la_SOURCES = \
 	lib/cpu/ops/rope.c \
 	lib/cpu/ops/sort.c \
 	lib/cpu/ops/attention.c \
-	lib/cpu/vec-dot.c \
-	lib/cpu/vec-dot.h \
+	lib/cpu/traits.c \
+	lib/cpu/simd/kernels.h \
+	lib/cpu/simd/table.c \
+	lib/cpu/simd/generic/generic.h \
+	lib/cpu/simd/generic/lanes.h \
+	lib/cpu/simd/generic/convert.c \
+	lib/cpu/simd/generic/dot.c \
 	lib/ops-binary.c \
 	lib/ops-unary.c \
 	lib/ops-reduce.c \
@@ -78,8 +91,23 @@ libggml_backend_la_SOURCES = \
 	lib/ops-custom.c \
 	lib/cpu/ops/custom.c
 
-libggml_backend_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/cpu -I$(top_builddir)/lib -DGGML_BUILD
-libggml_backend_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(HWLOC_CFLAGS)
+core_cppflags = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/cpu -I$(top_srcdir)/lib/cpu/simd -I$(top_builddir)/lib -DGGML_BUILD
+libggml_backend_core_la_CPPFLAGS = $(core_cppflags)
+libggml_backend_core_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(HWLOC_CFLAGS)
+libggml_backend_core_la_LIBADD = $(HWLOC_LIBS) $(LIBS)
+
+# Kernel levels (configure builds those the compiler accepts).
+if ISA_AVX2
+noinst_LTLIBRARIES += lib/cpu/simd/libisa-avx2.la
+lib_cpu_simd_libisa_avx2_la_SOURCES = \
+	lib/cpu/simd/avx2/avx2.h \
+	lib/cpu/simd/avx2/dot.c \
+	lib/cpu/simd/avx2/convert.c
+lib_cpu_simd_libisa_avx2_la_CPPFLAGS = $(core_cppflags)
+lib_cpu_simd_libisa_avx2_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(ISA_AVX2_CFLAGS)
+libggml_backend_core_la_LIBADD += lib/cpu/simd/libisa-avx2.la
+endif
+
 # The plugin directory, compiled into registry.c through a generated
 # header so that a new configure (another --prefix) rebuilds it.
 lib/backend-dir.h: Makefile
@@ -88,11 +116,14 @@ lib/backend-dir.h: Makefile
 	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 BUILT_SOURCES = lib/backend-dir.h
 CLEANFILES += lib/backend-dir.h
-nodist_libggml_backend_la_SOURCES = lib/backend-dir.h
+nodist_libggml_backend_core_la_SOURCES = lib/backend-dir.h
 libggml_backend_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(LT_VERSION_INFO) \
 	-no-undefined \
 	-Wl,--version-script=$(top_srcdir)/lib/libggml-backend.sym
-libggml_backend_la_LIBADD = $(HWLOC_LIBS) $(LIBS)
+libggml_backend_la_SOURCES =
+# (no sources of its own: linked by the C compiler, as its parts are C)
+nodist_EXTRA_libggml_backend_la_SOURCES = lib/link-as-c.c
+libggml_backend_la_LIBADD = libggml-backend-core.la $(HWLOC_LIBS) $(LIBS)
 EXTRA_libggml_backend_la_DEPENDENCIES = lib/libggml-backend.sym
 
 EXTRA_DIST += lib/libggml-backend.sym

@@ -43,6 +43,7 @@ tap_test_programs = \
 	tests/test-numa \
 	tests/test-cpu-hwloc \
 	tests/test-threads \
+	tests/test-kernels \
 	tests/test-op-binary \
 	tests/test-op-copy \
 	tests/test-op-unary \
@@ -74,6 +75,10 @@ tests_test_numa_SOURCES = tests/test-numa.c lib/cpu/numa-plan.c lib/cpu/numa-pla
 tests_test_numa_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/cpu
 tests_test_numa_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS)
 tests_test_numa_LDADD = libggml-backend.la $(HWLOC_LIBS) -lm
+# test-kernels builds the kernel table of every level: it links the
+# library's internals (the convenience library behind libggml-backend.la).
+tests_test_kernels_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/cpu
+tests_test_kernels_LDADD = libggml-backend-core.la -lm
 # test-cpu-hwloc defines hwloc's system calls to count the library's.
 tests_test_cpu_hwloc_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS)
 tests_test_cpu_hwloc_LDADD = libggml-backend.la -lm

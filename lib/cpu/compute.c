@@ -225,6 +225,7 @@ static void compute_job(void *arg, int ith, int nth)
     const struct ggml_cplan *plan = state->plan;
     /* the NUMA node whose weight copies this thread reads (0: the primary) */
     const int node_in_mirror = ggml__cpu_mirrored_buffers() > 0 ? ggml__threadpool_thread_node(state->pool, ith) : 0;
+    const struct ggml__cpu_kernels *kernels = ggml__kernels();
 
     for (int i = 0; i < state->cgraph->n_nodes; i++) {
         struct ggml_tensor *node = state->cgraph->nodes[i];
@@ -240,6 +241,7 @@ static void compute_job(void *arg, int ith, int nth)
                 .wdata = plan->work_data,
                 .pool = state->pool,
                 .use_ref = plan->use_ref,
+                .kernels = kernels,
             };
             if (node_in_mirror > 0)
                 run_on_local_copies(impl, &params, node, node_in_mirror);

@@ -12,6 +12,7 @@
 #include "ggml-cpu.h"
 #include "fp16-impl.h"
 #include "numa-plan.h"
+#include "simd/kernels.h"
 
 /* ------------------------------------------------------------ thread pool */
 
@@ -116,6 +117,7 @@ struct ggml__compute_params {
     void *wdata;
     struct ggml_threadpool *pool;  /* for ggml__threadpool_barrier inside a kernel */
     bool use_ref;                  /* reference kernels only */
+    const struct ggml__cpu_kernels *kernels;   /* the kernel table in use (simd/kernels.h) */
 };
 
 /* Computes this thread's share of dst (its sources are ready). */

@@ -10,6 +10,8 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #    include <cpuid.h>
@@ -21,10 +23,12 @@
 
 #include "ggml-impl.h"
 #include "cpu-private.h"
+#include "simd/kernels.h"
 
 struct cpu_features {
     bool sse3, ssse3, avx, avx_vnni, avx2, bmi2, f16c, fma;
     bool avx512, avx512_vbmi, avx512_vnni, avx512_bf16, amx_int8;
+    bool avx512_bw, avx512_dq, avx512_vl;   /* with F: the AVX-512 kernel level */
     bool neon, arm_fma, fp16_va, dotprod, matmul_int8, sve, sme;
     int sve_cnt;
 };
@@ -66,6 +70,9 @@ static void detect_x86(struct cpu_features *f)
     f->avx2 = f->avx && (b & (1u << 5));
     f->bmi2 = b & (1u << 8);
     f->avx512 = zmm_state && (b & (1u << 16));             /* AVX512F */
+    f->avx512_dq = f->avx512 && (b & (1u << 17));
+    f->avx512_bw = f->avx512 && (b & (1u << 30));
+    f->avx512_vl = f->avx512 && (b & (1u << 31));
     f->avx512_vbmi = f->avx512 && (c & (1u << 1));
     f->avx512_vnni = f->avx512 && (c & (1u << 11));
     f->amx_int8 = amx_state && (d & (1u << 25));
@@ -139,9 +146,83 @@ int ggml_cpu_has_vxe(void)         { return 0; }
 int ggml_cpu_has_wasm_simd(void)   { return 0; }
 int ggml_cpu_has_llamafile(void)   { return 0; }
 
+/* ------------------------------------------------------- the kernel level */
+
+static struct ggml__isa_caps isa_caps;
+static struct ggml__cpu_kernels kernels;
+static pthread_once_t kernels_once = PTHREAD_ONCE_INIT;
+
+static void fill_isa_caps(struct ggml__isa_caps *c, const struct cpu_features *f)
+{
+    c->avx2 = f->avx2 && f->fma && f->f16c;
+    c->avx512 = f->avx512 && f->avx512_bw && f->avx512_dq && f->avx512_vl;
+    c->avx512_vnni = c->avx512 && f->avx512_vnni;
+    c->avx512_bf16 = c->avx512 && f->avx512_bf16;
+    c->avx_vnni = c->avx2 && f->avx_vnni;
+    c->neon = f->neon;
+    c->dotprod = f->neon && f->dotprod;
+    c->i8mm = f->neon && f->matmul_int8;
+    c->fp16_va = f->neon && f->fp16_va;
+}
+
+/* The best level this build has and this CPU runs. */
+static enum ggml__isa best_isa(const struct ggml__isa_caps *c)
+{
+    enum ggml__isa best = GGML__ISA_GENERIC;
+    for (int level = 0; level < GGML__ISA_COUNT; level++)
+        if (ggml__isa_built((enum ggml__isa) level) && ggml__isa_runs_on((enum ggml__isa) level, c))
+            best = (enum ggml__isa) level;
+    return best;
+}
+
+/*
+ * The level GGML_CPU_ISA asks for, when this build has it and the CPU runs
+ * it; otherwise one warning and best.  (Levels of one architecture are
+ * ordered, so a level the CPU runs is never above best.)
+ */
+static enum ggml__isa requested_isa(const struct ggml__isa_caps *c, enum ggml__isa best)
+{
+    const char *want = getenv("GGML_CPU_ISA");
+    if (want == NULL || want[0] == '\0')
+        return best;
+    const enum ggml__isa level = ggml__isa_from_name(want);
+    const char *why = NULL;
+    if (level == GGML__ISA_COUNT)
+        why = "names no kernel level (generic, avx2, avx512, neon)";
+    else if (!ggml__isa_built(level))
+        why = "is not built into this library";
+    else if (!ggml__isa_runs_on(level, c))
+        why = "needs instructions this CPU lacks";
+    if (why == NULL)
+        return level;
+    ggml__log_at(GGML_LOG_LEVEL_WARN, "ggml_cpu_init", "GGML_CPU_ISA=%s %s; using %s", want, why,
+                 ggml__isa_name(best));
+    return best;
+}
+
+static void choose_kernels(void)
+{
+    fill_isa_caps(&isa_caps, cpu());
+    const enum ggml__isa level = requested_isa(&isa_caps, best_isa(&isa_caps));
+    if (!ggml__kernels_build(&kernels, level, &isa_caps))
+        (void) ggml__kernels_build(&kernels, GGML__ISA_GENERIC, &isa_caps);
+}
+
+const struct ggml__cpu_kernels *ggml__kernels(void)
+{
+    pthread_once(&kernels_once, choose_kernels);
+    return &kernels;
+}
+
+const struct ggml__isa_caps *ggml__isa_caps(void)
+{
+    pthread_once(&kernels_once, choose_kernels);
+    return &isa_caps;
+}
+
 void ggml__cpu_features_init(void)
 {
-    (void) cpu();
+    (void) ggml__kernels();
 }
 
 void ggml_cpu_init(void)
@@ -149,8 +230,25 @@ void ggml_cpu_init(void)
     ggml__cpu_features_init();
 }
 
-static struct ggml_backend_feature feature_list[24];
+static struct ggml_backend_feature feature_list[28];
 static pthread_once_t feature_list_once = PTHREAD_ONCE_INIT;
+/* "generic,avx2,...": the levels built in, and those this CPU runs */
+static char isa_built_list[64], isa_runnable_list[64];
+
+static void list_levels(char *buf, size_t size, bool runnable_only)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int level = 0; level < GGML__ISA_COUNT; level++) {
+        const enum ggml__isa l = (enum ggml__isa) level;
+        if (!ggml__isa_built(l) || (runnable_only && !ggml__isa_runs_on(l, ggml__isa_caps())))
+            continue;
+        const int w = snprintf(buf + used, size - used, "%s%s", used > 0 ? "," : "", ggml__isa_name(l));
+        if (w < 0 || (size_t) w >= size - used)
+            break;
+        used += (size_t) w;
+    }
+}
 
 static void fill_feature_list(void)
 {
@@ -170,6 +268,12 @@ static void fill_feature_list(void)
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (all[i].present)
             feature_list[n++] = (struct ggml_backend_feature) { all[i].name, "1" };
+    /* the kernel level in use (GGML_CPU_ISA), then the levels to choose from */
+    list_levels(isa_built_list, sizeof isa_built_list, false);
+    list_levels(isa_runnable_list, sizeof isa_runnable_list, true);
+    feature_list[n++] = (struct ggml_backend_feature) { "ISA", ggml__isa_name(ggml__kernels()->level) };
+    feature_list[n++] = (struct ggml_backend_feature) { "ISA_BUILT", isa_built_list };
+    feature_list[n++] = (struct ggml_backend_feature) { "ISA_RUNNABLE", isa_runnable_list };
     feature_list[n] = (struct ggml_backend_feature) { NULL, NULL };
 }
 

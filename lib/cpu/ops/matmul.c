@@ -51,7 +51,6 @@
 #include "ggml-impl.h"
 #include "quants-impl.h"
 #include "cpu-private.h"
-#include "vec-dot.h"
 
 #define MR 8           /* rows of A per tile: elements of a destination row */
 #define NR 6           /* columns per tile */
@@ -329,6 +328,7 @@ static void tile_kernel(int kc, const float *restrict apack, const float *restri
 static void product_by_dots(const struct operand *a, int64_t m0, int64_t m1, int64_t K, int ncols,
                             const float *const *b, float *const *c, float *buf)
 {
+    const ggml_vec_dot_t dot_f32 = ggml__kernels()->vec_dot[GGML_TYPE_F32];
     const int64_t step = a->type == GGML_TYPE_F32 ? (K > 0 ? K : 1) : KC;
     for (int64_t m = m0; m < m1; m++) {
         float sum[GEMV_COLS] = { 0.0f };
@@ -337,7 +337,7 @@ static void product_by_dots(const struct operand *a, int64_t m0, int64_t m1, int
             const float *row = operand_row(a, m, k0, n, buf);
             for (int j = 0; j < ncols; j++) {
                 float s;
-                ggml__vec_dot_f32((int) n, &s, 0, row, 0, b[j] + k0, 0, 1);
+                dot_f32((int) n, &s, 0, row, 0, b[j] + k0, 0, 1);
                 sum[j] += s;
             }
         }
@@ -571,10 +571,128 @@ static void mul_mat_scratch(const struct ggml_tensor *dst, int nth, struct scrat
     scratch_layout(sc, used, nth, a->ne[1], K, b->ne[1], vec_dot_type_of(a->type), K);
 }
 
+/* src0's matrix for the batch (i12, i13) of src1: broadcast by repetition of blocks. */
+static struct operand mul_mat_operand(const struct ggml_tensor *a, const struct ggml_tensor *b, int64_t i12,
+                                      int64_t i13)
+{
+    const int64_t i02 = i12 / (b->ne[2] / a->ne[2]), i03 = i13 / (b->ne[3] / a->ne[3]);
+    struct operand op = {
+        .type = a->type,
+        .data = (const char *) a->data + i02 * a->nb[2] + i03 * a->nb[3],
+        .stride = a->nb[1],
+        .columns = false,
+    };
+    return op;
+}
+
+/* ---------------------------------------------- matrix x a few columns */
+
+/*
+ * Products with at most GEMV_COLS columns per batch (token generation)
+ * take the kernel table's dot products directly on src0's rows, in their
+ * own type: quantized weights against src1 encoded as their vec_dot_type
+ * (Q8_0 or Q8_1: integer block sums), F16 and BF16 weights against src1
+ * rounded to that type, as ggml defines the product.  Nothing of src0 is
+ * converted, so the product streams the weights once at memory speed.
+ *
+ * Scratch: src1's rows encoded as vec_dot_type (unless src1 already has
+ * such rows), ENCODED_STRIDE bytes apart, then one float row per thread
+ * for gathering a strided src1 row before it is encoded.  Threads encode
+ * their share of src1's rows, meet at a barrier, then split the flat
+ * range of (batch, row of src0) outputs.
+ */
+static bool use_dot_products(const struct ggml_tensor *dst)
+{
+    const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
+    return b->ne[1] <= GEMV_COLS && a->ne[0] <= INT32_MAX;
+}
+
+/* True when src1's rows can be passed to the dot products as they are. */
+static bool src1_encoded_in_place(const struct ggml_tensor *a, const struct ggml_tensor *b)
+{
+    return b->type == vec_dot_type_of(a->type) && b->nb[0] == ggml_type_size(b->type);
+}
+
+static size_t encoded_stride(const struct ggml_tensor *a)
+{
+    return align_up(ggml_row_size(vec_dot_type_of(a->type), a->ne[0]));
+}
+
+static size_t dots_work_size(const struct ggml_tensor *dst, int nth)
+{
+    const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
+    size_t size = SCRATCH_ALIGN;
+    if (!src1_encoded_in_place(a, b))
+        size += (size_t) ggml_nrows(b) * encoded_stride(a);
+    return size + (size_t) nth * align_up((size_t) a->ne[0] * sizeof(float));
+}
+
+/* Row r of src1 (r = i11 + ne11 * (i12 + ne12 * i13)). */
+static const char *src1_row_bytes(const struct ggml_tensor *b, int64_t r)
+{
+    const int64_t i11 = r % b->ne[1], i12 = (r / b->ne[1]) % b->ne[2], i13 = r / (b->ne[1] * b->ne[2]);
+    return (const char *) b->data + i11 * b->nb[1] + i12 * b->nb[2] + i13 * b->nb[3];
+}
+
+static void mul_mat_by_dots(const struct ggml__compute_params *params, struct ggml_tensor *dst)
+{
+    const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
+    const struct ggml__cpu_kernels *k = params->kernels;
+    const enum ggml_type vdt = vec_dot_type_of(a->type);
+    const int64_t K = a->ne[0], M = a->ne[1], N = b->ne[1];
+    const size_t stride = encoded_stride(a);
+    const bool in_place = src1_encoded_in_place(a, b);
+    char *encoded = scratch_base(params);
+    float *gather = (float *) (void *) (encoded + (in_place ? 0 : (size_t) ggml_nrows(b) * stride) +
+                                        (size_t) params->ith * align_up((size_t) K * sizeof(float)));
+
+    if (!in_place) {
+        int64_t first, last;
+        ggml__split_rows(ggml_nrows(b), params->ith, params->nth, &first, &last);
+        for (int64_t r = first; r < last; r++) {
+            const char *src = src1_row_bytes(b, r);
+            const float *row = (const float *) (const void *) src;
+            if (b->type != GGML_TYPE_F32 || b->nb[0] != sizeof(float)) {
+                for (int64_t i = 0; i < K; i++)
+                    gather[i] = load_element(b->type, src + i * b->nb[0]);
+                row = gather;
+            }
+            k->from_float[vdt](row, encoded + r * stride, K);
+        }
+        ggml__threadpool_barrier(params->pool);
+    }
+
+    const ggml_vec_dot_t dot = k->vec_dot[a->type];
+    const int64_t n_batches = b->ne[2] * b->ne[3];
+    int64_t f0, f1;
+    ggml__split_rows(n_batches * M, params->ith, params->nth, &f0, &f1);
+    for (int64_t f = f0; f < f1;) {
+        const int64_t bt = f / M, m_begin = f % M;
+        const int64_t m_end = f1 - bt * M < M ? f1 - bt * M : M;
+        const int64_t i12 = bt % b->ne[2], i13 = bt / b->ne[2];
+        const struct operand op = mul_mat_operand(a, b, i12, i13);
+        const char *brow[GEMV_COLS];
+        float *crow[GEMV_COLS];
+        for (int64_t j = 0; j < N; j++) {
+            const int64_t r = j + b->ne[1] * (i12 + b->ne[2] * i13);
+            brow[j] = in_place ? src1_row_bytes(b, r) : encoded + r * stride;
+            crow[j] = (float *) (void *) ((char *) dst->data + j * dst->nb[1] + i12 * dst->nb[2] + i13 * dst->nb[3]);
+        }
+        for (int64_t m = m_begin; m < m_end; m++)
+            for (int64_t j = 0; j < N; j++)
+                dot((int) K, &crow[j][m], 0, op.data + m * op.stride, 0, brow[j], 0, 1);
+        f = bt * M + m_end;
+    }
+}
+
 static size_t mul_mat_work_size(const struct ggml_tensor *dst, int n_tasks)
 {
     struct scratch sc;
     mul_mat_scratch(dst, n_tasks, &sc);
+    if (use_dot_products(dst)) {
+        const size_t dots = dots_work_size(dst, n_tasks);
+        return dots > sc.total ? dots : sc.total;
+    }
     return sc.total;
 }
 
@@ -592,20 +710,6 @@ static void mul_mat_column(const void *ctx, int64_t j, const float **b, float **
     const struct ggml_tensor *src1 = mb->src1, *dst = mb->dst;
     *b = src1_row(src1, j + src1->ne[1] * (mb->i12 + src1->ne[2] * mb->i13), mb->in_place, mb->b_rows);
     *c = (float *) (void *) ((char *) dst->data + j * dst->nb[1] + mb->i12 * dst->nb[2] + mb->i13 * dst->nb[3]);
-}
-
-/* src0's matrix for the batch (i12, i13) of src1: broadcast by repetition of blocks. */
-static struct operand mul_mat_operand(const struct ggml_tensor *a, const struct ggml_tensor *b, int64_t i12,
-                                      int64_t i13)
-{
-    const int64_t i02 = i12 / (b->ne[2] / a->ne[2]), i03 = i13 / (b->ne[3] / a->ne[3]);
-    struct operand op = {
-        .type = a->type,
-        .data = (const char *) a->data + i02 * a->nb[2] + i03 * a->nb[3],
-        .stride = a->nb[1],
-        .columns = false,
-    };
-    return op;
 }
 
 static void mul_mat_ref(const struct ggml__compute_params *params, struct ggml_tensor *dst, const float *b_rows,
@@ -640,6 +744,10 @@ static void mul_mat_kernel(const struct ggml__compute_params *params, struct ggm
             memset((char *) dst->data + i1 * dst->nb[1] + i2 * dst->nb[2] + i3 * dst->nb[3], 0,
                    (size_t) M * sizeof(float));
         }
+        return;
+    }
+    if (!params->use_ref && use_dot_products(dst)) {
+        mul_mat_by_dots(params, dst);
         return;
     }
     struct scratch sc;

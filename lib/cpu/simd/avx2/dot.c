@@ -1,0 +1,229 @@
+/*
+ * simd/avx2/dot.c - dot products of the AVX2 level.
+ *
+ * Float rows: four accumulators of 8 lanes (fused multiply-add), a scalar
+ * tail, then a fixed reduction.  The sums round differently from the
+ * generic level's 16 partial sums; both are single-precision sums of exact
+ * products.
+ *
+ * Quantized rows against Q8_0 / Q8_1 rows: the 32 products of a block are
+ * summed exactly in integers (maddubs then madd), as in the generic level;
+ * only the scaling and the sum over blocks are in floats.  maddubs takes
+ * an unsigned and a signed operand: signed weights are made unsigned by
+ * moving their sign onto the activation (|w| * (sign(w) * a)), which is
+ * exact when a is in [-127, 127], as the Q8 encoders make it.
+ */
+#include "config.h"
+
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ggml-impl.h"
+#include "fp16-impl.h"
+#include "quants-impl.h"
+#include "avx2.h"
+
+#define ONE_ROW_ONLY() ((void) bs, (void) bx, (void) by, (void) nrc)
+
+static inline float hsum_ps(__m256 v)
+{
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+/* ------------------------------------------------------------ float rows */
+
+static inline __m256 load_f32(const void *p)
+{
+    return _mm256_loadu_ps(p);
+}
+
+static inline __m256 load_f16(const void *p)
+{
+    return _mm256_cvtph_ps(_mm_loadu_si128(p));
+}
+
+static inline __m256 load_bf16(const void *p)
+{
+    const __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128(p));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
+}
+
+/* The shape of the three float dot products: 32 elements a step. */
+#define DOT_FLOAT_ROWS(T, load, scalar)                                                   \
+    do {                                                                                 \
+        const T *x_ = vx, *y_ = vy;                                                      \
+        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;                      \
+        int i_ = 0;                                                                      \
+        for (; i_ + 32 <= n; i_ += 32) {                                                 \
+            a0 = _mm256_fmadd_ps(load(x_ + i_), load(y_ + i_), a0);                      \
+            a1 = _mm256_fmadd_ps(load(x_ + i_ + 8), load(y_ + i_ + 8), a1);              \
+            a2 = _mm256_fmadd_ps(load(x_ + i_ + 16), load(y_ + i_ + 16), a2);            \
+            a3 = _mm256_fmadd_ps(load(x_ + i_ + 24), load(y_ + i_ + 24), a3);            \
+        }                                                                                \
+        for (; i_ + 8 <= n; i_ += 8)                                                     \
+            a0 = _mm256_fmadd_ps(load(x_ + i_), load(y_ + i_), a0);                      \
+        float tail_ = 0.0f;                                                              \
+        for (; i_ < n; i_++)                                                             \
+            tail_ += scalar(x_[i_]) * scalar(y_[i_]);                                    \
+        *s = hsum_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3))) + tail_; \
+    } while (0)
+
+static inline float f32_value(float v)
+{
+    return v;
+}
+
+/* F16C's scalar conversion: exact, as ggml__fp16_to_fp32. */
+static inline float f16_value(ggml_fp16_t h)
+{
+    return _cvtsh_ss(h);
+}
+
+static inline float bf16_value(uint16_t h)
+{
+    return ggml__fp32_from_bits((uint32_t) h << 16);
+}
+
+void ggml__avx2_vec_dot_f32(GGML__VEC_DOT_PARAMS)
+{
+    ONE_ROW_ONLY();
+    DOT_FLOAT_ROWS(float, load_f32, f32_value);
+}
+
+void ggml__avx2_vec_dot_f16(GGML__VEC_DOT_PARAMS)
+{
+    ONE_ROW_ONLY();
+    DOT_FLOAT_ROWS(ggml_fp16_t, load_f16, f16_value);
+}
+
+void ggml__avx2_vec_dot_bf16(GGML__VEC_DOT_PARAMS)
+{
+    ONE_ROW_ONLY();
+    DOT_FLOAT_ROWS(uint16_t, load_bf16, bf16_value);
+}
+
+/* -------------------------------------------------------- quantized rows */
+
+/* Sum over the 32 lanes of signed w times signed a, as 8 int32 partial sums. */
+static inline __m256i dot_i8(__m256i w, __m256i a)
+{
+    const __m256i wabs = _mm256_sign_epi8(w, w);
+    const __m256i asgn = _mm256_sign_epi8(a, w);
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(wabs, asgn), _mm256_set1_epi16(1));
+}
+
+/* The same for unsigned w (0..31). */
+static inline __m256i dot_u8(__m256i w, __m256i a)
+{
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(w, a), _mm256_set1_epi16(1));
+}
+
+/* The 32 4-bit values of a block, unsigned 0..15, in element order. */
+static inline __m256i unpack_nibbles(const uint8_t qs[16])
+{
+    const __m128i packed = _mm_loadu_si128((const __m128i *) (const void *) qs);
+    const __m128i mask = _mm_set1_epi8(0x0f);
+    const __m128i lo = _mm_and_si128(packed, mask);
+    const __m128i hi = _mm_and_si128(_mm_srli_epi16(packed, 4), mask);
+    return _mm256_set_m128i(hi, lo);
+}
+
+/* 0x10 in byte j where bit j of the block's qh is set, else 0. */
+static inline __m256i fifth_bits(const uint8_t qh[4])
+{
+    uint32_t bits;
+    memcpy(&bits, qh, sizeof bits);
+    const __m256i spread = _mm256_shuffle_epi8(
+        _mm256_set1_epi32((int) bits),
+        _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202, 0x0101010101010101, 0x0000000000000000));
+    const __m256i select = _mm256_set1_epi64x((long long) 0x8040201008040201ull);
+    const __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(spread, select), select);
+    return _mm256_and_si256(set, _mm256_set1_epi8(0x10));
+}
+
+static inline __m256i load_q8(const int8_t qs[32])
+{
+    return _mm256_loadu_si256((const __m256i *) (const void *) qs);
+}
+
+static inline __m256 block_scale(ggml_fp16_t a, ggml_fp16_t b)
+{
+    return _mm256_set1_ps(f16_value(a) * f16_value(b));
+}
+
+void ggml__avx2_vec_dot_q4_0_q8_0(GGML__VEC_DOT_PARAMS)
+{
+    ONE_ROW_ONLY();
+    const block_q4_0 *x = vx;
+    const block_q8_0 *y = vy;
+    __m256 acc = _mm256_setzero_ps();
+    for (int b = 0; b < n / QK4_0; b++) {
+        const __m256i w = _mm256_sub_epi8(unpack_nibbles(x[b].qs), _mm256_set1_epi8(8));
+        const __m256i isum = dot_i8(w, load_q8(y[b].qs));
+        acc = _mm256_fmadd_ps(block_scale(x[b].d, y[b].d), _mm256_cvtepi32_ps(isum), acc);
+    }
+    *s = hsum_ps(acc);
+}
+
+void ggml__avx2_vec_dot_q4_1_q8_1(GGML__VEC_DOT_PARAMS)
+{
+    ONE_ROW_ONLY();
+    const block_q4_1 *x = vx;
+    const block_q8_1 *y = vy;
+    __m256 acc = _mm256_setzero_ps();
+    float mins = 0.0f;
+    for (int b = 0; b < n / QK4_1; b++) {
+        const __m256i isum = dot_u8(unpack_nibbles(x[b].qs), load_q8(y[b].qs));
+        acc = _mm256_fmadd_ps(block_scale(x[b].d, y[b].d), _mm256_cvtepi32_ps(isum), acc);
+        mins += f16_value(x[b].m) * f16_value(y[b].s);
+    }
+    *s = hsum_ps(acc) + mins;
+}
+
+void ggml__avx2_vec_dot_q5_0_q8_0(GGML__VEC_DOT_PARAMS)
+{
+    ONE_ROW_ONLY();
+    const block_q5_0 *x = vx;
+    const block_q8_0 *y = vy;
+    __m256 acc = _mm256_setzero_ps();
+    for (int b = 0; b < n / QK5_0; b++) {
+        const __m256i u = _mm256_or_si256(unpack_nibbles(x[b].qs), fifth_bits(x[b].qh));
+        const __m256i w = _mm256_sub_epi8(u, _mm256_set1_epi8(16));
+        const __m256i isum = dot_i8(w, load_q8(y[b].qs));
+        acc = _mm256_fmadd_ps(block_scale(x[b].d, y[b].d), _mm256_cvtepi32_ps(isum), acc);
+    }
+    *s = hsum_ps(acc);
+}
+
+void ggml__avx2_vec_dot_q5_1_q8_1(GGML__VEC_DOT_PARAMS)
+{
+    ONE_ROW_ONLY();
+    const block_q5_1 *x = vx;
+    const block_q8_1 *y = vy;
+    __m256 acc = _mm256_setzero_ps();
+    float mins = 0.0f;
+    for (int b = 0; b < n / QK5_1; b++) {
+        const __m256i u = _mm256_or_si256(unpack_nibbles(x[b].qs), fifth_bits(x[b].qh));
+        const __m256i isum = dot_u8(u, load_q8(y[b].qs));
+        acc = _mm256_fmadd_ps(block_scale(x[b].d, y[b].d), _mm256_cvtepi32_ps(isum), acc);
+        mins += f16_value(x[b].m) * f16_value(y[b].s);
+    }
+    *s = hsum_ps(acc) + mins;
+}
+
+void ggml__avx2_vec_dot_q8_0_q8_0(GGML__VEC_DOT_PARAMS)
+{
+    ONE_ROW_ONLY();
+    const block_q8_0 *x = vx;
+    const block_q8_0 *y = vy;
+    __m256 acc = _mm256_setzero_ps();
+    for (int b = 0; b < n / QK8_0; b++) {
+        const __m256i isum = dot_i8(load_q8(x[b].qs), load_q8(y[b].qs));
+        acc = _mm256_fmadd_ps(block_scale(x[b].d, y[b].d), _mm256_cvtepi32_ps(isum), acc);
+    }
+    *s = hsum_ps(acc);
+}

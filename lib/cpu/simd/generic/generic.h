@@ -1,0 +1,31 @@
+/*
+ * simd/generic/generic.h - the kernels of the generic level (portable C,
+ * compiled with the library's own flags).  simd/table.c puts them in the
+ * table; every other level is tested against them.
+ *
+ * Not installed.  Include after config.h and ggml-impl.h.
+ */
+#ifndef GGML_BACKEND_SIMD_GENERIC_H
+#define GGML_BACKEND_SIMD_GENERIC_H
+
+#include "kernels.h"
+
+/* dot.c: vec_dot entries (contract: kernels.h) */
+void ggml__generic_vec_dot_f32(GGML__VEC_DOT_PARAMS);
+void ggml__generic_vec_dot_f16(GGML__VEC_DOT_PARAMS);
+void ggml__generic_vec_dot_bf16(GGML__VEC_DOT_PARAMS);
+void ggml__generic_vec_dot_q4_0_q8_0(GGML__VEC_DOT_PARAMS);
+void ggml__generic_vec_dot_q4_1_q8_1(GGML__VEC_DOT_PARAMS);
+void ggml__generic_vec_dot_q5_0_q8_0(GGML__VEC_DOT_PARAMS);
+void ggml__generic_vec_dot_q5_1_q8_1(GGML__VEC_DOT_PARAMS);
+void ggml__generic_vec_dot_q8_0_q8_0(GGML__VEC_DOT_PARAMS);
+
+/* convert.c: to_float and from_float entries */
+void ggml__generic_f16_to_f32(const void *restrict x, float *restrict y, int64_t n);
+void ggml__generic_f32_to_f16(const float *restrict x, void *restrict y, int64_t n);
+void ggml__generic_bf16_to_f32(const void *restrict x, float *restrict y, int64_t n);
+void ggml__generic_f32_to_bf16(const float *restrict x, void *restrict y, int64_t n);
+void ggml__generic_f32_to_i32(const float *restrict x, void *restrict y, int64_t n);
+void ggml__generic_f32_to_f32(const float *restrict x, void *restrict y, int64_t n);
+
+#endif

@@ -1,0 +1,118 @@
+/*
+ * simd/kernels.h - the CPU backend's kernel table: one set of row kernels
+ * per instruction-set level, chosen once per process.
+ *
+ * Not installed.  Include after config.h and ggml-impl.h.
+ *
+ * Layout (lib/cpu/simd/):
+ *   kernels.h          this table and the level names
+ *   table.c            builds the table of a level from the levels below it
+ *   generic/           portable C: the fallback, and what every level is
+ *                      tested against (compiled with the library's flags)
+ *   avx2/              x86-64 with AVX2, FMA and F16C (-mavx2 -mfma -mf16c)
+ *   avx512/            AVX-512 F, BW, DQ and VL on top of AVX2
+ *   neon/              AArch64 Advanced SIMD (dotprod entries in a file
+ *                      of their own, compiled with +dotprod)
+ * Each level directory is an Automake convenience library built with that
+ * level's flags only (lib/local.mk); configure builds the levels the
+ * compiler accepts.  Code of a level runs only after the table of that
+ * level was chosen, so a level's files may use its instructions anywhere.
+ *
+ * How a table is made (table.c, which lists every level's entries): start
+ * from the generic entries, then let each level from the lowest up to the
+ * chosen one (of the same architecture) replace the entries it has.  A NULL entry in the element-wise families means
+ * "the op's own portable row function" (lib/cpu/ops/unary.c): those ops
+ * keep their generic form next to their reference.
+ *
+ * Contract of every entry: the same results as the generic entry, bit for
+ * bit for codecs and for integer sums of quantized blocks; float dot
+ * products and element-wise approximations within the bounds stated where
+ * they are defined (tests/test-kernels.c checks each level's entries
+ * against the generic ones and against double precision).  No entry
+ * allocates, logs or reads global state; every entry accepts any alignment
+ * of its pointers and any n >= 0 (a multiple of the block size for block
+ * formats).
+ */
+#ifndef GGML_BACKEND_CPU_SIMD_KERNELS_H
+#define GGML_BACKEND_CPU_SIMD_KERNELS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ggml.h"
+#include "ggml-cpu.h"
+
+/* The parameter list of ggml_vec_dot_t, for declaring entries. */
+#define GGML__VEC_DOT_PARAMS                                                                     \
+    int n, float *restrict s, size_t bs, const void *restrict vx, size_t bx, const void *restrict vy, \
+        size_t by, int nrc
+
+/* The levels, lowest first within an architecture. */
+enum ggml__isa {
+    GGML__ISA_GENERIC,
+    GGML__ISA_AVX2,      /* AVX2 + FMA + F16C */
+    GGML__ISA_AVX512,    /* AVX-512 F/BW/DQ/VL, plus AVX2's requirements */
+    GGML__ISA_NEON,      /* AArch64 Advanced SIMD */
+    GGML__ISA_COUNT
+};
+
+/* CPU features that choose entries inside a level (never in a loop). */
+struct ggml__isa_caps {
+    bool avx2, avx512, avx512_vnni, avx512_bf16, avx_vnni;
+    bool neon, dotprod, i8mm, fp16_va;
+};
+
+struct ggml__cpu_kernels {
+    enum ggml__isa level;
+
+    /*
+     * vec_dot[t]: dot product of a row of type t with a row of
+     * ggml_get_type_traits_cpu(t)->vec_dot_type, the ggml_vec_dot_t
+     * contract with nrc = 1.  F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0.
+     */
+    ggml_vec_dot_t vec_dot[GGML_TYPE_COUNT];
+
+    /* from_float[t]: encoder of float rows (F16, BF16, Q8_0, Q8_1, ...). */
+    ggml_from_float_t from_float[GGML_TYPE_COUNT];
+
+    /* to_float[t]: decoder of rows into floats (F16, BF16, Q4_0 .. Q8_0). */
+    ggml_to_float_t to_float[GGML_TYPE_COUNT];
+
+    /*
+     * Element-wise F32 rows (y may equal x, or g for glu): unary[op] is
+     * y[i] = op(x[i]); glu[op] is y[i] = op(x[i]) * g[i].  NULL: the op's
+     * portable row function.
+     */
+    void (*unary[GGML_UNARY_OP_COUNT])(int64_t n, float *y, const float *x);
+    void (*glu[GGML_GLU_OP_COUNT])(int64_t n, float *y, const float *x, const float *g);
+};
+
+/* The level's name as GGML_CPU_ISA spells it ("generic", "avx2", ...). */
+const char *ggml__isa_name(enum ggml__isa level);
+
+/* The level named name (any case), or GGML__ISA_COUNT when none is. */
+enum ggml__isa ggml__isa_from_name(const char *name);
+
+/* True when this build contains the level's kernels. */
+bool ggml__isa_built(enum ggml__isa level);
+
+/* True when a CPU with caps can run the level's kernels. */
+bool ggml__isa_runs_on(enum ggml__isa level, const struct ggml__isa_caps *caps);
+
+/*
+ * Fills *k with the table of level for a CPU with caps.  The level must be
+ * built and must run on caps; false (k untouched) otherwise.
+ */
+bool ggml__kernels_build(struct ggml__cpu_kernels *k, enum ggml__isa level, const struct ggml__isa_caps *caps);
+
+/*
+ * The table in use (lib/cpu/simd/select.c): the best level the CPU runs,
+ * or the lower one GGML_CPU_ISA names; chosen at the first call.
+ */
+const struct ggml__cpu_kernels *ggml__kernels(void);
+
+/* The CPU's caps, as the table in use was chosen for. */
+const struct ggml__isa_caps *ggml__isa_caps(void);
+
+#endif
