@@ -4,6 +4,8 @@ TEST_EXTENSIONS = .sh
 LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver.sh
 SH_LOG_DRIVER = $(LOG_DRIVER)
 SH_LOG_COMPILER = $(SHELL)
+# Test programs: the op tests run at every CPU kernel level (see the script).
+LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-levels.sh
 
 # Where test-blas finds the uninstalled BLAS plugin; empty when it is not
 # built, and test-blas then skips what needs it.
@@ -67,7 +69,7 @@ TESTS += $(tap_test_programs) tests/check-abi.sh tests/check-man.sh tests/check-
 noinst_HEADERS += tests/tap.h tests/op-test.h
 LDADD = libggml-backend.la -lm
 
-EXTRA_DIST += tests/check-abi.sh tests/check-man.sh tests/abi/libggml-backend.symbols
+EXTRA_DIST += tests/check-abi.sh tests/check-man.sh tests/abi/libggml-backend.symbols tests/run-levels.sh
 
 # test-numa checks the placement plans directly: lib/cpu/numa-plan.c is
 # compiled into it (the library does not export it).

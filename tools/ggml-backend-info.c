@@ -224,6 +224,28 @@ static const char *buft_name_or_null(ggml_backend_buffer_type_t buft)
     return buft != NULL ? ggml_backend_buft_name(buft) : NULL;
 }
 
+/* The value of feature name of registry reg, or NULL. */
+static const char *reg_feature(ggml_backend_reg_t reg, const char *name)
+{
+    const struct ggml_backend_feature *f = reg != NULL ? reg_features(reg) : NULL;
+    for (; f != NULL && f->name != NULL; f++)
+        if (strcmp(f->name, name) == 0)
+            return f->value;
+    return NULL;
+}
+
+/* The CPU backend's kernel level in use and the levels to choose from. */
+static void print_cpu_kernels(void)
+{
+    ggml_backend_reg_t cpu = ggml_backend_reg_by_name("CPU");
+    const char *in_use = reg_feature(cpu, "ISA");
+    if (in_use == NULL)
+        return;
+    const char *built = reg_feature(cpu, "ISA_BUILT"), *runnable = reg_feature(cpu, "ISA_RUNNABLE");
+    printf("\nCPU kernels: %s (built in: %s; this CPU runs: %s; GGML_CPU_ISA chooses a lower one)\n", in_use,
+           built != NULL ? built : "?", runnable != NULL ? runnable : "?");
+}
+
 /* The first line of the text report, and all of --version. */
 static void print_version(void)
 {
@@ -297,6 +319,8 @@ static void print_text(const struct report *r)
         printf("    buffer types:  default %s, host %s\n",
                buft_name_or_null(ggml_backend_dev_buffer_type(dev)), host != NULL ? host : "none");
     }
+
+    print_cpu_kernels();
 
     char *placement = cpu_placement_text();
     if (placement != NULL) {
