@@ -49,6 +49,19 @@ ok "info exits 0, prints the plugin directory and lists the CPU device"
 grep -q '^  CPU: 1 device$' "$tmp/out" && grep -q '^    features: ' "$tmp/out"
 ok "info lists the CPU registry and its features"
 
+# the kernel level: the best one by default, generic on request, a warning for a bad name
+best=$(sed -n 's/^CPU kernels: \([a-z0-9]*\) .*/\1/p' "$tmp/out")
+runnable=$(sed -n 's/^CPU kernels: .*this CPU runs: \([a-z0-9,]*\);.*/\1/p' "$tmp/out")
+[ -n "$best" ] && [ "${runnable##*,}" = "$best" ] && grep -q " ISA=$best " "$tmp/out"
+ok "info prints the kernel level in use ($best), the best of those this CPU runs ($runnable)"
+run env GGML_CPU_ISA=GENERIC "$info"
+[ "$rc" -eq 0 ] && grep -q '^CPU kernels: generic ' "$tmp/out" && ! grep -q GGML_CPU_ISA "$tmp/err"
+ok "info with GGML_CPU_ISA=GENERIC: the generic level, no warning"
+run env GGML_CPU_ISA=nosuch "$info"
+[ "$rc" -eq 0 ] && grep -q "^CPU kernels: $best " "$tmp/out" &&
+    [ "$(grep -c 'GGML_CPU_ISA=nosuch names no kernel level' "$tmp/err")" -eq 1 ]
+ok "info with GGML_CPU_ISA=nosuch: one warning, the best level"
+
 if [ -n "${TEST_PLUGIN_DIR:-}" ] && [ -d "$TEST_PLUGIN_DIR" ]; then
     run env GGML_BACKEND_PATH="$TEST_PLUGIN_DIR" "$info"
     [ "$rc" -eq 0 ] && grep -q "$TEST_PLUGIN_DIR  (GGML_BACKEND_PATH; directory)" "$tmp/out"
