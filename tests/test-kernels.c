@@ -12,6 +12,7 @@
  *   - vec_dot of every type: within a bound of the reference dot product
  *     of the decoded rows (block layouts decoded here, from ggml's file
  *     format), relative to the sum of |products|;
+ *   - axpy (F32, F16): within two roundings of the double result;
  *   - from_float (F16, BF16, Q8_0, Q8_1, ...) and to_float (F16, BF16):
  *     bit for bit equal to the generic level, on random values, rounding
  *     ties and special values; every binary16 and bfloat16 input
@@ -312,6 +313,42 @@ static void check_to_float(const struct ggml__cpu_kernels *k, const struct ggml_
     free(b);
 }
 
+/* axpy of F32 and F16 rows: acc + w * x within a few ulps of the double result. */
+static void check_axpy(const struct ggml__cpu_kernels *k, const struct ggml__cpu_kernels *generic)
+{
+    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16 };
+    static const int64_t lengths[] = { 1, 7, 8, 15, 31, 33, 257 };
+    for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+        const enum ggml_type t = types[ti];
+        bool all_ok = k->axpy[t] != NULL;
+        for (size_t li = 0; all_ok && li < sizeof lengths / sizeof lengths[0]; li++) {
+            const int64_t n = lengths[li];
+            struct row x = make_row(generic, t, n);
+            float *acc = malloc((size_t) (n + 2) * sizeof *acc), *acc0 = malloc((size_t) (n + 1) * sizeof *acc0);
+            for (int64_t i = 0; i < n; i++)
+                acc0[i] = rng_unit();
+            memcpy(acc + 1, acc0, (size_t) n * sizeof *acc);   /* acc one float off its alignment */
+            const float w = rng_unit() * 3.0f;
+            k->axpy[t](n, acc + 1, x.data, w);
+            for (int64_t i = 0; i < n && all_ok; i++) {
+                const double xv = ref_value(t, x.data, i), want = acc0[i] + (double) w * xv;
+                /* one rounding of the product and one of the sum at most */
+                const double bound = 1.2e-7 * (fabs(acc0[i]) + 2.0 * fabs((double) w * xv)) + 1e-38;
+                if (!(fabs(acc[1 + i] - want) <= bound)) {
+                    tap_diag("%s n=%lld i=%lld: %.9g, reference %.9g", ggml_type_name(t), (long long) n,
+                             (long long) i, acc[1 + i], want);
+                    all_ok = false;
+                }
+            }
+            free(acc);
+            free(acc0);
+            free_row(&x);
+        }
+        ok(all_ok, "%s: axpy %s within two roundings of the double result, lengths 1..257, unaligned",
+           ggml__isa_name(k->level), ggml_type_name(t));
+    }
+}
+
 int main(void)
 {
     tap_capture_log();
@@ -321,6 +358,7 @@ int main(void)
     ok(ggml__isa_from_name("AVX2") == GGML__ISA_AVX2 && ggml__isa_from_name("nosuch") == GGML__ISA_COUNT,
        "level names are read in any case; unknown names are refused");
     check_vec_dot(&generic, &generic);
+    check_axpy(&generic, &generic);
 
     for (int level = GGML__ISA_GENERIC + 1; level < GGML__ISA_COUNT; level++) {
         const enum ggml__isa l = (enum ggml__isa) level;
@@ -337,6 +375,7 @@ int main(void)
         check_vec_dot(&k, &generic);
         check_from_float(&k, &generic);
         check_to_float(&k, &generic);
+        check_axpy(&k, &generic);
     }
     return tap_done();
 }

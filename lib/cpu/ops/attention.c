@@ -50,6 +50,7 @@
 #include "ggml-impl.h"
 #include "fp16-impl.h"
 #include "cpu-private.h"
+#include "generic/generic.h"
 
 /* Keys scored at once by the tiled path. */
 #define KEY_TILE 64
@@ -133,6 +134,9 @@ struct attn_node {
     ggml_to_float_t k_to_float, v_to_float;   /* NULL for F32 */
     ggml_from_float_t q_to_dot;               /* q into K's vec_dot_type */
     ggml_vec_dot_t dot;
+    ggml_to_float_t v_to_float_fast;          /* the kernel table's, NULL for F32 */
+    void (*v_axpy)(int64_t n, float *restrict acc, const void *restrict x, float w);  /* NULL: decode first */
+    void (*axpy_f32)(int64_t n, float *restrict acc, const void *restrict x, float w);
 };
 
 /* What one row (query i, head h, sequence s) reads and writes. */
@@ -146,7 +150,7 @@ struct attn_row {
     float *out;
 };
 
-static void attn_node_init(struct attn_node *n, struct ggml_tensor *dst)
+static void attn_node_init(struct attn_node *n, struct ggml_tensor *dst, const struct ggml__cpu_kernels *kernels)
 {
     n->dst = dst;
     n->q = dst->src[0];
@@ -172,8 +176,12 @@ static void attn_node_init(struct attn_node *n, struct ggml_tensor *dst)
     n->k_to_float = n->k->type == GGML_TYPE_F32 ? NULL : ggml_get_type_traits(n->k->type)->to_float;
     n->v_to_float = n->v->type == GGML_TYPE_F32 ? NULL : ggml_get_type_traits(n->v->type)->to_float;
     const struct ggml_type_traits_cpu *kt = ggml_get_type_traits_cpu(n->k->type);
-    n->dot = kt->vec_dot;
-    n->q_to_dot = ggml_get_type_traits_cpu(kt->vec_dot_type)->from_float;
+    n->dot = kernels->vec_dot[n->k->type];
+    n->q_to_dot = kernels->from_float[kt->vec_dot_type];
+    n->v_axpy = kernels->axpy[n->v->type];
+    n->axpy_f32 = kernels->axpy[GGML_TYPE_F32];
+    n->v_to_float_fast = n->v->type == GGML_TYPE_F32 || kernels->to_float[n->v->type] == NULL
+                             ? n->v_to_float : kernels->to_float[n->v->type];
 }
 
 static float alibi_slope(const struct attn_node *n, uint32_t h)
@@ -217,7 +225,8 @@ static inline float finish_score(const struct attn_node *n, float dot)
 }
 
 /*
- * The vector loops below go 8 lanes at a time with a fixed inner count, a
+ * The accumulation of value rows is the kernel table's axpy (the generic
+ * level's in the reference path).  The loop below goes 8 lanes at a time with a fixed inner count, a
  * shape gcc and clang vectorize at -O2 (their cheap cost model does not
  * vectorize loops of unknown count), then finish the tail.
  */
@@ -233,55 +242,14 @@ static void scale_vec(int64_t n, float *x, float f)
         x[d] *= f;
 }
 
-static void add_scaled(int64_t n, float *restrict acc, const float *restrict x, float w)
-{
-    int64_t d = 0;
-    for (; d + LANES <= n; d += LANES)
-        for (int l = 0; l < LANES; l++)
-            acc[d + l] += w * x[d + l];
-    for (; d < n; d++)
-        acc[d] += w * x[d];
-}
-
-/*
- * binary16 -> binary32 without branches on the value, so that a loop of
- * them vectorizes: the exponent and mantissa bits shifted into place read
- * as a float 2^112 times too small (exact for normal and subnormal
- * halves); infinities and NaNs (NaNs made quiet) are patched by a select.
- * Same results as ggml_fp16_to_fp32.
- */
-static inline float half_to_float(uint16_t h)
-{
-    union { uint32_t u; float f; } finite, out;
-    const uint32_t sign = (uint32_t) (h & 0x8000u) << 16;
-    const uint32_t bits = (uint32_t) (h & 0x7fffu) << 13;
-    finite.u = bits;
-    finite.f *= 0x1p112f;
-    const uint32_t quiet = (bits & 0x007fe000u) != 0 ? 0x00400000u : 0u;
-    const uint32_t special = 0x7f800000u | bits | quiet;
-    const uint32_t is_special = (uint32_t) 0 - (uint32_t) ((h & 0x7c00u) == 0x7c00u);   /* all ones or zero */
-    out.u = sign | (special & is_special) | (finite.u & ~is_special);
-    return out.f;
-}
-
-/* acc += w * v for an F16 row v. */
-static void add_scaled_f16(int64_t n, float *restrict acc, const ggml_fp16_t *restrict v, float w)
-{
-    int64_t d = 0;
-    for (; d + LANES <= n; d += LANES)
-        for (int l = 0; l < LANES; l++)
-            acc[d + l] += w * half_to_float(v[d + l]);
-    for (; d < n; d++)
-        acc[d] += w * half_to_float(v[d]);
-}
-
 /* Row j of the V head as F32: the row itself, or its conversion in buf. */
-static const float *value_row(const struct attn_node *n, const struct attn_row *row, int64_t j, float *buf)
+static const float *value_row(const struct attn_node *n, const struct attn_row *row, int64_t j, float *buf,
+                              ggml_to_float_t to_float)
 {
     const char *p = row->v + j * n->v->nb[1];
-    if (n->v_to_float == NULL)
+    if (to_float == NULL)
         return (const float *) p;
-    n->v_to_float(p, buf, n->dv);
+    to_float(p, buf, n->dv);
     return buf;
 }
 
@@ -331,7 +299,7 @@ static void attn_row_ref(const struct attn_node *n, const struct attn_row *row, 
         } else {
             w = expf(x - max);
         }
-        add_scaled(n->dv, acc, value_row(n, row, j, vbuf), w);
+        ggml__generic_axpy_f32(n->dv, acc, value_row(n, row, j, vbuf, n->v_to_float), w);
         sum += w;
     }
     finish_row(n, row, acc, max, sum);
@@ -372,10 +340,10 @@ static void attn_row_tiled(const struct attn_node *n, const struct attn_row *row
             if (score[t] == -INFINITY)
                 continue;
             const float w = expf(score[t] - max);
-            if (n->v->type == GGML_TYPE_F16)
-                add_scaled_f16(n->dv, acc, (const ggml_fp16_t *) (row->v + (j0 + t) * n->v->nb[1]), w);
+            if (n->v_axpy != NULL)
+                n->v_axpy(n->dv, acc, row->v + (j0 + t) * n->v->nb[1], w);
             else
-                add_scaled(n->dv, acc, value_row(n, row, j0 + t, vbuf), w);
+                n->axpy_f32(n->dv, acc, value_row(n, row, j0 + t, vbuf, n->v_to_float_fast), w);
             sum += w;
         }
     }
@@ -385,7 +353,7 @@ static void attn_row_tiled(const struct attn_node *n, const struct attn_row *row
 static void attn_kernel(const struct ggml__compute_params *params, struct ggml_tensor *dst)
 {
     struct attn_node node;
-    attn_node_init(&node, dst);
+    attn_node_init(&node, dst, params->kernels);
     float *scratch = (float *) params->wdata + (size_t) params->ith * (size_t) scratch_floats(dst);
 
     int64_t first, last;

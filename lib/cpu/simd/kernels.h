@@ -86,6 +86,12 @@ struct ggml__cpu_kernels {
      */
     void (*unary[GGML_UNARY_OP_COUNT])(int64_t n, float *y, const float *x);
     void (*glu[GGML_GLU_OP_COUNT])(int64_t n, float *y, const float *x, const float *g);
+
+    /*
+     * axpy[t]: acc[i] += w * x[i] for i < n, x a row of type t (F32, F16):
+     * the value rows of attention.  acc and x do not overlap.
+     */
+    void (*axpy[GGML_TYPE_COUNT])(int64_t n, float *restrict acc, const void *restrict x, float w);
 };
 
 /* The level's name as GGML_CPU_ISA spells it ("generic", "avx2", ...). */

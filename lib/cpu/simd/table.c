@@ -101,6 +101,8 @@ static void fill_generic(struct ggml__cpu_kernels *k, const struct ggml__isa_cap
     k->to_float[GGML_TYPE_Q5_1] = ggml__dequantize_row_q5_1;
     k->to_float[GGML_TYPE_Q8_0] = ggml__dequantize_row_q8_0;
     k->to_float[GGML_TYPE_Q8_1] = ggml__dequantize_row_q8_1;
+    k->axpy[GGML_TYPE_F32] = ggml__generic_axpy_f32;
+    k->axpy[GGML_TYPE_F16] = ggml__generic_axpy_f16;
     /* unary and glu: NULL, the ops' portable row functions */
 }
 
@@ -124,6 +126,9 @@ static void fill_avx2(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *
 
     k->to_float[GGML_TYPE_F16] = ggml__avx2_f16_to_f32;
     k->to_float[GGML_TYPE_BF16] = ggml__avx2_bf16_to_f32;
+
+    k->axpy[GGML_TYPE_F32] = ggml__avx2_axpy_f32;
+    k->axpy[GGML_TYPE_F16] = ggml__avx2_axpy_f16;
 }
 #endif
 

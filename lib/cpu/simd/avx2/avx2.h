@@ -29,4 +29,8 @@ void ggml__avx2_f32_to_bf16(const float *restrict x, void *restrict y, int64_t n
 void ggml__avx2_quantize_row_q8_0(const float *restrict x, void *restrict y, int64_t n);
 void ggml__avx2_quantize_row_q8_1(const float *restrict x, void *restrict y, int64_t n);
 
+/* vector.c */
+void ggml__avx2_axpy_f32(int64_t n, float *restrict acc, const void *restrict x, float w);
+void ggml__avx2_axpy_f16(int64_t n, float *restrict acc, const void *restrict x, float w);
+
 #endif

@@ -28,4 +28,8 @@ void ggml__generic_f32_to_bf16(const float *restrict x, void *restrict y, int64_
 void ggml__generic_f32_to_i32(const float *restrict x, void *restrict y, int64_t n);
 void ggml__generic_f32_to_f32(const float *restrict x, void *restrict y, int64_t n);
 
+/* vector.c: axpy entries */
+void ggml__generic_axpy_f32(int64_t n, float *restrict acc, const void *restrict x, float w);
+void ggml__generic_axpy_f16(int64_t n, float *restrict acc, const void *restrict x, float w);
+
 #endif
