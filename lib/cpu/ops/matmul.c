@@ -161,6 +161,7 @@ struct scratch {
     size_t threads;       /* offset of the first thread's area */
     size_t per_thread;    /* bytes of each thread's area */
     size_t bpack, row, pointers;    /* pieces of a thread's area (apack is first) */
+    size_t encoded;       /* offset of src1's encoded rows (MUL_MAT_ID by dot products) */
     size_t total;         /* bytes needed from the buffer's start */
 };
 
@@ -618,13 +619,21 @@ static size_t encoded_stride(const struct ggml_tensor *a)
     return align_up(ggml_row_size(vec_dot_type_of(a->type), a->ne[0]));
 }
 
-static size_t dots_work_size(const struct ggml_tensor *dst, int nth)
+/*
+ * Bytes of the encoded src1 rows and the per-thread gather rows of a
+ * product of src0 a with src1 b on nth threads.
+ */
+static size_t encoded_area_size(const struct ggml_tensor *a, const struct ggml_tensor *b, int nth)
 {
-    const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
-    size_t size = SCRATCH_ALIGN;
+    size_t size = 0;
     if (!src1_encoded_in_place(a, b))
         size += (size_t) ggml_nrows(b) * encoded_stride(a);
     return size + (size_t) nth * align_up((size_t) a->ne[0] * sizeof(float));
+}
+
+static size_t dots_work_size(const struct ggml_tensor *dst, int nth)
+{
+    return SCRATCH_ALIGN + encoded_area_size(dst->src[0], dst->src[1], nth);
 }
 
 /* Row r of src1 (r = i11 + ne11 * (i12 + ne12 * i13)). */
@@ -634,35 +643,57 @@ static const char *src1_row_bytes(const struct ggml_tensor *b, int64_t r)
     return (const char *) b->data + i11 * b->nb[1] + i12 * b->nb[2] + i13 * b->nb[3];
 }
 
+/* src1's rows as the dot products read them: row r at rows + r * stride, or in place. */
+struct encoded_rows {
+    const struct ggml_tensor *src1;
+    char *rows;
+    size_t stride;
+    bool in_place;
+};
+
+static const char *encoded_row(const struct encoded_rows *er, int64_t r)
+{
+    return er->in_place ? src1_row_bytes(er->src1, r) : er->rows + r * er->stride;
+}
+
+/*
+ * This thread's share of the encoding of src1 b's rows for src0 a into
+ * area (encoded_area_size bytes); no barrier.
+ */
+static struct encoded_rows encode_src1_rows(const struct ggml__compute_params *params, const struct ggml_tensor *a,
+                                            const struct ggml_tensor *b, char *area)
+{
+    const int64_t K = a->ne[0];
+    const enum ggml_type vdt = vec_dot_type_of(a->type);
+    struct encoded_rows er = { b, area, encoded_stride(a), src1_encoded_in_place(a, b) };
+    if (er.in_place)
+        return er;
+    float *gather = (float *) (void *) (area + (size_t) ggml_nrows(b) * er.stride +
+                                        (size_t) params->ith * align_up((size_t) K * sizeof(float)));
+    int64_t first, last;
+    ggml__split_rows(ggml_nrows(b), params->ith, params->nth, &first, &last);
+    for (int64_t r = first; r < last; r++) {
+        const char *src = src1_row_bytes(b, r);
+        const float *row = (const float *) (const void *) src;
+        if (b->type != GGML_TYPE_F32 || b->nb[0] != sizeof(float)) {
+            for (int64_t i = 0; i < K; i++)
+                gather[i] = load_element(b->type, src + i * b->nb[0]);
+            row = gather;
+        }
+        params->kernels->from_float[vdt](row, er.rows + r * er.stride, K);
+    }
+    return er;
+}
+
 static void mul_mat_by_dots(const struct ggml__compute_params *params, struct ggml_tensor *dst)
 {
     const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
-    const struct ggml__cpu_kernels *k = params->kernels;
-    const enum ggml_type vdt = vec_dot_type_of(a->type);
     const int64_t K = a->ne[0], M = a->ne[1], N = b->ne[1];
-    const size_t stride = encoded_stride(a);
-    const bool in_place = src1_encoded_in_place(a, b);
-    char *encoded = scratch_base(params);
-    float *gather = (float *) (void *) (encoded + (in_place ? 0 : (size_t) ggml_nrows(b) * stride) +
-                                        (size_t) params->ith * align_up((size_t) K * sizeof(float)));
-
-    if (!in_place) {
-        int64_t first, last;
-        ggml__split_rows(ggml_nrows(b), params->ith, params->nth, &first, &last);
-        for (int64_t r = first; r < last; r++) {
-            const char *src = src1_row_bytes(b, r);
-            const float *row = (const float *) (const void *) src;
-            if (b->type != GGML_TYPE_F32 || b->nb[0] != sizeof(float)) {
-                for (int64_t i = 0; i < K; i++)
-                    gather[i] = load_element(b->type, src + i * b->nb[0]);
-                row = gather;
-            }
-            k->from_float[vdt](row, encoded + r * stride, K);
-        }
+    const struct encoded_rows er = encode_src1_rows(params, a, b, scratch_base(params));
+    if (!er.in_place)
         ggml__threadpool_barrier(params->pool);
-    }
 
-    const ggml_vec_dot_t dot = k->vec_dot[a->type];
+    const ggml_vec_dot_t dot = params->kernels->vec_dot[a->type];
     const int64_t n_batches = b->ne[2] * b->ne[3];
     int64_t f0, f1;
     ggml__split_rows(n_batches * M, params->ith, params->nth, &f0, &f1);
@@ -674,8 +705,7 @@ static void mul_mat_by_dots(const struct ggml__compute_params *params, struct gg
         const char *brow[GEMV_COLS];
         float *crow[GEMV_COLS];
         for (int64_t j = 0; j < N; j++) {
-            const int64_t r = j + b->ne[1] * (i12 + b->ne[2] * i13);
-            brow[j] = in_place ? src1_row_bytes(b, r) : encoded + r * stride;
+            brow[j] = encoded_row(&er, j + b->ne[1] * (i12 + b->ne[2] * i13));
             crow[j] = (float *) (void *) ((char *) dst->data + j * dst->nb[1] + i12 * dst->nb[2] + i13 * dst->nb[3]);
         }
         for (int64_t m = m_begin; m < m_end; m++)
@@ -843,6 +873,15 @@ static struct expert_lists expert_lists_at(char *at, int64_t n_pairs)
     return el;
 }
 
+/*
+ * A few tokens (token generation with experts): dot products on the
+ * experts' rows, as mul_mat_by_dots does.
+ */
+static bool id_by_dots(const struct ggml_tensor *dst)
+{
+    return dst->src[2]->ne[1] <= GEMV_COLS && dst->src[0]->ne[0] <= INT32_MAX;
+}
+
 static void mul_mat_id_scratch(const struct ggml_tensor *dst, int nth, struct scratch *sc)
 {
     const struct ggml_tensor *as = dst->src[0], *b = dst->src[1], *ids = dst->src[2];
@@ -854,6 +893,10 @@ static void mul_mat_id_scratch(const struct ggml_tensor *dst, int nth, struct sc
     sc->experts = align_up(used);
     used = sc->experts + expert_lists_size(ids->ne[0] * ids->ne[1]);
     scratch_layout(sc, used, nth, as->ne[1], K, ids->ne[0] * ids->ne[1], vec_dot_type_of(as->type), K);
+    if (id_by_dots(dst)) {
+        sc->encoded = align_up(sc->total);
+        sc->total = sc->encoded + encoded_area_size(as, b, nth);
+    }
 }
 
 static size_t mul_mat_id_work_size(const struct ggml_tensor *dst, int n_tasks)
@@ -942,6 +985,30 @@ static struct operand expert_operand(const struct ggml_tensor *as, int64_t x)
     return op;
 }
 
+/* The groups' products by dot products: threads split the flat (group, row of src0) range. */
+static void experts_by_dots(const struct ggml__compute_params *params, const struct ggml_tensor *dst,
+                            const struct expert_lists *el, const struct encoded_rows *er)
+{
+    const struct ggml_tensor *as = dst->src[0], *b = dst->src[1];
+    const int64_t K = as->ne[0], M = as->ne[1], n_used = dst->src[2]->ne[0];
+    const ggml_vec_dot_t dot = params->kernels->vec_dot[as->type];
+    int64_t f0, f1;
+    ggml__split_rows(*el->n_groups * M, params->ith, params->nth, &f0, &f1);
+    for (int64_t f = f0; f < f1;) {
+        const int64_t g = f / M, m_begin = f % M;
+        const int64_t m_end = f1 - g * M < M ? f1 - g * M : M;
+        const struct operand op = expert_operand(as, el->pairs[el->first[g]].expert);
+        for (int64_t q = el->first[g]; q < el->first[g + 1]; q++) {
+            const int64_t p = el->pairs[q].pair, e = p % n_used, t = p / n_used;
+            const char *brow = encoded_row(er, e % b->ne[1] + t * b->ne[1]);
+            float *out = mul_mat_id_out(dst, e, t);
+            for (int64_t m = m_begin; m < m_end; m++)
+                dot((int) K, &out[m], 0, op.data + m * op.stride, 0, brow, 0, 1);
+        }
+        f = g * M + m_end;
+    }
+}
+
 static void mul_mat_id_kernel(const struct ggml__compute_params *params, struct ggml_tensor *dst)
 {
     const struct ggml_tensor *as = dst->src[0], *b = dst->src[1], *ids = dst->src[2];
@@ -953,6 +1020,14 @@ static void mul_mat_id_kernel(const struct ggml__compute_params *params, struct 
     float *b_rows = (float *) (void *) (base + sc.b_rows);
     const struct expert_lists el = expert_lists_at(base + sc.experts, n_used * ids->ne[1]);
 
+    if (!params->use_ref && id_by_dots(dst)) {
+        const struct encoded_rows er = encode_src1_rows(params, as, b, base + sc.encoded);
+        if (params->ith == 0)
+            group_by_expert(dst, &el);
+        ggml__threadpool_barrier(params->pool);
+        experts_by_dots(params, dst, &el, &er);
+        return;
+    }
     const bool in_place = src1_in_place(as, b);
     if (!in_place)
         convert_src1_rows(params, as, b, b_rows, ws.area);
