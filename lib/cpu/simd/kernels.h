@@ -48,6 +48,15 @@
     int n, float *restrict s, size_t bs, const void *restrict vx, size_t bx, const void *restrict vy, \
         size_t by, int nrc
 
+/* The element-wise binary ops of the binary[] and binary_scalar[] entries. */
+enum ggml__binary_op {
+    GGML__BINARY_ADD,
+    GGML__BINARY_SUB,
+    GGML__BINARY_MUL,
+    GGML__BINARY_DIV,
+    GGML__BINARY_COUNT
+};
+
 /* The levels, lowest first within an architecture. */
 enum ggml__isa {
     GGML__ISA_GENERIC,
@@ -86,6 +95,27 @@ struct ggml__cpu_kernels {
      */
     void (*unary[GGML_UNARY_OP_COUNT])(int64_t n, float *y, const float *x);
     void (*glu[GGML_GLU_OP_COUNT])(int64_t n, float *y, const float *x, const float *g);
+
+    /*
+     * Row kernels of SOFT_MAX, the norms, SUM and the binary ops (added
+     * with issue 14; the generic entries are lib/cpu/simd/generic/rows.c,
+     * never NULL).  Outputs may equal an input (in place); sums are
+     * accumulated in double lanes whose order depends on the level only,
+     * never on the threads.
+     */
+    /* The largest of x[0..n), NaN ignored; -INFINITY when n == 0 or every x[i] is NaN. */
+    float (*reduce_max)(int64_t n, const float *x);
+    /* y[i] = exp(x[i] - max) (within the level's exp bound); returns the sum of the y[i], in double. */
+    double (*softmax_exp_sum)(int64_t n, float *y, const float *x, float max);
+    /* y[i] = x[i] * s. */
+    void (*scale)(int64_t n, float *y, const float *x, float s);
+    /* Sums in double of x[i], of x[i]^2 and of (x[i] - mean)^2. */
+    double (*sum)(int64_t n, const float *x);
+    double (*sum_sq)(int64_t n, const float *x);
+    double (*sum_sq_dev)(int64_t n, const float *x, double mean);
+    /* z[i] = x[i] op y[i] (binary), z[i] = x[i] op s (binary_scalar); IEEE single precision, exact ops. */
+    void (*binary[GGML__BINARY_COUNT])(int64_t n, float *z, const float *x, const float *y);
+    void (*binary_scalar[GGML__BINARY_COUNT])(int64_t n, float *z, const float *x, float s);
 };
 
 /* The level's name as GGML_CPU_ISA spells it ("generic", "avx2", ...). */
