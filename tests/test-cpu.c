@@ -1758,7 +1758,7 @@ static void test_abort(void)
      * reach every thread at the same node; a thread that leaves early
      * would leave the others waiting at a barrier forever.
      */
-    watchdog("abort callback stress (threads disagree on where to stop)", 30);
+    watchdog("abort callback stress (threads disagree on where to stop)", 120);
     struct ggml_threadpool_params p = ggml_threadpool_params_default(4);
     struct ggml_threadpool *pool = ggml_threadpool_new(&p);
     const int runs = slow_build() ? 100 : 2000;

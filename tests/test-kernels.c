@@ -8,7 +8,8 @@
  * lacks or this CPU cannot run are skipped with the reason.
  *
  * What is checked, on odd lengths (1, 15, 31, 33, 257, ...) and with
- * pointers one byte off any alignment:
+ * pointers aligned only as their element type needs (4 bytes for F32, 2
+ * for F16, BF16 and blocks), never to a vector's width:
  *   - vec_dot of every type: within a bound of the reference dot product
  *     of the decoded rows (block layouts decoded here, from ggml's file
  *     format), relative to the sum of |products|;
@@ -16,10 +17,19 @@
  *   - from_float (F16, BF16, Q8_0, Q8_1, ...) and to_float (F16, BF16):
  *     bit for bit equal to the generic level, on random values, rounding
  *     ties and special values; every binary16 and bfloat16 input
- *     exhaustively for to_float.
+ *     exhaustively for to_float;
+ *   - unary and glu entries (exp, tanh, erfc approximations): within the
+ *     relative bounds their comments state, against double precision over
+ *     a sweep of the whole float line (tiny, huge, +-0, +-inf, NaN), in
+ *     rows of odd lengths, in place and not (the generic level's entries
+ *     are the ops' libm row functions, checked by the op tests);
+ *   - reduce_max, softmax_exp_sum, scale, sum, sum_sq, sum_sq_dev, the
+ *     binary rows: against double precision (the binary rows and scale
+ *     bit for bit) and against the generic level.
  */
 #include "config.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -148,7 +158,8 @@ static double ref_dot(enum ggml_type t, enum ggml_type vdt, const uint8_t *x, co
 /* ------------------------------------------------------------------ rows */
 
 /* A row of n values of type t made from random floats in [-1, 1), at a
-   pointer one byte past a 64-byte boundary. */
+   pointer the element's alignment past a 64-byte boundary (4 bytes for
+   F32, 2 for the others). */
 struct row {
     uint8_t *mem, *data;
     float *values;
@@ -159,7 +170,7 @@ static struct row make_row(const struct ggml__cpu_kernels *generic, enum ggml_ty
     struct row r;
     const size_t bytes = ggml_row_size(t, n);
     r.mem = aligned_alloc(64, (bytes + 64 + 63) / 64 * 64);
-    r.data = r.mem + 1;
+    r.data = r.mem + (t == GGML_TYPE_F32 ? 4 : 2);
     r.values = malloc((size_t) (n + 1) * sizeof(float));
     for (int64_t i = 0; i < n; i++)
         r.values[i] = rng_unit();
@@ -228,12 +239,13 @@ static bool same_encoding(const struct ggml__cpu_kernels *k, const struct ggml__
                           enum ggml_type t, const float *values, int64_t n)
 {
     const size_t bytes = ggml_row_size(t, n);
-    uint8_t *a = malloc(bytes + 2), *b = malloc(bytes + 2);
-    memset(a, 0xa5, bytes + 2);
-    memset(b, 0xa5, bytes + 2);
-    k->from_float[t](values, a + 1, n);
-    generic->from_float[t](values, b + 1, n);
-    const bool same = memcmp(a, b, bytes + 2) == 0;
+    /* 2 bytes past malloc's alignment: the 16-bit element alignment only */
+    uint8_t *a = malloc(bytes + 4), *b = malloc(bytes + 4);
+    memset(a, 0xa5, bytes + 4);
+    memset(b, 0xa5, bytes + 4);
+    k->from_float[t](values, a + 2, n);
+    generic->from_float[t](values, b + 2, n);
+    const bool same = memcmp(a, b, bytes + 4) == 0;
     free(a);
     free(b);
     return same;
@@ -349,6 +361,294 @@ static void check_axpy(const struct ggml__cpu_kernels *k, const struct ggml__cpu
     }
 }
 
+/* ---------------------------------------------------- element-wise rows */
+
+#define GELU_SQRT_2_OVER_PI 0.79788456080286535588f
+#define GELU_COEF_A         0.044715f
+#define GELU_QUICK_COEF     1.702f
+
+/* The op's functions in double, of the float input and the op's float constants. */
+/* e^a, or +inf where the op's float e^a overflows (x / (1 + e^a) is then a zero, as in the op) */
+static double float_exp(double a) { return exp(a) > (double) FLT_MAX ? INFINITY : exp(a); }
+static double ref_sigmoid(double x) { return 1.0 / (1.0 + float_exp(-x)); }
+static double ref_silu(double x) { return x / (1.0 + float_exp(-x)); }
+static double gelu_u(double x) { return (double) GELU_SQRT_2_OVER_PI * x * (1.0 + (double) GELU_COEF_A * x * x); }
+static double ref_gelu(double x) { return x / (1.0 + float_exp(-2.0 * gelu_u(x))); }
+static double ref_gelu_quick(double x) { return x / (1.0 + float_exp(-(double) GELU_QUICK_COEF * x)); }
+static double ref_gelu_erf(double x) { return 0.5 * x * erfc(-x / sqrt(2.0)); }
+static double ref_relu(double x) { return x > 0.0 ? x : 0.0; }
+static double ref_abs(double x) { return fabs(x); }
+static double ref_neg(double x) { return -x; }
+
+/* The size of the exponent argument rounded in float before exp (error scales with it). */
+static double cond_none(double x) { (void) x; return 0.0; }
+static double cond_gelu(double x) { return fabs(2.0 * gelu_u(x)); }
+static double cond_gelu_quick(double x) { return fabs((double) GELU_QUICK_COEF * x); }
+
+/*
+ * One entry of the unary or glu family: the reference and the bound on the
+ * relative error, bound * (1 + cond(x)), as the kernels' comments state
+ * them (simd/avx2/elementwise.c, vmath.h).
+ */
+struct elem_case {
+    const char *name;
+    int op;
+    double (*ref)(double x);
+    double (*cond)(double x);
+    double bound;
+};
+
+static const struct elem_case unary_cases[] = {
+    { "abs", GGML_UNARY_OP_ABS, ref_abs, cond_none, 0.0 },
+    { "neg", GGML_UNARY_OP_NEG, ref_neg, cond_none, 0.0 },
+    { "relu", GGML_UNARY_OP_RELU, ref_relu, cond_none, 0.0 },
+    { "exp", GGML_UNARY_OP_EXP, exp, cond_none, 2.5e-7 },
+    { "tanh", GGML_UNARY_OP_TANH, tanh, cond_none, 4e-7 },
+    { "sigmoid", GGML_UNARY_OP_SIGMOID, ref_sigmoid, cond_none, 5e-7 },
+    { "silu", GGML_UNARY_OP_SILU, ref_silu, cond_none, 5e-7 },
+    { "gelu", GGML_UNARY_OP_GELU, ref_gelu, cond_gelu, 5e-7 },
+    { "gelu_quick", GGML_UNARY_OP_GELU_QUICK, ref_gelu_quick, cond_gelu_quick, 5e-7 },
+    { "gelu_erf", GGML_UNARY_OP_GELU_ERF, ref_gelu_erf, cond_none, 1.5e-6 },
+};
+
+static const struct elem_case glu_cases[] = {
+    { "reglu", GGML_GLU_OP_REGLU, ref_relu, cond_none, 0.0 },
+    { "swiglu", GGML_GLU_OP_SWIGLU, ref_silu, cond_none, 5e-7 },
+    { "geglu", GGML_GLU_OP_GEGLU, ref_gelu, cond_gelu, 5e-7 },
+    { "geglu_quick", GGML_GLU_OP_GEGLU_QUICK, ref_gelu_quick, cond_gelu_quick, 5e-7 },
+    { "geglu_erf", GGML_GLU_OP_GEGLU_ERF, ref_gelu_erf, cond_none, 1.5e-6 },
+};
+
+/*
+ * got against want (double) within rel * |want| + slack (slack: a few
+ * subnormal steps, the rounding of results in the subnormal range):
+ * NaN exactly where want is NaN; beyond the float range, the infinity of
+ * want's sign (or a value within the bound); a zero of want's sign when
+ * want is an exact zero.  *worst gets the largest relative error among
+ * normal results.
+ */
+static bool within(float got, double want, double rel, double slack, double *worst)
+{
+    if (isnan(want))
+        return isnan(got);
+    if (isnan(got))
+        return false;
+    if (want == 0.0)
+        return got == 0.0f && !signbit(got) == !signbit(want);
+    if (isinf(got) && fabs(want) >= (double) FLT_MAX)
+        return (got > 0) == (want > 0);
+    const double err = fabs((double) got - want);
+    if (fabs(want) >= (double) FLT_MIN) {
+        const double r = err / fabs(want);
+        *worst = r > *worst ? r : *worst;
+    }
+    return err <= rel * fabs(want) + slack;
+}
+
+/* The sweep of the float line: every 1531st bit pattern of each sign, then special values. */
+static float *sweep_inputs(size_t *count)
+{
+    static const float specials[] = {
+        0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, FLT_MIN, -FLT_MIN, 1e-45f, -1e-45f, FLT_MAX, -FLT_MAX,
+        88.72f, 88.7228394f, 88.73f, 89.0f, -87.3f, -103.0f, -103.97f, -104.5f, 0.4f, -0.4f, 0.39999f, 20.0f,
+        -20.0f, 14.2f, -14.2f, -13.0f, 10.0f, -10.0f, 1e-20f, -1e-20f, 3e19f, -3e19f,
+    };
+    const size_t n_specials = sizeof specials / sizeof specials[0];
+    const uint32_t step = 1531;
+    const size_t n = 2 * (0x7f800000u / step + 1) + n_specials;
+    float *v = malloc((n + 1) * sizeof *v);
+    size_t c = 0;
+    for (uint32_t b = 0; b < 0x7f800000u; b += step) {
+        float f;
+        memcpy(&f, &b, sizeof f);
+        v[c++] = f;
+        v[c++] = -f;
+    }
+    for (size_t i = 0; i < n_specials; i++)
+        v[c++] = specials[i];
+    *count = c;
+    return v;
+}
+
+/* unary[op] over the sweep in rows of odd lengths at unaligned pointers; in place equals out of place. */
+static void check_unary(const struct ggml__cpu_kernels *k)
+{
+    size_t count;
+    float *in = sweep_inputs(&count);
+    float *out = malloc((count + 2) * sizeof *out), *inplace = malloc((count + 2) * sizeof *inplace);
+    static const int64_t lengths[] = { 1, 15, 31, 33, 257, 1031 };
+    for (size_t c = 0; c < sizeof unary_cases / sizeof unary_cases[0]; c++) {
+        const struct elem_case *u = &unary_cases[c];
+        if (k->unary[u->op] == NULL) {
+            tap_skip(1, "level has no unary entry (the op's portable row)");
+            continue;
+        }
+        bool all_ok = true;
+        double worst = 0.0;
+        size_t li = 0;
+        out[count + 1] = 12345.0f;
+        memcpy(inplace + 1, in, count * sizeof *in);
+        for (size_t at = 0; at < count; li++) {
+            const int64_t len = (int64_t) (count - at) < lengths[li % 6] ? (int64_t) (count - at) : lengths[li % 6];
+            k->unary[u->op](len, out + 1 + at, in + at);
+            k->unary[u->op](len, inplace + 1 + at, inplace + 1 + at);
+            at += (size_t) len;
+        }
+        all_ok = out[count + 1] == 12345.0f && memcmp(out + 1, inplace + 1, count * sizeof *out) == 0;
+        for (size_t i = 0; i < count; i++) {
+            const double want = u->ref((double) in[i]);
+            if (!within(out[1 + i], want, u->bound * (1.0 + u->cond((double) in[i])), 0x1p-148, &worst) && all_ok) {
+                tap_diag("%s(%.9g) = %.9g, reference %.17g", u->name, in[i], out[1 + i], want);
+                all_ok = false;
+            }
+        }
+        ok(all_ok, "%s: unary %s within %.2g relative of double precision over %zu inputs (worst %.3g)",
+           ggml__isa_name(k->level), u->name, u->bound, count, worst);
+    }
+    free(in);
+    free(out);
+    free(inplace);
+}
+
+/* glu[op]: act(x) * g with x over the sweep and random gates, plus the product's rounding. */
+static void check_glu(const struct ggml__cpu_kernels *k)
+{
+    size_t count;
+    float *x = sweep_inputs(&count);
+    float *g = malloc((count + 1) * sizeof *g), *out = malloc((count + 2) * sizeof *out);
+    for (size_t i = 0; i < count; i++)
+        g[i + 1] = rng_unit() * 4.0f;
+    for (size_t c = 0; c < sizeof glu_cases / sizeof glu_cases[0]; c++) {
+        const struct elem_case *u = &glu_cases[c];
+        if (k->glu[u->op] == NULL) {
+            tap_skip(1, "level has no glu entry (the op's portable row)");
+            continue;
+        }
+        bool all_ok = true;
+        double worst = 0.0;
+        for (size_t at = 0, li = 0; at < count; li++) {
+            const size_t len = count - at < 33 + 64 * (li % 5) ? count - at : 33 + 64 * (li % 5);
+            k->glu[u->op]((int64_t) len, out + 1 + at, x + at, g + 1 + at);
+            at += len;
+        }
+        for (size_t i = 0; i < count; i++) {
+            const double want = u->ref((double) x[i]) * (double) g[i + 1];
+            const double rel = u->bound * (1.0 + u->cond((double) x[i])) + 0x1p-24;
+            /* a subnormal activation's rounding, times the gate, then the product's */
+            const double slack = 0x1p-149 * (1.0 + fabs((double) g[i + 1]));
+            if (!within(out[1 + i], want, rel, slack, &worst) && all_ok) {
+                tap_diag("%s(%.9g, %.9g) = %.9g, reference %.17g", u->name, x[i], g[i + 1], out[1 + i], want);
+                all_ok = false;
+            }
+        }
+        ok(all_ok, "%s: glu %s within %.2g relative (plus the product's rounding) of double precision (worst %.3g)",
+           ggml__isa_name(k->level), u->name, u->bound, worst);
+    }
+    free(x);
+    free(g);
+    free(out);
+}
+
+static const int64_t row_lengths[] = { 0, 1, 7, 15, 16, 31, 33, 257, 1000 };
+#define N_ROW_LENGTHS (sizeof row_lengths / sizeof row_lengths[0])
+
+/* reduce_max, scale, the sums and the binary rows against double precision and the generic level. */
+static void check_rows(const struct ggml__cpu_kernels *k, const struct ggml__cpu_kernels *generic)
+{
+    enum { N = 1000 };
+    float *x = malloc((N + 1) * sizeof *x), *y = malloc((N + 1) * sizeof *y);
+    float *z = malloc((N + 2) * sizeof *z), *zg = malloc((N + 2) * sizeof *zg);
+    bool max_ok = true, scale_ok = true, sums_ok = true, bin_ok = true, exp_ok = true;
+    double exp_worst = 0.0;
+    for (size_t li = 0; li < N_ROW_LENGTHS; li++) {
+        const int64_t n = row_lengths[li];
+        for (int64_t i = 0; i < n; i++) {
+            x[1 + i] = rng_unit() * ldexpf(1.0f, (int) (rng_u32() % 20) - 10);
+            y[1 + i] = rng_unit() * ldexpf(1.0f, (int) (rng_u32() % 20) - 10);
+        }
+        const float *xs = x + 1, *ys = y + 1;
+
+        /* reduce_max: exact, NaN skipped, -inf for an empty row */
+        double want_max = -INFINITY;
+        for (int64_t i = 0; i < n; i++)
+            want_max = xs[i] > want_max ? xs[i] : want_max;
+        max_ok = max_ok && k->reduce_max(n, xs) == (float) want_max;
+        if (n > 2) {
+            x[1 + n / 2] = NAN;
+            double want_without = -INFINITY;
+            for (int64_t i = 0; i < n; i++)
+                want_without = i != n / 2 && xs[i] > want_without ? xs[i] : want_without;
+            max_ok = max_ok && k->reduce_max(n, xs) == (float) want_without;
+            x[1 + n / 2] = 0.0f;
+        }
+
+        /* softmax_exp_sum: y = exp(x - max) within exp's bound, the sum of the y in double */
+        const float max = n > 0 ? k->reduce_max(n, xs) : 0.0f;
+        z[1 + n] = 777.0f;
+        const double s = k->softmax_exp_sum(n, z + 1, xs, max);
+        double want_sum = 0.0;
+        for (int64_t i = 0; i < n; i++) {
+            const double want = exp((double) (xs[i] - max));
+            want_sum += (double) z[1 + i];
+            exp_ok = exp_ok && within(z[1 + i], want, 2.5e-7, 0x1p-149, &exp_worst);
+        }
+        exp_ok = exp_ok && z[1 + n] == 777.0f && fabs(s - want_sum) <= 1e-12 * want_sum;
+
+        /* scale: the float product */
+        k->scale(n, z + 1, xs, 0.37f);
+        for (int64_t i = 0; i < n; i++)
+            scale_ok = scale_ok && z[1 + i] == xs[i] * 0.37f;
+
+        /* sums in double: within 1e-13 of the sum of |terms| */
+        double ws = 0.0, wsq = 0.0, wdev = 0.0, mag = 0.0;
+        const double mean = 0.01;
+        for (int64_t i = 0; i < n; i++) {
+            ws += xs[i];
+            mag += fabs(xs[i]);
+            wsq += (double) xs[i] * xs[i];
+            wdev += ((double) xs[i] - mean) * ((double) xs[i] - mean);
+        }
+        sums_ok = sums_ok && fabs(k->sum(n, xs) - ws) <= 1e-13 * mag && fabs(k->sum_sq(n, xs) - wsq) <= 1e-13 * wsq &&
+                  fabs(k->sum_sq_dev(n, xs, mean) - wdev) <= 1e-13 * wdev;
+
+        /* binary rows: the float operation, bit for bit, equal to generic; in place too */
+        for (int op = 0; op < GGML__BINARY_COUNT; op++) {
+            for (int scalar = 0; scalar < 2; scalar++) {
+                if (scalar) {
+                    k->binary_scalar[op](n, z + 1, xs, ys[0]);
+                    generic->binary_scalar[op](n, zg + 1, xs, ys[0]);
+                } else {
+                    k->binary[op](n, z + 1, xs, ys);
+                    generic->binary[op](n, zg + 1, xs, ys);
+                }
+                for (int64_t i = 0; i < n; i++) {
+                    const float b = scalar ? ys[0] : ys[i];
+                    const float want = op == GGML__BINARY_ADD   ? xs[i] + b
+                                     : op == GGML__BINARY_SUB   ? xs[i] - b
+                                     : op == GGML__BINARY_MUL   ? xs[i] * b
+                                                                : xs[i] / b;
+                    bin_ok = bin_ok && z[1 + i] == want && zg[1 + i] == want;
+                }
+            }
+            memcpy(z + 1, xs, (size_t) n * sizeof *z);
+            k->binary[op](n, z + 1, z + 1, ys);
+            generic->binary[op](n, zg + 1, xs, ys);
+            bin_ok = bin_ok && memcmp(z + 1, zg + 1, (size_t) n * sizeof *z) == 0;
+        }
+    }
+    ok(max_ok, "%s: reduce_max exact, NaN skipped, -inf for n = 0", ggml__isa_name(k->level));
+    ok(exp_ok, "%s: softmax_exp_sum within 2.5e-7 of exp, its sum that of the outputs (worst %.3g)",
+       ggml__isa_name(k->level), exp_worst);
+    ok(scale_ok, "%s: scale is the float product", ggml__isa_name(k->level));
+    ok(sums_ok, "%s: sum, sum_sq, sum_sq_dev within 1e-13 of double precision", ggml__isa_name(k->level));
+    ok(bin_ok, "%s: add, sub, mul, div rows and scalars equal the float operation and generic, in place too",
+       ggml__isa_name(k->level));
+    free(x);
+    free(y);
+    free(z);
+    free(zg);
+}
+
 int main(void)
 {
     tap_capture_log();
@@ -359,6 +659,7 @@ int main(void)
        "level names are read in any case; unknown names are refused");
     check_vec_dot(&generic, &generic);
     check_axpy(&generic, &generic);
+    check_rows(&generic, &generic);
 
     for (int level = GGML__ISA_GENERIC + 1; level < GGML__ISA_COUNT; level++) {
         const enum ggml__isa l = (enum ggml__isa) level;
@@ -376,6 +677,9 @@ int main(void)
         check_from_float(&k, &generic);
         check_to_float(&k, &generic);
         check_axpy(&k, &generic);
+        check_unary(&k);
+        check_glu(&k);
+        check_rows(&k, &generic);
     }
     return tap_done();
 }

@@ -33,6 +33,7 @@
 
 #include "ggml.h"
 #include "ggml-backend.h"
+#include "ggml-cpu.h"
 #include "tool-util.h"
 
 #ifndef GGML_BACKEND_TOOL_DIR
@@ -487,6 +488,9 @@ int main(int argc, char **argv)
     if (numa != GGML_NUMA_STRATEGY_COUNT)
         ggml_numa_init(numa);
 
+    /* the CPU kernels first, so that a warning about GGML_CPU_ISA is shown */
+    ggml_log_set(tool_log_quiet, NULL);
+    ggml_cpu_init();
     /* load as a program would; what went wrong is reported per file below */
     ggml_log_set(capture_log, NULL);
     ggml_backend_load_all();

@@ -4,7 +4,9 @@
  * Types: src0, src1 and dst each F32, F16 or BF16, any combination; the
  * arithmetic is done in F32.  Threads split the rows of dst.  The reference
  * kernel converts each row to F32 scratch; the fast kernel works in place
- * when all three tensors are F32 with contiguous rows.
+ * when all three tensors are F32 with contiguous rows.  Both take the row
+ * arithmetic from the kernel table (binary, binary_scalar: exact IEEE
+ * operations, the same bits at every level).
  */
 #include "config.h"
 
@@ -23,20 +25,31 @@ static bool binary_supports(const struct ggml_tensor *dst)
            float_type(b->type) && ggml_can_repeat(b, a) && ggml_are_same_shape(a, dst);
 }
 
-/* out[i] = x[i] op y[i % ny] for i < n (y repeats when ny < n). */
-static void apply(enum ggml_op op, int64_t n, float *out, const float *x, const float *y, int64_t ny)
+static enum ggml__binary_op binary_op_of(enum ggml_op op)
 {
+    switch (op) {
+    case GGML_OP_SUB: return GGML__BINARY_SUB;
+    case GGML_OP_MUL: return GGML__BINARY_MUL;
+    case GGML_OP_DIV: return GGML__BINARY_DIV;
+    default:          return GGML__BINARY_ADD;
+    }
+}
+
+/*
+ * out[i] = x[i] op y[i % ny] for i < n (y repeats when ny < n), with the
+ * kernel table's rows: binary_scalar for ny == 1, binary per repetition
+ * otherwise.  Both levels give the same bits (single IEEE operations).
+ */
+static void apply(const struct ggml__cpu_kernels *k, enum ggml__binary_op op, int64_t n, float *out,
+                  const float *x, const float *y, int64_t ny)
+{
+    if (ny == 1) {
+        k->binary_scalar[op](n, out, x, y[0]);
+        return;
+    }
     for (int64_t start = 0; start < n; start += ny) {
         const int64_t len = n - start < ny ? n - start : ny;
-        float *o = out + start;
-        const float *xs = x + start;
-        switch (op) {
-        case GGML_OP_ADD: for (int64_t i = 0; i < len; i++) o[i] = xs[i] + y[i]; break;
-        case GGML_OP_SUB: for (int64_t i = 0; i < len; i++) o[i] = xs[i] - y[i]; break;
-        case GGML_OP_MUL: for (int64_t i = 0; i < len; i++) o[i] = xs[i] * y[i]; break;
-        case GGML_OP_DIV: for (int64_t i = 0; i < len; i++) o[i] = xs[i] / y[i]; break;
-        default: break;
-        }
+        k->binary[op](len, out + start, x + start, y);
     }
 }
 
@@ -53,6 +66,8 @@ static void binary_kernel(const struct ggml__compute_params *params, struct ggml
     const bool fast = !params->use_ref && dst->type == GGML_TYPE_F32 && a->type == GGML_TYPE_F32 &&
                       b->type == GGML_TYPE_F32 && dst->nb[0] == sizeof(float) &&
                       a->nb[0] == sizeof(float) && b->nb[0] == sizeof(float);
+    const struct ggml__cpu_kernels *k = params->kernels;
+    const enum ggml__binary_op op = binary_op_of(dst->op);
     float *xrow = (float *) params->wdata + (size_t) params->ith * 2 * (size_t) (ne0 + 16);
     float *yrow = xrow + ne0 + 16;
 
@@ -65,12 +80,12 @@ static void binary_kernel(const struct ggml__compute_params *params, struct ggml
                            (i2 % b->ne[2]) * b->nb[2] + (i3 % b->ne[3]) * b->nb[3];
         char *drow = (char *) dst->data + i1 * dst->nb[1] + i2 * dst->nb[2] + i3 * dst->nb[3];
         if (fast) {
-            apply(dst->op, ne0, (float *) drow, (const float *) arow, (const float *) brow, ne10);
+            apply(k, op, ne0, (float *) drow, (const float *) arow, (const float *) brow, ne10);
             continue;
         }
         ggml__load_row_float(a->type, arow, a->nb[0], ne0, xrow);
         ggml__load_row_float(b->type, brow, b->nb[0], ne10, yrow);
-        apply(dst->op, ne0, xrow, xrow, yrow, ne10);
+        apply(k, op, ne0, xrow, xrow, yrow, ne10);
         ggml__store_row_float(dst->type, drow, dst->nb[0], ne0, xrow);
     }
 }

@@ -23,7 +23,8 @@
  * fixed order: results do not depend on the number of threads, bit for
  * bit.  The reference kernels (use_ref) load every element through its
  * strides; the fast kernels take over for rows stored contiguously, with
- * independent accumulation lanes and plain loops the compiler vectorizes.
+ * the kernel table's sum, sum_sq, sum_sq_dev and scale rows
+ * (simd/kernels.h: double lanes at every level).
  */
 #include "config.h"
 
@@ -68,31 +69,12 @@ static inline bool row_reduced_shape(const struct ggml_tensor *dst, const struct
 
 /* ------------------------------------------------------------ row sums */
 
-/* Independent accumulators of the fast row sums (a multiple of the vector width). */
-#define SUM_LANES 8
-
 /* Sum of n elements of type at stride nb0, one at a time, in double. */
 static double sum_strided(enum ggml_type type, const char *x, size_t nb0, int64_t n)
 {
     double sum = 0.0;
     for (int64_t i = 0; i < n; i++)
         sum += ggml__load_float(type, x + i * nb0);
-    return sum;
-}
-
-/* Sum of n adjacent F32 values, in double, on independent lanes. */
-static double sum_f32(const float *x, int64_t n)
-{
-    double lane[SUM_LANES] = { 0.0 };
-    int64_t i = 0;
-    for (; i + SUM_LANES <= n; i += SUM_LANES)
-        for (int j = 0; j < SUM_LANES; j++)
-            lane[j] += (double) x[i + j];
-    double sum = 0.0;
-    for (int j = 0; j < SUM_LANES; j++)
-        sum += lane[j];
-    for (; i < n; i++)
-        sum += (double) x[i];
     return sum;
 }
 
@@ -107,21 +89,6 @@ static double sumsq_strided(enum ggml_type type, const char *x, size_t nb0, int6
     return sum;
 }
 
-static double sumsq_f32(const float *x, int64_t n)
-{
-    double lane[SUM_LANES] = { 0.0 };
-    int64_t i = 0;
-    for (; i + SUM_LANES <= n; i += SUM_LANES)
-        for (int j = 0; j < SUM_LANES; j++)
-            lane[j] += (double) x[i + j] * (double) x[i + j];
-    double sum = 0.0;
-    for (int j = 0; j < SUM_LANES; j++)
-        sum += lane[j];
-    for (; i < n; i++)
-        sum += (double) x[i] * (double) x[i];
-    return sum;
-}
-
 /* Sum of (x - mean)^2 over n F32 elements at stride nb0, in double. */
 static double sumdev_strided(const char *x, size_t nb0, int64_t n, double mean)
 {
@@ -133,30 +100,11 @@ static double sumdev_strided(const char *x, size_t nb0, int64_t n, double mean)
     return sum;
 }
 
-static double sumdev_f32(const float *x, int64_t n, double mean)
-{
-    double lane[SUM_LANES] = { 0.0 };
-    int64_t i = 0;
-    for (; i + SUM_LANES <= n; i += SUM_LANES)
-        for (int j = 0; j < SUM_LANES; j++) {
-            const double d = (double) x[i + j] - mean;
-            lane[j] += d * d;
-        }
-    double sum = 0.0;
-    for (int j = 0; j < SUM_LANES; j++)
-        sum += lane[j];
-    for (; i < n; i++) {
-        const double d = (double) x[i] - mean;
-        sum += d * d;
-    }
-    return sum;
-}
-
 /* Sum of row (i1, i2, i3) of an F32/F16/BF16 tensor, by the fast path when allowed. */
-static double row_sum(const struct ggml_tensor *t, const char *row, bool fast)
+static double row_sum(const struct ggml__compute_params *params, const struct ggml_tensor *t, const char *row)
 {
-    if (fast && t->type == GGML_TYPE_F32 && dense_rows(t))
-        return sum_f32((const float *) row, t->ne[0]);
+    if (!params->use_ref && t->type == GGML_TYPE_F32 && dense_rows(t))
+        return params->kernels->sum(t->ne[0], (const float *) row);
     return sum_strided(t->type, row, t->nb[0], t->ne[0]);
 }
 
@@ -198,7 +146,7 @@ static void sum_kernel(const struct ggml__compute_params *params, struct ggml_te
         for (int64_t r = first; r < last; r++) {
             int64_t i[4];
             row_coords(src, r, i);
-            sum += row_sum(src, row_at(src, i[1], i[2], i[3]), !params->use_ref);
+            sum += row_sum(params, src, row_at(src, i[1], i[2], i[3]));
         }
         partial[c] = sum;
     }
@@ -237,7 +185,7 @@ static void sum_rows_kernel(const struct ggml__compute_params *params, struct gg
     for (int64_t r = first; r < last; r++) {
         int64_t i[4];
         row_coords(src, r, i);
-        double sum = src->ne[0] > 0 ? row_sum(src, row_at(src, i[1], i[2], i[3]), !params->use_ref) : 0.0;
+        double sum = src->ne[0] > 0 ? row_sum(params, src, row_at(src, i[1], i[2], i[3])) : 0.0;
         if (mean)
             sum /= (double) src->ne[0];
         *(float *) row_at(dst, i[1], i[2], i[3]) = (float) sum;
@@ -528,6 +476,7 @@ static void norm_kernel(const struct ggml__compute_params *params, struct ggml_t
     const int64_t n = src->ne[0];
     const size_t sx = src->nb[0], sy = dst->nb[0];
     const bool fast = !params->use_ref && dense_rows(src) && dense_rows(dst);
+    const struct ggml__cpu_kernels *kt = params->kernels;
     int64_t first, last;
     ggml__split_rows(ggml_nrows(src), params->ith, params->nth, &first, &last);
     for (int64_t r = first; r < last; r++) {
@@ -539,8 +488,8 @@ static void norm_kernel(const struct ggml__compute_params *params, struct ggml_t
         float *yf = (float *) y;
 
         if (dst->op == GGML_OP_NORM) {
-            const double mean = (fast ? sum_f32(xf, n) : sum_strided(GGML_TYPE_F32, x, sx, n)) / (double) n;
-            const double var = (fast ? sumdev_f32(xf, n, mean) : sumdev_strided(x, sx, n, mean)) / (double) n;
+            const double mean = (fast ? kt->sum(n, xf) : sum_strided(GGML_TYPE_F32, x, sx, n)) / (double) n;
+            const double var = (fast ? kt->sum_sq_dev(n, xf, mean) : sumdev_strided(x, sx, n, mean)) / (double) n;
             const double scale = 1.0 / sqrt(var + eps);
             if (fast) {
                 for (int64_t k = 0; k < n; k++)
@@ -552,13 +501,11 @@ static void norm_kernel(const struct ggml__compute_params *params, struct ggml_t
             continue;
         }
 
-        const double sumsq = fast ? sumsq_f32(xf, n) : sumsq_strided(GGML_TYPE_F32, x, sx, n);
+        const double sumsq = fast ? kt->sum_sq(n, xf) : sumsq_strided(GGML_TYPE_F32, x, sx, n);
         const double scale = dst->op == GGML_OP_RMS_NORM ? 1.0 / sqrt(sumsq / (double) n + eps)
                                                          : 1.0 / fmax(sqrt(sumsq), eps);
         if (fast) {
-            const float s = (float) scale;
-            for (int64_t k = 0; k < n; k++)
-                yf[k] = xf[k] * s;
+            kt->scale(n, yf, xf, (float) scale);
         } else {
             for (int64_t k = 0; k < n; k++)
                 *(float *) (y + k * sy) = (float) ((double) *(const float *) (x + k * sx) * scale);
@@ -625,14 +572,14 @@ static void group_norm_kernel(const struct ggml__compute_params *params, struct 
         for (int64_t i2 = c0; i2 < c1; i2++)
             for (int64_t i1 = 0; i1 < ne1; i1++) {
                 const char *x = row_at(src, i1, i2, i3);
-                sum += fast ? sum_f32((const float *) x, ne0) : sum_strided(GGML_TYPE_F32, x, sx, ne0);
+                sum += fast ? params->kernels->sum(ne0, (const float *) x) : sum_strided(GGML_TYPE_F32, x, sx, ne0);
             }
         const double mean = sum / count;
         double dev = 0.0;
         for (int64_t i2 = c0; i2 < c1; i2++)
             for (int64_t i1 = 0; i1 < ne1; i1++) {
                 const char *x = row_at(src, i1, i2, i3);
-                dev += fast ? sumdev_f32((const float *) x, ne0, mean) : sumdev_strided(x, sx, ne0, mean);
+                dev += fast ? params->kernels->sum_sq_dev(ne0, (const float *) x, mean) : sumdev_strided(x, sx, ne0, mean);
             }
         const double scale = 1.0 / sqrt(dev / count + eps);
 

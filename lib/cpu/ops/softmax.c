@@ -19,7 +19,8 @@
  * comes out as zeros (upstream leaves NaN there).  Threads split the rows.
  * The reference path works in double precision in per-thread scratch; the
  * other path works in float in the destination row, accumulating the sum
- * in double.
+ * in double, with the kernel table's reduce_max, softmax_exp_sum and scale
+ * rows (simd/kernels.h).
  */
 #include "config.h"
 
@@ -101,7 +102,7 @@ static void soft_max_row_ref(const struct soft_max_row *row, double *z)
         row->y[i] = (float) (z[i] / sum);
 }
 
-static void soft_max_row_fast(const struct soft_max_row *row)
+static void soft_max_row_fast(const struct ggml__cpu_kernels *k, const struct soft_max_row *row)
 {
     const int64_t n = row->n;
     const float *x = row->x;
@@ -109,8 +110,7 @@ static void soft_max_row_fast(const struct soft_max_row *row)
     const float scale = row->scale, slope = row->slope;
 
     if (row->mask == NULL) {
-        for (int64_t i = 0; i < n; i++)
-            y[i] = x[i] * scale;
+        k->scale(n, y, x, scale);
     } else if (row->mask_f16) {
         const ggml_fp16_t *m = row->mask;
         for (int64_t i = 0; i < n; i++)
@@ -120,9 +120,7 @@ static void soft_max_row_fast(const struct soft_max_row *row)
         for (int64_t i = 0; i < n; i++)
             y[i] = x[i] * scale + slope * m[i];
     }
-    float max = -INFINITY;
-    for (int64_t i = 0; i < n; i++)
-        max = y[i] > max ? y[i] : max;
+    float max = k->reduce_max(n, y);
     if (row->has_sink && row->sink > max)
         max = row->sink;
     if (max == -INFINITY) {
@@ -130,14 +128,8 @@ static void soft_max_row_fast(const struct soft_max_row *row)
         return;
     }
     double sum = row->has_sink ? (double) expf(row->sink - max) : 0.0;
-    for (int64_t i = 0; i < n; i++) {
-        const float e = expf(y[i] - max);
-        y[i] = e;
-        sum += e;
-    }
-    const float inv = (float) (1.0 / sum);
-    for (int64_t i = 0; i < n; i++)
-        y[i] *= inv;
+    sum += k->softmax_exp_sum(n, y, y, max);
+    k->scale(n, y, y, (float) (1.0 / sum));
 }
 
 static void soft_max_kernel(const struct ggml__compute_params *params, struct ggml_tensor *dst)
@@ -182,7 +174,7 @@ static void soft_max_kernel(const struct ggml__compute_params *params, struct gg
         if (params->use_ref)
             soft_max_row_ref(&row, scratch);
         else
-            soft_max_row_fast(&row);
+            soft_max_row_fast(params->kernels, &row);
     }
 }
 

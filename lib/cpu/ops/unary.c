@@ -17,8 +17,12 @@
  * value on the way in and out.  The fast kernel applies a row function
  * (row_*: a plain loop over contiguous floats that the compiler can
  * vectorize) directly on F32 rows, or on an F32 copy of each row for the
- * 16-bit types.  The row functions sit in per-op tables, the place where
- * SIMD variants can be put later.  Threads split the rows of dst.
+ * 16-bit types.  The row functions sit in per-op tables; a UNARY or GLU op
+ * whose entry in the kernel table (params->kernels->unary[op], glu[op],
+ * simd/kernels.h) is set uses that entry instead of its row function,
+ * within the entry's stated error bound.  The row functions are the
+ * generic level, and use_ref never takes the table.  Threads split the
+ * rows of dst.
  */
 #include "config.h"
 
@@ -369,9 +373,15 @@ static bool same_float_rows(const struct ggml_tensor *dst, const struct ggml_ten
            ggml_is_contiguous_rows(dst) && ggml_is_contiguous_rows(src);
 }
 
-/* dst = fns(src0) element by element, this thread's rows. */
+/* The kernel table's row of an element-wise op; NULL: the op's row function. */
+typedef void (*table_row_fn)(int64_t n, float *y, const float *x);
+
+/*
+ * dst = fns(src0) element by element, this thread's rows; the fast path
+ * takes table_row (when not NULL) for fns->row.
+ */
 static void map_rows(const struct ggml__compute_params *params, struct ggml_tensor *dst,
-                     const struct elementwise_fns *fns, const struct op_args *args)
+                     const struct elementwise_fns *fns, table_row_fn table_row, const struct op_args *args)
 {
     const struct ggml_tensor *src = dst->src[0];
     const int64_t n = dst->ne[0];
@@ -386,12 +396,17 @@ static void map_rows(const struct ggml__compute_params *params, struct ggml_tens
         if (params->use_ref) {
             for (int64_t i = 0; i < n; i++)
                 store_elem(dst->type, drow, i, fns->elem(load_elem(src->type, srow, i), args));
-        } else if (direct) {
-            fns->row(n, (float *) drow, (const float *) srow, args);
         } else {
-            load_row(src->type, srow, n, tmp);
-            fns->row(n, tmp, tmp, args);
-            store_row(dst->type, drow, n, tmp);
+            float *y = direct ? (float *) drow : tmp;
+            const float *x = direct ? (const float *) srow : tmp;
+            if (!direct)
+                load_row(src->type, srow, n, tmp);
+            if (table_row != NULL)
+                table_row(n, y, x);
+            else
+                fns->row(n, y, x, args);
+            if (!direct)
+                store_row(dst->type, drow, n, tmp);
         }
     }
 }
@@ -418,7 +433,7 @@ static bool math_supports(const struct ggml_tensor *dst)
 static void math_kernel(const struct ggml__compute_params *params, struct ggml_tensor *dst)
 {
     const struct op_args args = { { 0 } };
-    map_rows(params, dst, math_fns(dst->op), &args);
+    map_rows(params, dst, math_fns(dst->op), NULL, &args);
 }
 
 const struct ggml__op_impl ggml__op_math = {
@@ -442,7 +457,7 @@ static void unary_kernel(const struct ggml__compute_params *params, struct ggml_
     if (op == GGML_UNARY_OP_XIELU)
         for (int k = 0; k < 4; k++)
             args.p[k] = ggml__get_op_params_f32(dst, 1 + k);
-    map_rows(params, dst, &unary_fns[op], &args);
+    map_rows(params, dst, &unary_fns[op], params->kernels->unary[op], &args);
 }
 
 const struct ggml__op_impl ggml__op_unary = {
@@ -461,7 +476,7 @@ static bool single_source_supports(const struct ggml_tensor *dst)
 static void scale_kernel(const struct ggml__compute_params *params, struct ggml_tensor *dst)
 {
     const struct op_args args = { { ggml__get_op_params_f32(dst, 0), ggml__get_op_params_f32(dst, 1) } };
-    map_rows(params, dst, &scale_fns, &args);
+    map_rows(params, dst, &scale_fns, NULL, &args);
 }
 
 const struct ggml__op_impl ggml__op_scale = {
@@ -473,7 +488,7 @@ const struct ggml__op_impl ggml__op_scale = {
 static void clamp_kernel(const struct ggml__compute_params *params, struct ggml_tensor *dst)
 {
     const struct op_args args = { { ggml__get_op_params_f32(dst, 0), ggml__get_op_params_f32(dst, 1) } };
-    map_rows(params, dst, &clamp_fns, &args);
+    map_rows(params, dst, &clamp_fns, NULL, &args);
 }
 
 const struct ggml__op_impl ggml__op_clamp = {
@@ -485,7 +500,7 @@ const struct ggml__op_impl ggml__op_clamp = {
 static void leaky_relu_kernel(const struct ggml__compute_params *params, struct ggml_tensor *dst)
 {
     const struct op_args args = { { ggml__get_op_params_f32(dst, 0) } };
-    map_rows(params, dst, &leaky_relu_fns, &args);
+    map_rows(params, dst, &leaky_relu_fns, NULL, &args);
 }
 
 const struct ggml__op_impl ggml__op_leaky_relu = {
@@ -519,7 +534,7 @@ static void add1_kernel(const struct ggml__compute_params *params, struct ggml_t
     const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
     const struct op_args args = { { load_elem(b->type, (const char *) b->data, 0) } };
     if (float_type(a->type)) {
-        map_rows(params, dst, &add1_fns, &args);
+        map_rows(params, dst, &add1_fns, NULL, &args);
         return;
     }
     /* quantized rows: decode, add, re-encode (the same code on both paths) */
@@ -573,6 +588,8 @@ static void glu_kernel(const struct ggml__compute_params *params, struct ggml_te
     const bool direct = a->type == GGML_TYPE_F32 && gate_type == GGML_TYPE_F32 && dst->type == GGML_TYPE_F32;
     float *value_tmp = thread_scratch(params, dst);
     float *gate_tmp = value_tmp + scratch_floats(dst) / 2;
+    /* the kernel table's row (NULL: glu_fns[op].row); SWIGLU_OAI has parameters and no entry */
+    void (*const table_row)(int64_t, float *, const float *, const float *) = params->kernels->glu[op];
 
     int64_t first, last;
     ggml__split_rows(ggml_nrows(dst), params->ith, params->nth, &first, &last);
@@ -585,13 +602,20 @@ static void glu_kernel(const struct ggml__compute_params *params, struct ggml_te
             for (int64_t i = 0; i < n; i++)
                 store_elem(dst->type, drow, i,
                            glu_fns[op].elem(load_elem(a->type, value, i), load_elem(gate_type, gate, i), &args));
-        } else if (direct) {
-            glu_fns[op].row(n, (float *) drow, (const float *) value, (const float *) gate, &args);
         } else {
-            load_row(a->type, value, n, value_tmp);
-            load_row(gate_type, gate, n, gate_tmp);
-            glu_fns[op].row(n, value_tmp, value_tmp, gate_tmp, &args);
-            store_row(dst->type, drow, n, value_tmp);
+            float *y = direct ? (float *) drow : value_tmp;
+            const float *x = direct ? (const float *) value : value_tmp;
+            const float *g = direct ? (const float *) gate : gate_tmp;
+            if (!direct) {
+                load_row(a->type, value, n, value_tmp);
+                load_row(gate_type, gate, n, gate_tmp);
+            }
+            if (table_row != NULL)
+                table_row(n, y, x, g);
+            else
+                glu_fns[op].row(n, y, x, g, &args);
+            if (!direct)
+                store_row(dst->type, drow, n, value_tmp);
         }
     }
 }

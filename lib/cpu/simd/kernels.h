@@ -29,9 +29,10 @@
  * products and element-wise approximations within the bounds stated where
  * they are defined (tests/test-kernels.c checks each level's entries
  * against the generic ones and against double precision).  No entry
- * allocates, logs or reads global state; every entry accepts any alignment
- * of its pointers and any n >= 0 (a multiple of the block size for block
- * formats).
+ * allocates, logs or reads global state; every entry accepts pointers
+ * aligned only as their element type needs (4 bytes for F32, 2 for F16,
+ * BF16 and the block formats: no vector alignment) and any n >= 0 (a
+ * multiple of the block size for block formats).
  */
 #ifndef GGML_BACKEND_CPU_SIMD_KERNELS_H
 #define GGML_BACKEND_CPU_SIMD_KERNELS_H
@@ -47,6 +48,15 @@
 #define GGML__VEC_DOT_PARAMS                                                                     \
     int n, float *restrict s, size_t bs, const void *restrict vx, size_t bx, const void *restrict vy, \
         size_t by, int nrc
+
+/* The element-wise binary ops of the binary[] and binary_scalar[] entries. */
+enum ggml__binary_op {
+    GGML__BINARY_ADD,
+    GGML__BINARY_SUB,
+    GGML__BINARY_MUL,
+    GGML__BINARY_DIV,
+    GGML__BINARY_COUNT
+};
 
 /* The levels, lowest first within an architecture. */
 enum ggml__isa {
@@ -92,6 +102,27 @@ struct ggml__cpu_kernels {
      * the value rows of attention.  acc and x do not overlap.
      */
     void (*axpy[GGML_TYPE_COUNT])(int64_t n, float *restrict acc, const void *restrict x, float w);
+
+    /*
+     * Row kernels of SOFT_MAX, the norms, SUM and the binary ops (added
+     * with issue 14; the generic entries are lib/cpu/simd/generic/rows.c,
+     * never NULL).  Outputs may equal an input (in place); sums are
+     * accumulated in double lanes whose order depends on the level only,
+     * never on the threads.
+     */
+    /* The largest of x[0..n), NaN ignored; -INFINITY when n == 0 or every x[i] is NaN. */
+    float (*reduce_max)(int64_t n, const float *x);
+    /* y[i] = exp(x[i] - max) (within the level's exp bound); returns the sum of the y[i], in double. */
+    double (*softmax_exp_sum)(int64_t n, float *y, const float *x, float max);
+    /* y[i] = x[i] * s. */
+    void (*scale)(int64_t n, float *y, const float *x, float s);
+    /* Sums in double of x[i], of x[i]^2 and of (x[i] - mean)^2. */
+    double (*sum)(int64_t n, const float *x);
+    double (*sum_sq)(int64_t n, const float *x);
+    double (*sum_sq_dev)(int64_t n, const float *x, double mean);
+    /* z[i] = x[i] op y[i] (binary), z[i] = x[i] op s (binary_scalar); IEEE single precision, exact ops. */
+    void (*binary[GGML__BINARY_COUNT])(int64_t n, float *z, const float *x, const float *y);
+    void (*binary_scalar[GGML__BINARY_COUNT])(int64_t n, float *z, const float *x, float s);
 };
 
 /* The level's name as GGML_CPU_ISA spells it ("generic", "avx2", ...). */

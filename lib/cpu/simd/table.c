@@ -104,6 +104,21 @@ static void fill_generic(struct ggml__cpu_kernels *k, const struct ggml__isa_cap
     k->axpy[GGML_TYPE_F32] = ggml__generic_axpy_f32;
     k->axpy[GGML_TYPE_F16] = ggml__generic_axpy_f16;
     /* unary and glu: NULL, the ops' portable row functions */
+
+    k->reduce_max = ggml__generic_reduce_max;
+    k->softmax_exp_sum = ggml__generic_softmax_exp_sum;
+    k->scale = ggml__generic_scale;
+    k->sum = ggml__generic_sum;
+    k->sum_sq = ggml__generic_sum_sq;
+    k->sum_sq_dev = ggml__generic_sum_sq_dev;
+    k->binary[GGML__BINARY_ADD] = ggml__generic_add;
+    k->binary[GGML__BINARY_SUB] = ggml__generic_sub;
+    k->binary[GGML__BINARY_MUL] = ggml__generic_mul;
+    k->binary[GGML__BINARY_DIV] = ggml__generic_div;
+    k->binary_scalar[GGML__BINARY_ADD] = ggml__generic_add_scalar;
+    k->binary_scalar[GGML__BINARY_SUB] = ggml__generic_sub_scalar;
+    k->binary_scalar[GGML__BINARY_MUL] = ggml__generic_mul_scalar;
+    k->binary_scalar[GGML__BINARY_DIV] = ggml__generic_div_scalar;
 }
 
 #if HAVE_ISA_AVX2
@@ -129,6 +144,37 @@ static void fill_avx2(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *
 
     k->axpy[GGML_TYPE_F32] = ggml__avx2_axpy_f32;
     k->axpy[GGML_TYPE_F16] = ggml__avx2_axpy_f16;
+
+    k->unary[GGML_UNARY_OP_ABS] = ggml__avx2_unary_abs;
+    k->unary[GGML_UNARY_OP_NEG] = ggml__avx2_unary_neg;
+    k->unary[GGML_UNARY_OP_RELU] = ggml__avx2_unary_relu;
+    k->unary[GGML_UNARY_OP_TANH] = ggml__avx2_unary_tanh;
+    k->unary[GGML_UNARY_OP_SIGMOID] = ggml__avx2_unary_sigmoid;
+    k->unary[GGML_UNARY_OP_EXP] = ggml__avx2_unary_exp;
+    k->unary[GGML_UNARY_OP_SILU] = ggml__avx2_unary_silu;
+    k->unary[GGML_UNARY_OP_GELU] = ggml__avx2_unary_gelu;
+    k->unary[GGML_UNARY_OP_GELU_QUICK] = ggml__avx2_unary_gelu_quick;
+    k->unary[GGML_UNARY_OP_GELU_ERF] = ggml__avx2_unary_gelu_erf;
+    k->glu[GGML_GLU_OP_REGLU] = ggml__avx2_glu_reglu;
+    k->glu[GGML_GLU_OP_SWIGLU] = ggml__avx2_glu_swiglu;
+    k->glu[GGML_GLU_OP_GEGLU] = ggml__avx2_glu_geglu;
+    k->glu[GGML_GLU_OP_GEGLU_QUICK] = ggml__avx2_glu_geglu_quick;
+    k->glu[GGML_GLU_OP_GEGLU_ERF] = ggml__avx2_glu_geglu_erf;
+
+    k->reduce_max = ggml__avx2_reduce_max;
+    k->softmax_exp_sum = ggml__avx2_softmax_exp_sum;
+    k->scale = ggml__avx2_scale;
+    k->sum = ggml__avx2_sum;
+    k->sum_sq = ggml__avx2_sum_sq;
+    k->sum_sq_dev = ggml__avx2_sum_sq_dev;
+    k->binary[GGML__BINARY_ADD] = ggml__avx2_add;
+    k->binary[GGML__BINARY_SUB] = ggml__avx2_sub;
+    k->binary[GGML__BINARY_MUL] = ggml__avx2_mul;
+    k->binary[GGML__BINARY_DIV] = ggml__avx2_div;
+    k->binary_scalar[GGML__BINARY_ADD] = ggml__avx2_add_scalar;
+    k->binary_scalar[GGML__BINARY_SUB] = ggml__avx2_sub_scalar;
+    k->binary_scalar[GGML__BINARY_MUL] = ggml__avx2_mul_scalar;
+    k->binary_scalar[GGML__BINARY_DIV] = ggml__avx2_div_scalar;
 }
 #endif
 

@@ -32,5 +32,37 @@ void ggml__avx2_quantize_row_q8_1(const float *restrict x, void *restrict y, int
 /* vector.c */
 void ggml__avx2_axpy_f32(int64_t n, float *restrict acc, const void *restrict x, float w);
 void ggml__avx2_axpy_f16(int64_t n, float *restrict acc, const void *restrict x, float w);
+/* elementwise.c: unary and glu entries (approximation bounds there) */
+void ggml__avx2_unary_abs(int64_t n, float *y, const float *x);
+void ggml__avx2_unary_neg(int64_t n, float *y, const float *x);
+void ggml__avx2_unary_relu(int64_t n, float *y, const float *x);
+void ggml__avx2_unary_tanh(int64_t n, float *y, const float *x);
+void ggml__avx2_unary_sigmoid(int64_t n, float *y, const float *x);
+void ggml__avx2_unary_exp(int64_t n, float *y, const float *x);
+void ggml__avx2_unary_silu(int64_t n, float *y, const float *x);
+void ggml__avx2_unary_gelu(int64_t n, float *y, const float *x);
+void ggml__avx2_unary_gelu_quick(int64_t n, float *y, const float *x);
+void ggml__avx2_unary_gelu_erf(int64_t n, float *y, const float *x);
+void ggml__avx2_glu_reglu(int64_t n, float *y, const float *x, const float *g);
+void ggml__avx2_glu_swiglu(int64_t n, float *y, const float *x, const float *g);
+void ggml__avx2_glu_geglu(int64_t n, float *y, const float *x, const float *g);
+void ggml__avx2_glu_geglu_quick(int64_t n, float *y, const float *x, const float *g);
+void ggml__avx2_glu_geglu_erf(int64_t n, float *y, const float *x, const float *g);
+
+/* rows.c: soft_max, norm, sum and binary entries */
+float ggml__avx2_reduce_max(int64_t n, const float *x);
+double ggml__avx2_softmax_exp_sum(int64_t n, float *y, const float *x, float max);
+void ggml__avx2_scale(int64_t n, float *y, const float *x, float s);
+double ggml__avx2_sum(int64_t n, const float *x);
+double ggml__avx2_sum_sq(int64_t n, const float *x);
+double ggml__avx2_sum_sq_dev(int64_t n, const float *x, double mean);
+void ggml__avx2_add(int64_t n, float *z, const float *x, const float *y);
+void ggml__avx2_sub(int64_t n, float *z, const float *x, const float *y);
+void ggml__avx2_mul(int64_t n, float *z, const float *x, const float *y);
+void ggml__avx2_div(int64_t n, float *z, const float *x, const float *y);
+void ggml__avx2_add_scalar(int64_t n, float *z, const float *x, float s);
+void ggml__avx2_sub_scalar(int64_t n, float *z, const float *x, float s);
+void ggml__avx2_mul_scalar(int64_t n, float *z, const float *x, float s);
+void ggml__avx2_div_scalar(int64_t n, float *z, const float *x, float s);
 
 #endif

@@ -31,5 +31,20 @@ void ggml__generic_f32_to_f32(const float *restrict x, void *restrict y, int64_t
 /* vector.c: axpy entries */
 void ggml__generic_axpy_f32(int64_t n, float *restrict acc, const void *restrict x, float w);
 void ggml__generic_axpy_f16(int64_t n, float *restrict acc, const void *restrict x, float w);
+/* rows.c: soft_max, norm, sum and binary entries */
+float ggml__generic_reduce_max(int64_t n, const float *x);
+double ggml__generic_softmax_exp_sum(int64_t n, float *y, const float *x, float max);
+void ggml__generic_scale(int64_t n, float *y, const float *x, float s);
+double ggml__generic_sum(int64_t n, const float *x);
+double ggml__generic_sum_sq(int64_t n, const float *x);
+double ggml__generic_sum_sq_dev(int64_t n, const float *x, double mean);
+void ggml__generic_add(int64_t n, float *z, const float *x, const float *y);
+void ggml__generic_sub(int64_t n, float *z, const float *x, const float *y);
+void ggml__generic_mul(int64_t n, float *z, const float *x, const float *y);
+void ggml__generic_div(int64_t n, float *z, const float *x, const float *y);
+void ggml__generic_add_scalar(int64_t n, float *z, const float *x, float s);
+void ggml__generic_sub_scalar(int64_t n, float *z, const float *x, float s);
+void ggml__generic_mul_scalar(int64_t n, float *z, const float *x, float s);
+void ggml__generic_div_scalar(int64_t n, float *z, const float *x, float s);
 
 #endif
