@@ -71,6 +71,7 @@ libggml_backend_core_la_SOURCES = \
 	lib/cpu/simd/generic/lanes.h \
 	lib/cpu/simd/generic/convert.c \
 	lib/cpu/simd/generic/dot.c \
+	lib/cpu/simd/generic/transpose.c \
 	lib/ops-binary.c \
 	lib/ops-unary.c \
 	lib/ops-reduce.c \
@@ -102,7 +103,8 @@ noinst_LTLIBRARIES += lib/cpu/simd/libisa-avx2.la
 lib_cpu_simd_libisa_avx2_la_SOURCES = \
 	lib/cpu/simd/avx2/avx2.h \
 	lib/cpu/simd/avx2/dot.c \
-	lib/cpu/simd/avx2/convert.c
+	lib/cpu/simd/avx2/convert.c \
+	lib/cpu/simd/avx2/transpose.c
 lib_cpu_simd_libisa_avx2_la_CPPFLAGS = $(core_cppflags)
 lib_cpu_simd_libisa_avx2_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(ISA_AVX2_CFLAGS)
 libggml_backend_core_la_LIBADD += lib/cpu/simd/libisa-avx2.la

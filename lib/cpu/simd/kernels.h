@@ -86,6 +86,19 @@ struct ggml__cpu_kernels {
      */
     void (*unary[GGML_UNARY_OP_COUNT])(int64_t n, float *y, const float *x);
     void (*glu[GGML_GLU_OP_COUNT])(int64_t n, float *y, const float *x, const float *g);
+
+    /*
+     * Transposes (added for the copies of ops/copy.c): a matrix of rows x
+     * cols elements of 4 bytes (transpose32) or 2 bytes (transpose16),
+     * row r at src + r * src_stride, goes to dst with element (r, c) at
+     * dst + c * dst_stride + r * size: column c of src becomes row c of
+     * dst.  Bits are copied unchanged; strides are in bytes, any value
+     * (negative too); src and dst do not overlap.
+     */
+    void (*transpose32)(int64_t rows, int64_t cols, const void *restrict src, ptrdiff_t src_stride,
+                        void *restrict dst, ptrdiff_t dst_stride);
+    void (*transpose16)(int64_t rows, int64_t cols, const void *restrict src, ptrdiff_t src_stride,
+                        void *restrict dst, ptrdiff_t dst_stride);
 };
 
 /* The level's name as GGML_CPU_ISA spells it ("generic", "avx2", ...). */

@@ -102,6 +102,9 @@ static void fill_generic(struct ggml__cpu_kernels *k, const struct ggml__isa_cap
     k->to_float[GGML_TYPE_Q8_0] = ggml__dequantize_row_q8_0;
     k->to_float[GGML_TYPE_Q8_1] = ggml__dequantize_row_q8_1;
     /* unary and glu: NULL, the ops' portable row functions */
+
+    k->transpose32 = ggml__generic_transpose32;
+    k->transpose16 = ggml__generic_transpose16;
 }
 
 #if HAVE_ISA_AVX2
@@ -124,6 +127,9 @@ static void fill_avx2(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *
 
     k->to_float[GGML_TYPE_F16] = ggml__avx2_f16_to_f32;
     k->to_float[GGML_TYPE_BF16] = ggml__avx2_bf16_to_f32;
+
+    k->transpose32 = ggml__avx2_transpose32;
+    k->transpose16 = ggml__avx2_transpose16;
 }
 #endif
 

@@ -29,4 +29,10 @@ void ggml__avx2_f32_to_bf16(const float *restrict x, void *restrict y, int64_t n
 void ggml__avx2_quantize_row_q8_0(const float *restrict x, void *restrict y, int64_t n);
 void ggml__avx2_quantize_row_q8_1(const float *restrict x, void *restrict y, int64_t n);
 
+/* transpose.c */
+void ggml__avx2_transpose32(int64_t rows, int64_t cols, const void *restrict src, ptrdiff_t src_stride,
+                            void *restrict dst, ptrdiff_t dst_stride);
+void ggml__avx2_transpose16(int64_t rows, int64_t cols, const void *restrict src, ptrdiff_t src_stride,
+                            void *restrict dst, ptrdiff_t dst_stride);
+
 #endif

@@ -28,4 +28,10 @@ void ggml__generic_f32_to_bf16(const float *restrict x, void *restrict y, int64_
 void ggml__generic_f32_to_i32(const float *restrict x, void *restrict y, int64_t n);
 void ggml__generic_f32_to_f32(const float *restrict x, void *restrict y, int64_t n);
 
+/* transpose.c: transpose32 and transpose16 entries */
+void ggml__generic_transpose32(int64_t rows, int64_t cols, const void *restrict src, ptrdiff_t src_stride,
+                               void *restrict dst, ptrdiff_t dst_stride);
+void ggml__generic_transpose16(int64_t rows, int64_t cols, const void *restrict src, ptrdiff_t src_stride,
+                               void *restrict dst, ptrdiff_t dst_stride);
+
 #endif
