@@ -35,7 +35,9 @@ bool ggml__threadpool_run(struct ggml_threadpool *pool, int n_threads, ggml__job
 /*
  * Blocks until all threads of the current job have reached it.  Every
  * thread of the job must call it the same number of times: a kernel that
- * uses it must run on all threads (its op_impl leaves n_tasks NULL).
+ * uses it must run on all threads (its op_impl leaves n_tasks NULL), or on
+ * one thread, which the engine tells by a NULL pool (then it returns at
+ * once).
  */
 void ggml__threadpool_barrier(struct ggml_threadpool *pool);
 
@@ -115,7 +117,7 @@ struct ggml__compute_params {
     int ith, nth;                  /* this thread, of nth threads on the node */
     size_t wsize;                  /* scratch shared by the node's threads */
     void *wdata;
-    struct ggml_threadpool *pool;  /* for ggml__threadpool_barrier inside a kernel */
+    struct ggml_threadpool *pool;  /* for ggml__threadpool_barrier inside a kernel (NULL: nth is 1) */
     bool use_ref;                  /* reference kernels only */
     const struct ggml__cpu_kernels *kernels;   /* the kernel table in use (simd/kernels.h) */
 };
