@@ -151,12 +151,17 @@ static bool skip_node(const struct ggml_tensor *node)
  */
 #define TINY_NODE_ELEMENTS 1024
 
+static bool tiny_tensor(const struct ggml_tensor *t)
+{
+    return t->ne[0] * t->ne[1] * t->ne[2] * t->ne[3] <= TINY_NODE_ELEMENTS;
+}
+
 static bool tiny_node(const struct ggml_tensor *node)
 {
-    if (ggml_nelements(node) > TINY_NODE_ELEMENTS)
+    if (!tiny_tensor(node))
         return false;
     for (int j = 0; j < GGML_MAX_SRC; j++)
-        if (node->src[j] != NULL && ggml_nelements(node->src[j]) > TINY_NODE_ELEMENTS)
+        if (node->src[j] != NULL && !tiny_tensor(node->src[j]))
             return false;
     return true;
 }
@@ -317,23 +322,9 @@ static void release_default_pool(void)
     pthread_mutex_unlock(&default_pool_lock);
 }
 
-enum ggml_status ggml_graph_compute(struct ggml_cgraph *cgraph, struct ggml_cplan *cplan)
+bool ggml__graph_check(const struct ggml_cgraph *cgraph, int n_threads, size_t *work_size)
 {
-    if (cgraph == NULL || cplan == NULL) {
-        ggml__error("%s is NULL", cgraph == NULL ? "cgraph" : "cplan");
-        return GGML_STATUS_FAILED;
-    }
-    if (ggml__graph_failed(cgraph)) {
-        ggml__error("the graph was built from a NULL tensor (see the first error logged)");
-        return GGML_STATUS_FAILED;
-    }
-    if (cplan->n_threads <= 0) {
-        ggml__error("the plan has %d threads; make it with ggml_graph_plan", cplan->n_threads);
-        return GGML_STATUS_FAILED;
-    }
-    /* one pass: every node computable, and the scratch the plan must give */
-    const int plan_threads = cplan->n_threads > GGML_MAX_N_THREADS ? GGML_MAX_N_THREADS : cplan->n_threads;
-    size_t need_work = 0;
+    *work_size = 0;
     for (int i = 0; i < cgraph->n_nodes; i++) {
         const struct ggml_tensor *node = cgraph->nodes[i];
         if (skip_node(node))
@@ -341,35 +332,34 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph *cgraph, struct ggml_cpla
         if (!ggml__cpu_supports(node)) {
             ggml__error("node %d ('%s', %s %s) is not supported by the CPU backend", i, node->name,
                         ggml_op_desc(node), ggml_type_name(node->type));
-            return GGML_STATUS_FAILED;
+            return false;
         }
         if (node->data == NULL) {
             ggml__error("node %d ('%s') has no memory", i, node->name);
-            return GGML_STATUS_FAILED;
+            return false;
         }
         for (int j = 0; j < GGML_MAX_SRC; j++) {
             if (node->src[j] != NULL && node->src[j]->data == NULL && !ggml_is_empty(node->src[j])) {
                 ggml__error("source %d ('%s') of node %d ('%s') has no memory (views need "
                             "ggml_backend_view_init once their source is allocated)",
                             j, node->src[j]->name, i, node->name);
-                return GGML_STATUS_FAILED;
+                return false;
             }
         }
         const struct ggml__op_impl *impl = ggml__cpu_op_impl(node->op);
         if (impl->work_size != NULL) {
-            const size_t size = impl->work_size(node, node_n_tasks(node, plan_threads));
-            need_work = size > need_work ? size : need_work;
+            const size_t size = impl->work_size(node, node_n_tasks(node, n_threads));
+            *work_size = size > *work_size ? size : *work_size;
         }
     }
     /* as ggml_graph_plan counts it */
-    if (need_work > 0)
-        need_work += CACHE_LINE_SIZE * (size_t) plan_threads;
-    if (need_work > 0 && (cplan->work_data == NULL || cplan->work_size < need_work)) {
-        ggml__error("the plan's work buffer has %zu bytes at %p; this graph needs %zu",
-                    cplan->work_size, (void *) cplan->work_data, need_work);
-        return GGML_STATUS_FAILED;
-    }
+    if (*work_size > 0)
+        *work_size += CACHE_LINE_SIZE * (size_t) n_threads;
+    return true;
+}
 
+enum ggml_status ggml__graph_compute_checked(struct ggml_cgraph *cgraph, const struct ggml_cplan *cplan)
+{
     struct ggml_threadpool *pool = cplan->threadpool;
     bool own_pool = pool == NULL;
     if (own_pool && (pool = acquire_default_pool(cplan->n_threads)) == NULL)
@@ -388,6 +378,32 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph *cgraph, struct ggml_cpla
         return GGML_STATUS_FAILED;
     }
     return atomic_load(&state.abort_after) == INT_MAX ? GGML_STATUS_SUCCESS : GGML_STATUS_ABORTED;
+}
+
+enum ggml_status ggml_graph_compute(struct ggml_cgraph *cgraph, struct ggml_cplan *cplan)
+{
+    if (cgraph == NULL || cplan == NULL) {
+        ggml__error("%s is NULL", cgraph == NULL ? "cgraph" : "cplan");
+        return GGML_STATUS_FAILED;
+    }
+    if (ggml__graph_failed(cgraph)) {
+        ggml__error("the graph was built from a NULL tensor (see the first error logged)");
+        return GGML_STATUS_FAILED;
+    }
+    if (cplan->n_threads <= 0) {
+        ggml__error("the plan has %d threads; make it with ggml_graph_plan", cplan->n_threads);
+        return GGML_STATUS_FAILED;
+    }
+    size_t need_work;
+    if (!ggml__graph_check(cgraph, cplan->n_threads > GGML_MAX_N_THREADS ? GGML_MAX_N_THREADS : cplan->n_threads,
+                           &need_work))
+        return GGML_STATUS_FAILED;
+    if (need_work > 0 && (cplan->work_data == NULL || cplan->work_size < need_work)) {
+        ggml__error("the plan's work buffer has %zu bytes at %p; this graph needs %zu",
+                    cplan->work_size, (void *) cplan->work_data, need_work);
+        return GGML_STATUS_FAILED;
+    }
+    return ggml__graph_compute_checked(cgraph, cplan);
 }
 
 enum ggml_status ggml_graph_compute_with_ctx(struct ggml_context *ctx, struct ggml_cgraph *cgraph, int n_threads)

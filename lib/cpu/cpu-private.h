@@ -146,6 +146,18 @@ bool ggml__op_is_noop(enum ggml_op op);
 /* True when the CPU backend can compute node (supports_op). */
 bool ggml__cpu_supports(const struct ggml_tensor *node);
 
+/*
+ * One pass over cgraph's nodes: true when the CPU backend can compute
+ * every one and each has its memory (else false, with the first problem
+ * logged), with *work_size the scratch ggml_graph_plan gives it for
+ * n_threads (1..GGML_MAX_N_THREADS).
+ */
+bool ggml__graph_check(const struct ggml_cgraph *cgraph, int n_threads, size_t *work_size);
+
+/* ggml_graph_compute of a graph ggml__graph_check accepted, with a plan
+ * that has at least that scratch. */
+enum ggml_status ggml__graph_compute_checked(struct ggml_cgraph *cgraph, const struct ggml_cplan *cplan);
+
 /* Rows [*first, *last) of n rows that thread ith of nth computes. */
 static inline void ggml__split_rows(int64_t n, int ith, int nth, int64_t *first, int64_t *last)
 {
