@@ -73,6 +73,7 @@ libggml_backend_core_la_SOURCES = \
 	lib/cpu/simd/generic/dot.c \
 	lib/cpu/simd/generic/vector.c \
 	lib/cpu/simd/generic/rows.c \
+	lib/cpu/simd/generic/transpose.c \
 	lib/ops-binary.c \
 	lib/ops-unary.c \
 	lib/ops-reduce.c \
@@ -108,7 +109,8 @@ lib_cpu_simd_libisa_avx2_la_SOURCES = \
 	lib/cpu/simd/avx2/vector.c \
 	lib/cpu/simd/avx2/vmath.h \
 	lib/cpu/simd/avx2/elementwise.c \
-	lib/cpu/simd/avx2/rows.c
+	lib/cpu/simd/avx2/rows.c \
+	lib/cpu/simd/avx2/transpose.c
 lib_cpu_simd_libisa_avx2_la_CPPFLAGS = $(core_cppflags)
 lib_cpu_simd_libisa_avx2_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(ISA_AVX2_CFLAGS)
 libggml_backend_core_la_LIBADD += lib/cpu/simd/libisa-avx2.la

@@ -176,6 +176,17 @@ run "$bench" --op block,block-fa --type q4_0 --reps 1 --threads 2 --device cpu
     grep -q '^block-fa T=[0-9]*  *Q4_0  *CPU  *[0-9.]' "$tmp/out"
 ok "bench runs the transformer block with and without flash attention"
 
+run "$bench" --op dispatch --reps 1 --threads 2 --device CPU
+[ "$rc" -eq 0 ] && grep -q '^dispatch 4000 nodes  *F32  *CPU  *[0-9.]* ' "$tmp/out" &&
+    [ "$(grep -c '^dispatch [0-9]' "$tmp/out")" -eq 1 ] &&
+    grep -q '^dispatch on CPU: [0-9.]* us per node$' "$tmp/out" && grep -q 'total [0-9.]* s$' "$tmp/out"
+ok "bench --op dispatch prints one row and the time per node"
+
+run "$bench" --op dispatch --reps 1 --device CPU --csv
+[ "$rc" -eq 0 ] && [ "$(grep -c '^dispatch 4000 nodes,F32,CPU,[0-9.]*,' "$tmp/out")" -eq 1 ] &&
+    [ "$(wc -l < "$tmp/out")" -eq 2 ]
+ok "bench --op dispatch --csv prints one row"
+
 run "$bench" $tiny --device CPU --type f32 --compare-blas
 if [ -n "${BLAS_PLUGIN_DIR:-}" ]; then
     [ "$rc" -eq 0 ] && grep -q '^mul_mat 64x64x64  *F32  *CPU  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*$' "$tmp/out"

@@ -26,6 +26,9 @@
  *   - reduce_max, softmax_exp_sum, scale, sum, sum_sq, sum_sq_dev, the
  *     binary rows: against double precision (the binary rows and scale
  *     bit for bit) and against the generic level.
+ *   - transpose32 and transpose16: every element where a transpose
+ *     written here puts it, bit for bit, padding between rows untouched,
+ *     on shapes that are not multiples of any tile, strides with gaps.
  */
 #include "config.h"
 
@@ -649,6 +652,46 @@ static void check_rows(const struct ggml__cpu_kernels *k, const struct ggml__cpu
     free(zg);
 }
 
+/*
+ * transpose32 and transpose16 of random bits on odd shapes, with rows
+ * padded by a few bytes and both pointers one byte off alignment: every
+ * element lands where the loop below puts it and the padding keeps its
+ * sentinel.  Run for every level, generic included.
+ */
+static void check_transpose(const struct ggml__cpu_kernels *k)
+{
+    static const int64_t shapes[][2] = { { 1, 1 }, { 1, 9 }, { 9, 1 }, { 8, 8 }, { 15, 33 }, { 33, 15 },
+                                         { 257, 31 }, { 31, 257 }, { 64, 65 }, { 100, 100 } };
+    for (int width = 4; width >= 2; width -= 2) {
+        void (*transpose)(int64_t, int64_t, const void *, ptrdiff_t, void *, ptrdiff_t) =
+            width == 4 ? k->transpose32 : k->transpose16;
+        bool all_ok = transpose != NULL;
+        for (size_t i = 0; all_ok && i < sizeof shapes / sizeof shapes[0]; i++) {
+            const int64_t rows = shapes[i][0], cols = shapes[i][1];
+            const ptrdiff_t src_stride = (ptrdiff_t) (cols * width + 6), dst_stride = (ptrdiff_t) (rows * width + 10);
+            const size_t src_size = (size_t) (rows * src_stride) + 1, dst_size = (size_t) (cols * dst_stride) + 1;
+            uint8_t *src = malloc(src_size), *got = malloc(dst_size), *want = malloc(dst_size);
+            for (size_t j = 0; j < src_size; j++)
+                src[j] = (uint8_t) rng_u32();
+            memset(got, 0x5a, dst_size);
+            memset(want, 0x5a, dst_size);
+            for (int64_t r = 0; r < rows; r++)
+                for (int64_t c = 0; c < cols; c++)
+                    memcpy(want + 1 + c * dst_stride + r * width, src + 1 + r * src_stride + c * width, (size_t) width);
+            transpose(rows, cols, src + 1, src_stride, got + 1, dst_stride);
+            all_ok = memcmp(got, want, dst_size) == 0;
+            if (!all_ok)
+                tap_diag("%s: transpose%d of %lld x %lld differs", ggml__isa_name(k->level), 8 * width,
+                         (long long) rows, (long long) cols);
+            free(src);
+            free(got);
+            free(want);
+        }
+        ok(all_ok, "%s: transpose%d puts every element in place on odd shapes, padded rows, unaligned pointers",
+           ggml__isa_name(k->level), 8 * width);
+    }
+}
+
 int main(void)
 {
     tap_capture_log();
@@ -660,6 +703,7 @@ int main(void)
     check_vec_dot(&generic, &generic);
     check_axpy(&generic, &generic);
     check_rows(&generic, &generic);
+    check_transpose(&generic);
 
     for (int level = GGML__ISA_GENERIC + 1; level < GGML__ISA_COUNT; level++) {
         const enum ggml__isa l = (enum ggml__isa) level;
@@ -680,6 +724,7 @@ int main(void)
         check_unary(&k);
         check_glu(&k);
         check_rows(&k, &generic);
+        check_transpose(&k);
     }
     return tap_done();
 }

@@ -680,6 +680,49 @@ static void test_reshaping_copies(void)
 }
 
 /* ggml_dup_inplace copies a tensor onto itself: a view of it, values unchanged. */
+/*
+ * Same-type copies between tensors packed along different dimensions (the
+ * fast path's tiled transposes): cont of a transpose and cpy into a
+ * transposed view, for 4- and 2-byte types, on shapes that are no multiple
+ * of any tile (1 x 1 up to 257 x 31), from views at an offset into a larger
+ * tensor with padded rows, and cont of 3-d permutations.
+ */
+static void test_transposes(void)
+{
+    uint64_t seed = 0x7a05e;
+    struct ggml_context *ctx = new_context(32);
+    static const int64_t shapes[][2] = { { 1, 1 }, { 15, 33 }, { 257, 31 }, { 31, 257 }, { 64, 65 } };
+    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_I32 };
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+        const enum ggml_type type = types[t];
+        const double range = type == GGML_TYPE_I32 ? 1e6 : 2.0;
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+            const int64_t ne0 = shapes[i][0], ne1 = shapes[i][1];
+            /* a view of ne0 x ne1 at an offset of 3 elements into rows of ne0 + 5 */
+            struct ggml_tensor *big = ggml_new_tensor_2d(ctx, type, ne0 + 5, ne1 + 1);
+            optest_fill(big, &seed, -range, range);
+            const size_t es = ggml_type_size(type);
+            struct ggml_tensor *view = ggml_view_2d(ctx, big, ne0, ne1, big->nb[1], 3 * es);
+            struct ggml_tensor *src = ggml_transpose(ctx, view);
+            run_case_bits(ctx, src, ggml_cont(ctx, src), NULL, "cont of a transposed view at an offset:");
+            /* the other way: a packed source into a transposed view at an offset */
+            struct ggml_tensor *plain = ggml_new_tensor_2d(ctx, type, ne1, ne0);
+            optest_fill(plain, &seed, -range, range);
+            struct ggml_tensor *target = ggml_new_tensor_2d(ctx, type, ne0 + 4, ne1 + 2);
+            struct ggml_tensor *into = ggml_transpose(ctx, ggml_view_2d(ctx, target, ne0, ne1, target->nb[1],
+                                                                        target->nb[1] + 2 * es));
+            run_case_bits(ctx, plain, ggml_cpy(ctx, plain, into), target, "cpy into a transposed view at an offset:");
+        }
+        const int64_t ne[4] = { 15, 33, 3, 2 };
+        struct ggml_tensor *src3 = make_source(ctx, type, ne, SRC_CONTIG, -range, range, &seed);
+        struct ggml_tensor *p = ggml_permute(ctx, src3, 2, 0, 1, 3);
+        run_case_bits(ctx, p, ggml_cont(ctx, p), NULL, "cont of a 3-d permutation:");
+        p = ggml_permute(ctx, src3, 1, 2, 0, 3);
+        run_case_bits(ctx, p, ggml_cont(ctx, p), NULL, "cont of a 3-d permutation:");
+    }
+    ggml_free(ctx);
+}
+
 static void test_dup_inplace(void)
 {
     uint64_t seed = 0x1d;
@@ -1069,6 +1112,7 @@ int main(void)
     test_into_quantized();
     test_from_quantized();
     test_reshaping_copies();
+    test_transposes();
     test_dup_inplace();
     test_edge_values();
     test_refused();

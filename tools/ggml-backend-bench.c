@@ -11,9 +11,12 @@
  *             output projection, residual, rms_norm * weight, SwiGLU FFN
  *             (ggml_swiglu_split), residual;
  *   block-fa  the same with ggml_flash_attn_ext over F16 K and V;
- *   mul_mat   c = a b for each --shape MxKxN: weights a [K, M], F32 b [K, N].
+ *   mul_mat   c = a b for each --shape MxKxN: weights a [K, M], F32 b [K, N];
+ *   dispatch  (only when asked for) a chain of DISPATCH_NODES ggml_scale
+ *             nodes on DISPATCH_WIDTH floats: the engine's cost per node,
+ *             printed per node under the table.
  * The matrices of the weights have the --type (F32, F16, Q4_0); norms are
- * F32.
+ * F32.  dispatch has no weights: it runs once, as F32.
  *
  * Devices: for each device D that is not a CPU, a scheduler over {D, CPU}
  * with the weights in D's buffer type ("D+CPU"), then the CPU alone
@@ -65,11 +68,17 @@
 #define N_TOKENS  64
 #define RMS_EPS   1e-5f
 
+/* The dispatch workload: nodes of the chain, floats each node scales. */
+#define DISPATCH_NODES 4000
+#define DISPATCH_WIDTH 16
+
 #define MAX_SHAPES  16
 #define MAX_DEVICES 16
 
-enum op { OP_BLOCK, OP_BLOCK_FA, OP_MUL_MAT, N_OPS };
-static const char *const op_names[N_OPS] = { "block", "block-fa", "mul_mat" };
+enum op { OP_BLOCK, OP_BLOCK_FA, OP_MUL_MAT, OP_DISPATCH, N_OPS };
+static const char *const op_names[N_OPS] = { "block", "block-fa", "mul_mat", "dispatch" };
+/* Workloads run when --op is not given: all but dispatch. */
+static const bool op_default[N_OPS] = { true, true, true, false };
 
 static const enum ggml_type bench_types[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_Q4_0 };
 #define N_TYPES (sizeof bench_types / sizeof bench_types[0])
@@ -218,6 +227,7 @@ struct run {
     struct ggml_tensor *inputs[4];
     void *input_data[4];
     int n_inputs;
+    int graph_size;           /* nodes the scheduler must hold; 0: GGML_DEFAULT_GRAPH_SIZE */
     double flop, bytes;
 };
 
@@ -395,6 +405,31 @@ static bool build_mul_mat(struct run *r, struct weight_cache *cache, enum ggml_t
     return true;
 }
 
+/* The chain of tiny nodes: the engine's cost per node, not the kernels'. */
+static bool build_dispatch(struct run *r)
+{
+    r->graph_size = DISPATCH_NODES + 64;
+    struct ggml_init_params gp = { (size_t) r->graph_size * ggml_tensor_overhead() +
+                                       ggml_graph_overhead_custom((size_t) r->graph_size, false),
+                                   NULL, true };
+    r->gctx = ggml_init(gp);
+    if (r->gctx == NULL)
+        return false;
+    float *xdata = xmalloc(DISPATCH_WIDTH * sizeof *xdata);
+    fill_random(xdata, DISPATCH_WIDTH, 13, 1.0f);
+    struct ggml_tensor *cur = add_input(r, ggml_new_tensor_1d(r->gctx, GGML_TYPE_F32, DISPATCH_WIDTH), xdata);
+    /* 1.0001^4000 < 1.5: the values stay finite */
+    for (int i = 0; i < DISPATCH_NODES && cur != NULL; i++)
+        cur = ggml_scale(r->gctx, cur, 1.0001f);
+    if ((r->out = cur) == NULL)
+        return false;
+    ggml_set_output(r->out);
+    r->graph = ggml_new_graph_custom(r->gctx, (size_t) r->graph_size, false);
+    ggml_build_forward_expand(r->graph, r->out);
+    r->bytes += (double) ggml_nbytes(r->out);
+    return true;
+}
+
 static void run_free(struct run *r)
 {
     for (int i = 0; i < r->n_inputs; i++)
@@ -421,7 +456,8 @@ static double time_run(struct run *r, const struct config *c, int n_threads, int
             goto out;
         set_threads(backends[i], n_threads);
     }
-    sched = ggml_backend_sched_new(backends, NULL, n, GGML_DEFAULT_GRAPH_SIZE, false, true);
+    const size_t graph_size = r->graph_size > GGML_DEFAULT_GRAPH_SIZE ? (size_t) r->graph_size : GGML_DEFAULT_GRAPH_SIZE;
+    sched = ggml_backend_sched_new(backends, NULL, n, graph_size, false, true);
     if (sched == NULL || !ggml_backend_sched_alloc_graph(sched, r->graph))
         goto out;
     for (int i = 0; i < r->n_inputs; i++)
@@ -626,6 +662,10 @@ static void print_table(const struct results *res, const struct options *o, doub
     }
     if (o->compare_stream && !isnan(stream_bps))
         printf("vs STREAM: GB/s over the STREAM triad's %.2f GB/s\n", stream_bps * 1e-9);
+    for (size_t i = 0; i < res->n; i++)
+        if (strncmp(res->rows[i].workload, "dispatch", 8) == 0 && !isnan(res->rows[i].seconds))
+            printf("dispatch on %s: %.3f us per node\n", res->rows[i].device,
+                   res->rows[i].seconds * 1e6 / DISPATCH_NODES);
     printf("%d thread%s, best of %d; total %.1f s", o->n_threads, o->n_threads == 1 ? "" : "s", o->reps, total);
     if (o->numa != GGML_NUMA_STRATEGY_COUNT)
         printf("; NUMA %s%s", tool_numa_name(o->numa), ggml_is_numa() ? "" : " (one node: no placement)");
@@ -707,7 +747,7 @@ static void usage(FILE *out)
             "usage: " PROGRAM " [options]\n"
             "Times a llama-style transformer block and matrix products on every device\n"
             "(each non-CPU device D with the CPU through the scheduler, then the CPU alone).\n"
-            "  --op LIST          block, block-fa, mul_mat (default: all)\n"
+            "  --op LIST          block, block-fa, mul_mat, dispatch (default: all but dispatch)\n"
             "  --type LIST        f32, f16, q4_0: the weights' type (default: all)\n"
             "  --shape MxKxN      a mul_mat shape, weights [K, M] by [K, N]; repeatable\n"
             "                     (default: 2048x512x2048, 4096x4096x32, 4096x4096x1)\n"
@@ -816,7 +856,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         if (strcmp(arg, "--op") == 0) {
             any_op = true;
             if (!each_word(o, value, add_op, &bad))
-                return bad_usage("unknown op (block, block-fa, mul_mat)", bad);
+                return bad_usage("unknown op (block, block-fa, mul_mat, dispatch)", bad);
         } else if (strcmp(arg, "--type") == 0) {
             any_type = true;
             if (!each_word(o, value, add_type, &bad))
@@ -858,7 +898,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         }
     }
     for (int i = 0; i < N_OPS; i++)
-        o->ops[i] = o->ops[i] || !any_op;
+        o->ops[i] = o->ops[i] || (!any_op && op_default[i]);
     for (size_t i = 0; i < N_TYPES; i++)
         o->types[i] = o->types[i] || !any_type;
     if (o->n_shapes == 0) {
@@ -907,7 +947,8 @@ int main(int argc, char **argv)
     int n_types = 0;
     for (size_t t = 0; t < N_TYPES; t++)
         n_types += o.types[t];
-    const int total = n_workloads * n_types * n_configs;
+    /* dispatch runs once per configuration, whatever the types */
+    const int total = (n_workloads * n_types + (o.ops[OP_DISPATCH] ? 1 : 0)) * n_configs;
     struct results res = { .rows = xmalloc((size_t) (total + 1) * sizeof *res.rows) };
 
     double stream_bps = NAN;
@@ -930,9 +971,11 @@ int main(int argc, char **argv)
                 sgemm_seconds = time_sgemm(o.shapes[s], o.n_threads, o.reps);
             }
 #endif
+            bool ran_untyped = false;
             for (size_t t = 0; t < N_TYPES; t++) {
-                if (!o.types[t])
+                if (!o.types[t] || (op == OP_DISPATCH && ran_untyped))
                     continue;
+                ran_untyped = true;
                 struct weight_cache cache = { { NULL } };
                 for (int c = 0; c < n_configs; c++) {
                     struct row *row = &res.rows[res.n++];
@@ -940,9 +983,11 @@ int main(int argc, char **argv)
                     if (op == OP_MUL_MAT)
                         snprintf(row->workload, sizeof row->workload, "mul_mat %lldx%lldx%lld",
                                  (long long) o.shapes[s].m, (long long) o.shapes[s].k, (long long) o.shapes[s].n);
+                    else if (op == OP_DISPATCH)
+                        snprintf(row->workload, sizeof row->workload, "dispatch %d nodes", DISPATCH_NODES);
                     else
                         snprintf(row->workload, sizeof row->workload, "%s T=%d", op_names[op], N_TOKENS);
-                    row->type = type_label(bench_types[t]);
+                    row->type = type_label(op == OP_DISPATCH ? GGML_TYPE_F32 : bench_types[t]);
                     memcpy(row->device, configs[c].label, sizeof row->device);
                     char what[160];
                     snprintf(what, sizeof what, "%s %s %s", row->workload, row->type, row->device);
@@ -950,9 +995,9 @@ int main(int argc, char **argv)
 
                     struct run run = { 0 };
                     ggml_backend_buffer_type_t wbuft = ggml_backend_dev_buffer_type(configs[c].dev);
-                    bool built = op == OP_MUL_MAT
-                                     ? build_mul_mat(&run, &cache, bench_types[t], o.shapes[s], wbuft)
-                                     : build_block(&run, &cache, bench_types[t], op == OP_BLOCK_FA, wbuft);
+                    bool built = op == OP_MUL_MAT    ? build_mul_mat(&run, &cache, bench_types[t], o.shapes[s], wbuft)
+                                 : op == OP_DISPATCH ? build_dispatch(&run)
+                                                     : build_block(&run, &cache, bench_types[t], op == OP_BLOCK_FA, wbuft);
                     row->seconds = built ? time_run(&run, &configs[c], o.n_threads, o.reps) : NAN;
                     row->flop = run.flop;
                     row->bytes = run.bytes;

@@ -75,16 +75,32 @@ struct cpu_plan {
     struct ggml_cgraph cgraph;
 };
 
+/* The thread count of ctx's plans (ggml_graph_plan's cap applied). */
+static int plan_threads(const struct cpu_backend_context *ctx)
+{
+    return ctx->n_threads < GGML_MAX_N_THREADS ? ctx->n_threads : GGML_MAX_N_THREADS;
+}
+
 /* Plans cgraph on ctx's pool with scratch memory (*owned_work: new memory
- * for the caller; NULL: the backend's).  False when out of memory, logged
- * once (by ggml_threadpool_new, or here as func). */
+ * for the caller; NULL: the backend's); checked_work, when not NULL, is
+ * the scratch ggml__graph_check found for ctx->n_threads, so that the
+ * graph is not walked again.  False when out of memory, logged once (by
+ * ggml_threadpool_new, or here as func). */
 static bool cpu_prepare(struct cpu_backend_context *ctx, const struct ggml_cgraph *cgraph,
-                        struct ggml_cplan *cplan, uint8_t **owned_work, const char *func)
+                        struct ggml_cplan *cplan, uint8_t **owned_work, const size_t *checked_work,
+                        const char *func)
 {
     struct ggml_threadpool *pool = cpu_backend_pool(ctx);
     if (pool == NULL)
         return false;
-    *cplan = ggml_graph_plan(cgraph, ctx->n_threads, pool);
+    if (checked_work != NULL) {
+        memset(cplan, 0, sizeof *cplan);
+        cplan->n_threads = plan_threads(ctx);
+        cplan->threadpool = pool;
+        cplan->work_size = *checked_work;
+    } else {
+        *cplan = ggml_graph_plan(cgraph, ctx->n_threads, pool);
+    }
     cplan->abort_callback = ctx->abort_callback;
     cplan->abort_callback_data = ctx->abort_callback_data;
     cplan->use_ref = ctx->use_ref;
@@ -128,7 +144,7 @@ static ggml_backend_graph_plan_t cpu_backend_graph_plan_create(ggml_backend_t ba
         return NULL;
     }
     uint8_t *work = NULL;
-    const bool prepared = cpu_prepare(ctx, cgraph, &plan->cplan, &work, func);
+    const bool prepared = cpu_prepare(ctx, cgraph, &plan->cplan, &work, NULL, func);
     ggml__release(&ctx->busy);
     if (!prepared) {
         free(work);
@@ -162,10 +178,16 @@ static enum ggml_status cpu_backend_graph_compute(ggml_backend_t backend, struct
     struct cpu_backend_context *ctx = backend->context;
     if (!ggml__claim(&ctx->busy, "the CPU backend", func))
         return GGML_STATUS_FAILED;
+    /* one walk over the graph checks it and sizes the scratch */
     struct ggml_cplan cplan;
-    enum ggml_status status = GGML_STATUS_ALLOC_FAILED;
-    if (cpu_prepare(ctx, cgraph, &cplan, NULL, func))
-        status = ggml_graph_compute(cgraph, &cplan);
+    size_t work_size;
+    enum ggml_status status = GGML_STATUS_FAILED;
+    if (ggml__graph_check(cgraph, plan_threads(ctx), &work_size)) {
+        if (cpu_prepare(ctx, cgraph, &cplan, NULL, &work_size, func))
+            status = ggml__graph_compute_checked(cgraph, &cplan);
+        else
+            status = GGML_STATUS_ALLOC_FAILED;
+    }
     ggml__release(&ctx->busy);
     return status;
 }

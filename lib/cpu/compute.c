@@ -3,11 +3,18 @@
  * memory) and the computation of a graph on a thread pool.
  *
  * Every thread of the job walks the nodes in order and computes its share
- * of each node; a barrier separates nodes, except after nodes that only
- * reinterpret memory (NONE, VIEW, RESHAPE, PERMUTE, TRANSPOSE), which have
- * nothing to wait for.  Thread 0 polls the abort callback between nodes;
- * the decision is published before the next barrier so that every thread
- * stops at the same node.
+ * of each node; a barrier separates nodes, except
+ *   - nodes that only reinterpret memory (NONE, VIEW, RESHAPE, PERMUTE,
+ *     TRANSPOSE), which have nothing to wait for, and
+ *   - consecutive nodes that thread 0 computes alone: tiny nodes (every
+ *     operand of at most TINY_NODE_ELEMENTS elements) get one thread, as
+ *     a barrier costs more than their work; in program order one thread
+ *     sees its own writes, and the other threads are parked at the next
+ *     barrier, which comes before the first node they share.
+ * All threads derive the same barrier positions from the graph alone.
+ * Thread 0 polls the abort callback after each node it computes; once it
+ * fires, no thread computes a later node, and every thread leaves at the
+ * next barrier, so all stop after the same node.
  */
 #include "config.h"
 
@@ -138,12 +145,39 @@ static bool skip_node(const struct ggml_tensor *node)
            !(node->flags & GGML_TENSOR_FLAG_COMPUTE);
 }
 
+/*
+ * Nodes whose operands all have at most this many elements run on one
+ * thread: at most a few microseconds of work, less than a barrier costs.
+ */
+#define TINY_NODE_ELEMENTS 1024
+
+static bool tiny_tensor(const struct ggml_tensor *t)
+{
+    return t->ne[0] * t->ne[1] * t->ne[2] * t->ne[3] <= TINY_NODE_ELEMENTS;
+}
+
+static bool tiny_node(const struct ggml_tensor *node)
+{
+    if (!tiny_tensor(node))
+        return false;
+    for (int j = 0; j < GGML_MAX_SRC; j++)
+        if (node->src[j] != NULL && !tiny_tensor(node->src[j]))
+            return false;
+    return true;
+}
+
+/*
+ * Threads that compute node: the op's own count, or every thread (one for
+ * a tiny node).  Kernels that meet at ggml__threadpool_barrier may get
+ * one thread: with one thread their barrier is a no-op (the engine passes
+ * no pool then).
+ */
 static int node_n_tasks(const struct ggml_tensor *node, int n_threads)
 {
     const struct ggml__op_impl *impl = ggml__cpu_op_impl(node->op);
     if (skip_node(node) || impl == NULL)
         return 1;
-    int n = impl->n_tasks ? impl->n_tasks(node, n_threads) : n_threads;
+    int n = impl->n_tasks ? impl->n_tasks(node, n_threads) : tiny_node(node) ? 1 : n_threads;
     return n < 1 ? 1 : n > n_threads ? n_threads : n;
 }
 
@@ -226,6 +260,9 @@ static void compute_job(void *arg, int ith, int nth)
     /* the NUMA node whose weight copies this thread reads (0: the primary) */
     const int node_in_mirror = ggml__cpu_mirrored_buffers() > 0 ? ggml__threadpool_thread_node(state->pool, ith) : 0;
     const struct ggml__cpu_kernels *kernels = ggml__kernels();
+    /* the last node computed, when the barrier after it is still to pass */
+    int unsynced = -1;
+    bool unsynced_alone = false; /* ... and thread 0 computed it alone */
 
     for (int i = 0; i < state->cgraph->n_nodes; i++) {
         struct ggml_tensor *node = state->cgraph->nodes[i];
@@ -233,26 +270,32 @@ static void compute_job(void *arg, int ith, int nth)
             continue;
         const struct ggml__op_impl *impl = ggml__cpu_op_impl(node->op);
         const int n_tasks = node_n_tasks(node, nth);
-        if (ith < n_tasks) {
-            const struct ggml__compute_params params = {
-                .ith = ith,
-                .nth = n_tasks,
-                .wsize = plan->work_size,
-                .wdata = plan->work_data,
-                .pool = state->pool,
-                .use_ref = plan->use_ref,
-                .kernels = kernels,
-            };
-            if (node_in_mirror > 0)
-                run_on_local_copies(impl, &params, node, node_in_mirror);
-            else
-                impl->kernel(&params, node);
+        if (unsynced >= 0 && !(unsynced_alone && n_tasks == 1)) {
+            ggml__threadpool_barrier(state->pool);
+            if (atomic_load(&state->abort_after) <= unsynced)
+                return;
         }
-        if (ith == 0 && plan->abort_callback && plan->abort_callback(plan->abort_callback_data))
+        unsynced = i;
+        unsynced_alone = n_tasks == 1;
+        if (ith >= n_tasks || atomic_load(&state->abort_after) < i)
+            continue;
+        const struct ggml__compute_params params = {
+            .ith = ith,
+            .nth = n_tasks,
+            .wsize = plan->work_size,
+            .wdata = plan->work_data,
+            /* a node of one thread has no one to meet at a barrier */
+            .pool = n_tasks > 1 ? state->pool : NULL,
+            .use_ref = plan->use_ref,
+            .kernels = kernels,
+        };
+        if (node_in_mirror > 0)
+            run_on_local_copies(impl, &params, node, node_in_mirror);
+        else
+            impl->kernel(&params, node);
+        if (ith == 0 && plan->abort_callback && atomic_load(&state->abort_after) == INT_MAX &&
+            plan->abort_callback(plan->abort_callback_data))
             atomic_store(&state->abort_after, i);
-        ggml__threadpool_barrier(state->pool);
-        if (atomic_load(&state->abort_after) <= i)
-            return;
     }
 }
 
@@ -279,26 +322,9 @@ static void release_default_pool(void)
     pthread_mutex_unlock(&default_pool_lock);
 }
 
-enum ggml_status ggml_graph_compute(struct ggml_cgraph *cgraph, struct ggml_cplan *cplan)
+bool ggml__graph_check(const struct ggml_cgraph *cgraph, int n_threads, size_t *work_size)
 {
-    if (cgraph == NULL || cplan == NULL) {
-        ggml__error("%s is NULL", cgraph == NULL ? "cgraph" : "cplan");
-        return GGML_STATUS_FAILED;
-    }
-    if (ggml__graph_failed(cgraph)) {
-        ggml__error("the graph was built from a NULL tensor (see the first error logged)");
-        return GGML_STATUS_FAILED;
-    }
-    if (cplan->n_threads <= 0) {
-        ggml__error("the plan has %d threads; make it with ggml_graph_plan", cplan->n_threads);
-        return GGML_STATUS_FAILED;
-    }
-    struct ggml_cplan need = ggml_graph_plan(cgraph, cplan->n_threads, cplan->threadpool);
-    if (need.work_size > 0 && (cplan->work_data == NULL || cplan->work_size < need.work_size)) {
-        ggml__error("the plan's work buffer has %zu bytes at %p; this graph needs %zu",
-                    cplan->work_size, (void *) cplan->work_data, need.work_size);
-        return GGML_STATUS_FAILED;
-    }
+    *work_size = 0;
     for (int i = 0; i < cgraph->n_nodes; i++) {
         const struct ggml_tensor *node = cgraph->nodes[i];
         if (skip_node(node))
@@ -306,22 +332,34 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph *cgraph, struct ggml_cpla
         if (!ggml__cpu_supports(node)) {
             ggml__error("node %d ('%s', %s %s) is not supported by the CPU backend", i, node->name,
                         ggml_op_desc(node), ggml_type_name(node->type));
-            return GGML_STATUS_FAILED;
+            return false;
         }
         if (node->data == NULL) {
             ggml__error("node %d ('%s') has no memory", i, node->name);
-            return GGML_STATUS_FAILED;
+            return false;
         }
         for (int j = 0; j < GGML_MAX_SRC; j++) {
             if (node->src[j] != NULL && node->src[j]->data == NULL && !ggml_is_empty(node->src[j])) {
                 ggml__error("source %d ('%s') of node %d ('%s') has no memory (views need "
                             "ggml_backend_view_init once their source is allocated)",
                             j, node->src[j]->name, i, node->name);
-                return GGML_STATUS_FAILED;
+                return false;
             }
         }
+        const struct ggml__op_impl *impl = ggml__cpu_op_impl(node->op);
+        if (impl->work_size != NULL) {
+            const size_t size = impl->work_size(node, node_n_tasks(node, n_threads));
+            *work_size = size > *work_size ? size : *work_size;
+        }
     }
+    /* as ggml_graph_plan counts it */
+    if (*work_size > 0)
+        *work_size += CACHE_LINE_SIZE * (size_t) n_threads;
+    return true;
+}
 
+enum ggml_status ggml__graph_compute_checked(struct ggml_cgraph *cgraph, const struct ggml_cplan *cplan)
+{
     struct ggml_threadpool *pool = cplan->threadpool;
     bool own_pool = pool == NULL;
     if (own_pool && (pool = acquire_default_pool(cplan->n_threads)) == NULL)
@@ -340,6 +378,32 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph *cgraph, struct ggml_cpla
         return GGML_STATUS_FAILED;
     }
     return atomic_load(&state.abort_after) == INT_MAX ? GGML_STATUS_SUCCESS : GGML_STATUS_ABORTED;
+}
+
+enum ggml_status ggml_graph_compute(struct ggml_cgraph *cgraph, struct ggml_cplan *cplan)
+{
+    if (cgraph == NULL || cplan == NULL) {
+        ggml__error("%s is NULL", cgraph == NULL ? "cgraph" : "cplan");
+        return GGML_STATUS_FAILED;
+    }
+    if (ggml__graph_failed(cgraph)) {
+        ggml__error("the graph was built from a NULL tensor (see the first error logged)");
+        return GGML_STATUS_FAILED;
+    }
+    if (cplan->n_threads <= 0) {
+        ggml__error("the plan has %d threads; make it with ggml_graph_plan", cplan->n_threads);
+        return GGML_STATUS_FAILED;
+    }
+    size_t need_work;
+    if (!ggml__graph_check(cgraph, cplan->n_threads > GGML_MAX_N_THREADS ? GGML_MAX_N_THREADS : cplan->n_threads,
+                           &need_work))
+        return GGML_STATUS_FAILED;
+    if (need_work > 0 && (cplan->work_data == NULL || cplan->work_size < need_work)) {
+        ggml__error("the plan's work buffer has %zu bytes at %p; this graph needs %zu",
+                    cplan->work_size, (void *) cplan->work_data, need_work);
+        return GGML_STATUS_FAILED;
+    }
+    return ggml__graph_compute_checked(cgraph, cplan);
 }
 
 enum ggml_status ggml_graph_compute_with_ctx(struct ggml_context *ctx, struct ggml_cgraph *cgraph, int n_threads)

@@ -35,7 +35,9 @@ bool ggml__threadpool_run(struct ggml_threadpool *pool, int n_threads, ggml__job
 /*
  * Blocks until all threads of the current job have reached it.  Every
  * thread of the job must call it the same number of times: a kernel that
- * uses it must run on all threads (its op_impl leaves n_tasks NULL).
+ * uses it must run on all threads (its op_impl leaves n_tasks NULL), or on
+ * one thread, which the engine tells by a NULL pool (then it returns at
+ * once).
  */
 void ggml__threadpool_barrier(struct ggml_threadpool *pool);
 
@@ -115,7 +117,7 @@ struct ggml__compute_params {
     int ith, nth;                  /* this thread, of nth threads on the node */
     size_t wsize;                  /* scratch shared by the node's threads */
     void *wdata;
-    struct ggml_threadpool *pool;  /* for ggml__threadpool_barrier inside a kernel */
+    struct ggml_threadpool *pool;  /* for ggml__threadpool_barrier inside a kernel (NULL: nth is 1) */
     bool use_ref;                  /* reference kernels only */
     const struct ggml__cpu_kernels *kernels;   /* the kernel table in use (simd/kernels.h) */
 };
@@ -143,6 +145,18 @@ bool ggml__op_is_noop(enum ggml_op op);
 
 /* True when the CPU backend can compute node (supports_op). */
 bool ggml__cpu_supports(const struct ggml_tensor *node);
+
+/*
+ * One pass over cgraph's nodes: true when the CPU backend can compute
+ * every one and each has its memory (else false, with the first problem
+ * logged), with *work_size the scratch ggml_graph_plan gives it for
+ * n_threads (1..GGML_MAX_N_THREADS).
+ */
+bool ggml__graph_check(const struct ggml_cgraph *cgraph, int n_threads, size_t *work_size);
+
+/* ggml_graph_compute of a graph ggml__graph_check accepted, with a plan
+ * that has at least that scratch. */
+enum ggml_status ggml__graph_compute_checked(struct ggml_cgraph *cgraph, const struct ggml_cplan *cplan);
 
 /* Rows [*first, *last) of n rows that thread ith of nth computes. */
 static inline void ggml__split_rows(int64_t n, int ith, int nth, int64_t *first, int64_t *last)

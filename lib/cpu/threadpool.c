@@ -501,6 +501,8 @@ bool ggml__threadpool_run(struct ggml_threadpool *pool, int n_threads, ggml__job
 
 void ggml__threadpool_barrier(struct ggml_threadpool *pool)
 {
+    if (pool == NULL)
+        return; /* a kernel computed by one thread */
     const int n = pool->job_threads;
     if (n <= 1)
         return;

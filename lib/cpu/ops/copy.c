@@ -5,7 +5,23 @@
  * their to_float) go to F32, F16, BF16, I32 or any type with a
  * from_float_ref.  Shapes may differ as long as the element counts agree:
  * elements are taken and stored in row-major order of each tensor's own
- * shape, following its strides.  Threads split the destination rows.
+ * shape, following its strides.
+ *
+ * Two paths with the same results, bit for bit:
+ *   - the reference (params->use_ref): element by element through the
+ *     scalar conversions, or row by row through the type traits for
+ *     quantized rows;
+ *   - the fast one: packed rows converted in bulk by the kernel table's
+ *     to_float and from_float entries (through F32 when neither side is
+ *     F32), whole tensors as one span when both are contiguous; and
+ *     same-type copies between tensors of one shape whose packed
+ *     dimensions differ (cont of a transpose or permute) as tiled matrix
+ *     transposes (the table's transpose32 and transpose16).
+ * Quantized destinations are encoded with from_float_ref on both paths:
+ * the table's encoders may differ from it on blocks holding a NaN.
+ *
+ * Threads split the destination rows, the elements of a contiguous span,
+ * or a transpose's strips of columns.
  */
 #include "config.h"
 
@@ -64,10 +80,158 @@ static void copy_element(enum ggml_type src_type, const char *s, enum ggml_type 
         store_plain(dst_type, d, load_plain(src_type, s));
 }
 
+/* Floats of scratch per thread: a row, and at least a useful chunk of a span. */
+static int64_t scratch_floats(const struct ggml_tensor *dst)
+{
+    return (dst->ne[0] > 1024 ? dst->ne[0] : 1024) + 16;
+}
+
 /* Scratch: one float row per thread for conversions through F32. */
 static size_t copy_work_size(const struct ggml_tensor *dst, int n_tasks)
 {
-    return (size_t) n_tasks * (size_t) (dst->ne[0] + 16) * sizeof(float);
+    return (size_t) n_tasks * (size_t) scratch_floats(dst) * sizeof(float);
+}
+
+/* True when the elements of t's rows are adjacent (blocks always are). */
+static bool packed_rows(const struct ggml_tensor *t)
+{
+    return !plain_type(t->type) || t->nb[0] == ggml_type_size(t->type);
+}
+
+/* F32 from n packed elements of a type with a decoder (not F32, not I32). */
+static void decode_span(const struct ggml__cpu_kernels *k, enum ggml_type type, const void *x, float *y, int64_t n)
+{
+    ggml_to_float_t to_float = k->to_float[type] ? k->to_float[type] : ggml_get_type_traits(type)->to_float;
+    to_float(x, y, n);
+}
+
+/* n F32 values into packed elements of dst_type (not F32). */
+static void encode_span(const struct ggml__cpu_kernels *k, enum ggml_type type, const float *x, void *y, int64_t n)
+{
+    if (plain_type(type) && k->from_float[type] != NULL)
+        k->from_float[type](x, y, n);
+    else
+        ggml_get_type_traits(type)->from_float_ref(x, y, n);
+}
+
+/*
+ * Converts n packed elements (whole blocks for block types) from s to d,
+ * in bulk; scratch holds scratch_n floats for conversions through F32.
+ * Same types are copied byte for byte.
+ */
+static void convert_span(const struct ggml__cpu_kernels *k, enum ggml_type src_type, const char *s,
+                         enum ggml_type dst_type, char *d, int64_t n, float *scratch, int64_t scratch_n)
+{
+    if (src_type == dst_type) {
+        memcpy(d, s, ggml_row_size(src_type, n));
+        return;
+    }
+    if (src_type == GGML_TYPE_F32) {
+        encode_span(k, dst_type, (const float *) (const void *) s, d, n);
+        return;
+    }
+    if (dst_type == GGML_TYPE_F32 && src_type != GGML_TYPE_I32) {
+        decode_span(k, src_type, s, (float *) (void *) d, n);
+        return;
+    }
+    /* through F32 in chunks of whole blocks of both types */
+    const int64_t blck = ggml_blck_size(src_type) > ggml_blck_size(dst_type) ? ggml_blck_size(src_type)
+                                                                            : ggml_blck_size(dst_type);
+    int64_t chunk = scratch_n / blck * blck;
+    if (chunk <= 0 || chunk > n)
+        chunk = n;
+    for (int64_t i = 0; i < n; i += chunk) {
+        const int64_t m = n - i < chunk ? n - i : chunk;
+        const char *sp = s + ggml_row_size(src_type, i);
+        if (src_type == GGML_TYPE_I32)
+            for (int64_t j = 0; j < m; j++)
+                scratch[j] = (float) ((const int32_t *) (const void *) sp)[j];
+        else
+            decode_span(k, src_type, sp, scratch, m);
+        if (dst_type == GGML_TYPE_F32)
+            memcpy(d + (size_t) i * sizeof(float), scratch, (size_t) m * sizeof(float));
+        else
+            encode_span(k, dst_type, scratch, d + ggml_row_size(dst_type, i), m);
+    }
+}
+
+/*
+ * Both tensors contiguous and of element-sized blocks: one span, split
+ * across the threads in pieces of whole cache lines.
+ */
+static void copy_span(const struct ggml__compute_params *params, struct ggml_tensor *dst)
+{
+    const struct ggml_tensor *src = dst->src[0];
+    const int64_t n = ggml_nelements(dst), step = 64;
+    int64_t first, last;
+    ggml__split_rows((n + step - 1) / step, params->ith, params->nth, &first, &last);
+    first *= step;
+    last = last * step < n ? last * step : n;
+    if (first >= last)
+        return;
+    const int64_t scratch_n = scratch_floats(dst);
+    float *scratch = (float *) params->wdata + (size_t) params->ith * (size_t) scratch_n;
+    convert_span(params->kernels, src->type, (const char *) src->data + first * (int64_t) ggml_type_size(src->type),
+                 dst->type, (char *) dst->data + first * (int64_t) ggml_type_size(dst->type), last - first, scratch,
+                 scratch_n);
+}
+
+/* Columns of a transpose strip: a multiple of the transpose's tile. */
+#define TRANSPOSE_STRIP 64
+
+/*
+ * The dimension along which t's elements are adjacent (nb == the element
+ * size, extent > 1), or -1.
+ */
+static int packed_dim(const struct ggml_tensor *t)
+{
+    for (int d = 0; d < GGML_MAX_DIMS; d++)
+        if (t->ne[d] > 1 && t->nb[d] == ggml_type_size(t->type))
+            return d;
+    return -1;
+}
+
+/*
+ * A same-type copy between tensors of one shape whose elements are packed
+ * along different dimensions (cont of a transpose or a permute, cpy into a
+ * transposed view) is a matrix transpose in each plane of the two other
+ * dimensions: returns false when dst is not one.  Rows of the transpose run
+ * along dst's packed dimension, columns along src's; the columns of every
+ * plane are cut in strips that the threads share out.
+ */
+static bool copy_transposed(const struct ggml__compute_params *params, struct ggml_tensor *dst)
+{
+    const struct ggml_tensor *src = dst->src[0];
+    const size_t es = ggml_type_size(dst->type);
+    if (src->type != dst->type || !plain_type(dst->type) || !ggml_are_same_shape(src, dst))
+        return false;
+    const int rd = packed_dim(dst), cd = packed_dim(src);
+    if (rd < 0 || cd < 0 || rd == cd)
+        return false;
+    void (*transpose)(int64_t, int64_t, const void *, ptrdiff_t, void *, ptrdiff_t) =
+        es == 4 ? params->kernels->transpose32 : es == 2 ? params->kernels->transpose16 : NULL;
+    if (transpose == NULL)
+        return false;
+
+    int outer[2], n_outer = 0;
+    for (int d = 0; d < GGML_MAX_DIMS; d++)
+        if (d != rd && d != cd)
+            outer[n_outer++] = d;
+    const int64_t strips = (dst->ne[cd] + TRANSPOSE_STRIP - 1) / TRANSPOSE_STRIP;
+    const int64_t n_units = strips * dst->ne[outer[0]] * dst->ne[outer[1]];
+    int64_t first, last;
+    ggml__split_rows(n_units, params->ith, params->nth, &first, &last);
+    for (int64_t u = first; u < last; u++) {
+        const int64_t strip = u % strips, plane = u / strips;
+        const int64_t j0 = plane % dst->ne[outer[0]], j1 = plane / dst->ne[outer[0]];
+        const int64_t c0 = strip * TRANSPOSE_STRIP;
+        const int64_t n_cols = dst->ne[cd] - c0 < TRANSPOSE_STRIP ? dst->ne[cd] - c0 : TRANSPOSE_STRIP;
+        const char *s = (const char *) src->data + j0 * src->nb[outer[0]] + j1 * src->nb[outer[1]] +
+                        c0 * src->nb[cd];
+        char *d = (char *) dst->data + j0 * dst->nb[outer[0]] + j1 * dst->nb[outer[1]] + c0 * dst->nb[cd];
+        transpose(dst->ne[rd], n_cols, s, (ptrdiff_t) src->nb[rd], d, (ptrdiff_t) dst->nb[cd]);
+    }
+    return true;
 }
 
 /*
@@ -80,7 +244,10 @@ static void copy_rows(const struct ggml__compute_params *params, struct ggml_ten
     const int64_t nrows = ggml_nrows(dst);
     int64_t first, last;
     ggml__split_rows(nrows, params->ith, params->nth, &first, &last);
-    float *row = (float *) params->wdata + (size_t) params->ith * (size_t) (dst->ne[0] + 16);
+    const int64_t scratch_n = scratch_floats(dst);
+    float *row = (float *) params->wdata + (size_t) params->ith * (size_t) scratch_n;
+    /* the fast path converts packed rows in bulk */
+    const bool bulk = !params->use_ref && packed_rows(src) && packed_rows(dst);
 
     const struct ggml_type_traits *st = ggml_get_type_traits(src->type);
     const struct ggml_type_traits *dt = ggml_get_type_traits(dst->type);
@@ -91,6 +258,10 @@ static void copy_rows(const struct ggml__compute_params *params, struct ggml_ten
         const char *s = (const char *) src->data + s1 * src->nb[1] + s2 * src->nb[2] + s3 * src->nb[3];
         char *d = (char *) dst->data + d1 * dst->nb[1] + d2 * dst->nb[2] + d3 * dst->nb[3];
 
+        if (bulk) {
+            convert_span(params->kernels, src->type, s, dst->type, d, src->ne[0], row, scratch_n);
+            continue;
+        }
         if (src->type == dst->type) {
             if (plain_type(src->type))
                 for (int64_t i = 0; i < src->ne[0]; i++)
@@ -135,7 +306,17 @@ static void copy_elements(const struct ggml__compute_params *params, struct ggml
 
 static void copy_kernel(const struct ggml__compute_params *params, struct ggml_tensor *dst)
 {
-    if (dst->src[0]->ne[0] == dst->ne[0])
+    const struct ggml_tensor *src = dst->src[0];
+    if (!params->use_ref) {
+        if (ggml_is_contiguous(src) && ggml_is_contiguous(dst) && ggml_blck_size(src->type) == 1 &&
+            ggml_blck_size(dst->type) == 1) {
+            copy_span(params, dst);
+            return;
+        }
+        if (copy_transposed(params, dst))
+            return;
+    }
+    if (src->ne[0] == dst->ne[0])
         copy_rows(params, dst);
     else
         copy_elements(params, dst);

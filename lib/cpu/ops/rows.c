@@ -3,7 +3,7 @@
  *
  * GET_ROWS  dst row (i, j, k) = src0 row (idx[i, j, k], j, k), converted to
  *           F32 (F32, F16, BF16 and every type with a to_float) or copied
- *           (I32).  An index outside src0's rows leaves that dst row zero.
+ *           (I32).  Rows are decoded by the kernel table's to_float.  An index outside src0's rows leaves that dst row zero.
  * SET_ROWS  dst row (idx[i, j % nj, k % nk], j, k) = src0 row (i, j, k),
  *           converted from F32 to dst's type (F32, F16, BF16, I32 truncated
  *           and saturated, or any type with a from_float_ref).  An index
@@ -71,11 +71,16 @@ static bool get_rows_supports(const struct ggml_tensor *dst)
            src->ne[2] == idx->ne[1] && src->ne[3] == idx->ne[2] && idx->ne[3] == 1;
 }
 
-/* Converts n elements of src (stride nb0) into the packed row out. */
-static void gather_row(const struct ggml_tensor *src, const char *in, int64_t n, void *out, bool use_ref)
+/*
+ * Converts n elements of src (stride nb0) into the packed row out: packed
+ * F16, BF16 and quantized rows through the kernel table's to_float (the
+ * type traits' decoder on the reference path).
+ */
+static void gather_row(const struct ggml__compute_params *params, const struct ggml_tensor *src, const char *in,
+                       int64_t n, void *out)
 {
     const size_t nb0 = src->nb[0];
-    const bool packed = !use_ref && nb0 == ggml_type_size(src->type);
+    const bool packed = !params->use_ref && nb0 == ggml_type_size(src->type);
     switch (src->type) {
     case GGML_TYPE_F32:
     case GGML_TYPE_I32: /* both copied bit for bit */
@@ -87,30 +92,19 @@ static void gather_row(const struct ggml_tensor *src, const char *in, int64_t n,
         }
         break;
     case GGML_TYPE_F16:
-        if (packed) {
-            const ggml_fp16_t *x = (const ggml_fp16_t *) in;
-            float *y = out;
-            for (int64_t i = 0; i < n; i++)
-                y[i] = ggml__fp16_to_fp32(x[i]);
-        } else {
-            for (int64_t i = 0; i < n; i++)
-                ((float *) out)[i] = ggml__fp16_to_fp32(*(const ggml_fp16_t *) (in + i * nb0));
-        }
-        break;
     case GGML_TYPE_BF16:
-        if (packed) {
-            const ggml_bf16_t *x = (const ggml_bf16_t *) in;
-            float *y = out;
-            for (int64_t i = 0; i < n; i++)
-                y[i] = ggml__bf16_to_fp32(x[i]);
-        } else {
-            for (int64_t i = 0; i < n; i++)
-                ((float *) out)[i] = ggml__bf16_to_fp32(*(const ggml_bf16_t *) (in + i * nb0));
-        }
+        if (packed)
+            params->kernels->to_float[src->type](in, out, n);
+        else
+            ggml__load_row_float(src->type, in, nb0, n, out);
         break;
-    default: /* quantized: whole blocks, the only form they come in */
-        ggml_get_type_traits(src->type)->to_float(in, out, n);
+    default: { /* quantized: whole blocks, the only form they come in */
+        ggml_to_float_t to_float = params->kernels->to_float[src->type];
+        if (params->use_ref || to_float == NULL)
+            to_float = ggml_get_type_traits(src->type)->to_float;
+        to_float(in, out, n);
         break;
+    }
     }
 }
 
@@ -133,7 +127,7 @@ static void get_rows_kernel(const struct ggml__compute_params *params, struct gg
             continue;
         }
         const char *in = (const char *) src->data + row * src->nb[1] + i11 * src->nb[2] + i12 * src->nb[3];
-        gather_row(src, in, ne0, out, params->use_ref);
+        gather_row(params, src, in, ne0, out);
     }
 }
 
@@ -161,8 +155,12 @@ static bool set_rows_supports(const struct ggml_tensor *dst)
            idx->ne[3] == 1;
 }
 
-/* Stores the n floats of x into the row out of dst's type. */
-static void scatter_row(enum ggml_type type, const float *x, void *out, int64_t n, bool use_ref)
+/*
+ * Stores the n floats of x into the row out of dst's type: F16 and BF16
+ * through the kernel table's from_float unless use_ref.
+ */
+static void scatter_row(const struct ggml__cpu_kernels *kernels, enum ggml_type type, const float *x, void *out,
+                        int64_t n, bool use_ref)
 {
     switch (type) {
     case GGML_TYPE_F32:
@@ -173,18 +171,13 @@ static void scatter_row(enum ggml_type type, const float *x, void *out, int64_t 
             memcpy(out, x, (size_t) n * sizeof(float));
         }
         break;
-    case GGML_TYPE_F16: {
-        ggml_fp16_t *y = out;
-        for (int64_t i = 0; i < n; i++)
-            y[i] = ggml__fp32_to_fp16(x[i]);
+    case GGML_TYPE_F16:
+    case GGML_TYPE_BF16:
+        if (use_ref)
+            ggml__store_row_float(type, out, ggml_type_size(type), n, x);
+        else
+            kernels->from_float[type](x, out, n);
         break;
-    }
-    case GGML_TYPE_BF16: {
-        ggml_bf16_t *y = out;
-        for (int64_t i = 0; i < n; i++)
-            y[i] = ggml__fp32_to_bf16(x[i]);
-        break;
-    }
     case GGML_TYPE_I32: {
         int32_t *y = out;
         for (int64_t i = 0; i < n; i++)
@@ -223,7 +216,7 @@ static void set_rows_kernel(const struct ggml__compute_params *params, struct gg
                 const float *in = (const float *) ((const char *) src->data + i * src->nb[1] +
                                                    i2 * src->nb[2] + i3 * src->nb[3]);
                 char *out = (char *) dst->data + target * dst->nb[1] + i2 * dst->nb[2] + i3 * dst->nb[3];
-                scatter_row(dst->type, in, out, src->ne[0], params->use_ref);
+                scatter_row(params->kernels, dst->type, in, out, src->ne[0], params->use_ref);
             }
         }
     }

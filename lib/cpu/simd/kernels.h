@@ -123,6 +123,19 @@ struct ggml__cpu_kernels {
     /* z[i] = x[i] op y[i] (binary), z[i] = x[i] op s (binary_scalar); IEEE single precision, exact ops. */
     void (*binary[GGML__BINARY_COUNT])(int64_t n, float *z, const float *x, const float *y);
     void (*binary_scalar[GGML__BINARY_COUNT])(int64_t n, float *z, const float *x, float s);
+
+    /*
+     * Transposes (added for the copies of ops/copy.c): a matrix of rows x
+     * cols elements of 4 bytes (transpose32) or 2 bytes (transpose16),
+     * row r at src + r * src_stride, goes to dst with element (r, c) at
+     * dst + c * dst_stride + r * size: column c of src becomes row c of
+     * dst.  Bits are copied unchanged; strides are in bytes, any value
+     * (negative too); src and dst do not overlap.
+     */
+    void (*transpose32)(int64_t rows, int64_t cols, const void *restrict src, ptrdiff_t src_stride,
+                        void *restrict dst, ptrdiff_t dst_stride);
+    void (*transpose16)(int64_t rows, int64_t cols, const void *restrict src, ptrdiff_t src_stride,
+                        void *restrict dst, ptrdiff_t dst_stride);
 };
 
 /* The level's name as GGML_CPU_ISA spells it ("generic", "avx2", ...). */

@@ -119,6 +119,9 @@ static void fill_generic(struct ggml__cpu_kernels *k, const struct ggml__isa_cap
     k->binary_scalar[GGML__BINARY_SUB] = ggml__generic_sub_scalar;
     k->binary_scalar[GGML__BINARY_MUL] = ggml__generic_mul_scalar;
     k->binary_scalar[GGML__BINARY_DIV] = ggml__generic_div_scalar;
+
+    k->transpose32 = ggml__generic_transpose32;
+    k->transpose16 = ggml__generic_transpose16;
 }
 
 #if HAVE_ISA_AVX2
@@ -175,6 +178,8 @@ static void fill_avx2(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *
     k->binary_scalar[GGML__BINARY_SUB] = ggml__avx2_sub_scalar;
     k->binary_scalar[GGML__BINARY_MUL] = ggml__avx2_mul_scalar;
     k->binary_scalar[GGML__BINARY_DIV] = ggml__avx2_div_scalar;
+    k->transpose32 = ggml__avx2_transpose32;
+    k->transpose16 = ggml__avx2_transpose16;
 }
 #endif
 

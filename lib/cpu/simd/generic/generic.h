@@ -46,5 +46,10 @@ void ggml__generic_add_scalar(int64_t n, float *z, const float *x, float s);
 void ggml__generic_sub_scalar(int64_t n, float *z, const float *x, float s);
 void ggml__generic_mul_scalar(int64_t n, float *z, const float *x, float s);
 void ggml__generic_div_scalar(int64_t n, float *z, const float *x, float s);
+/* transpose.c: transpose32 and transpose16 entries */
+void ggml__generic_transpose32(int64_t rows, int64_t cols, const void *restrict src, ptrdiff_t src_stride,
+                               void *restrict dst, ptrdiff_t dst_stride);
+void ggml__generic_transpose16(int64_t rows, int64_t cols, const void *restrict src, ptrdiff_t src_stride,
+                               void *restrict dst, ptrdiff_t dst_stride);
 
 #endif
