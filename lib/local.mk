@@ -115,6 +115,27 @@ lib_cpu_simd_libisa_avx2_la_CPPFLAGS = $(core_cppflags)
 lib_cpu_simd_libisa_avx2_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(ISA_AVX2_CFLAGS)
 libggml_backend_core_la_LIBADD += lib/cpu/simd/libisa-avx2.la
 endif
+if ISA_NEON
+noinst_LTLIBRARIES += lib/cpu/simd/libisa-neon.la
+lib_cpu_simd_libisa_neon_la_SOURCES = \
+	lib/cpu/simd/neon/neon.h \
+	lib/cpu/simd/neon/quant-dot.h \
+	lib/cpu/simd/neon/dot.c \
+	lib/cpu/simd/neon/convert.c
+lib_cpu_simd_libisa_neon_la_CPPFLAGS = $(core_cppflags)
+lib_cpu_simd_libisa_neon_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(ISA_NEON_CFLAGS)
+libggml_backend_core_la_LIBADD += lib/cpu/simd/libisa-neon.la
+endif
+if ISA_NEON_DOTPROD
+noinst_LTLIBRARIES += lib/cpu/simd/libisa-neon-dotprod.la
+lib_cpu_simd_libisa_neon_dotprod_la_SOURCES = \
+	lib/cpu/simd/neon/neon.h \
+	lib/cpu/simd/neon/quant-dot.h \
+	lib/cpu/simd/neon/dot-dotprod.c
+lib_cpu_simd_libisa_neon_dotprod_la_CPPFLAGS = $(core_cppflags)
+lib_cpu_simd_libisa_neon_dotprod_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(ISA_NEON_DOTPROD_CFLAGS)
+libggml_backend_core_la_LIBADD += lib/cpu/simd/libisa-neon-dotprod.la
+endif
 
 # The plugin directory, compiled into registry.c through a generated
 # header so that a new configure (another --prefix) rebuilds it.

@@ -696,6 +696,8 @@ int main(void)
 {
     tap_capture_log();
     const struct ggml__isa_caps *caps = ggml__isa_caps();
+    /* which variants the levels' tables hold (NEON: SDOT with dotprod) */
+    tap_diag("CPU: avx2 %d, avx512 %d, neon %d, dotprod %d", caps->avx2, caps->avx512, caps->neon, caps->dotprod);
     struct ggml__cpu_kernels generic;
     ok(ggml__kernels_build(&generic, GGML__ISA_GENERIC, caps), "the generic table builds");
     ok(ggml__isa_from_name("AVX2") == GGML__ISA_AVX2 && ggml__isa_from_name("nosuch") == GGML__ISA_COUNT,

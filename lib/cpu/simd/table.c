@@ -25,6 +25,9 @@
 #if HAVE_ISA_AVX2
 #    include "avx2/avx2.h"
 #endif
+#if HAVE_ISA_NEON
+#    include "neon/neon.h"
+#endif
 
 static const char *const isa_names[GGML__ISA_COUNT] = {
     [GGML__ISA_GENERIC] = "generic",
@@ -180,6 +183,41 @@ static void fill_avx2(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *
     k->binary_scalar[GGML__BINARY_DIV] = ggml__avx2_div_scalar;
     k->transpose32 = ggml__avx2_transpose32;
     k->transpose16 = ggml__avx2_transpose16;
+}
+#endif
+
+#if HAVE_ISA_NEON
+/* The quantized dot products with SDOT when the CPU has it (and this
+   build has them), else with base NEON widening multiplies. */
+static void fill_neon(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *caps)
+{
+    k->vec_dot[GGML_TYPE_F32] = ggml__neon_vec_dot_f32;
+    k->vec_dot[GGML_TYPE_F16] = ggml__neon_vec_dot_f16;
+    k->vec_dot[GGML_TYPE_BF16] = ggml__neon_vec_dot_bf16;
+    k->vec_dot[GGML_TYPE_Q4_0] = ggml__neon_vec_dot_q4_0_q8_0;
+    k->vec_dot[GGML_TYPE_Q4_1] = ggml__neon_vec_dot_q4_1_q8_1;
+    k->vec_dot[GGML_TYPE_Q5_0] = ggml__neon_vec_dot_q5_0_q8_0;
+    k->vec_dot[GGML_TYPE_Q5_1] = ggml__neon_vec_dot_q5_1_q8_1;
+    k->vec_dot[GGML_TYPE_Q8_0] = ggml__neon_vec_dot_q8_0_q8_0;
+#    if HAVE_ISA_NEON_DOTPROD
+    if (caps->dotprod) {
+        k->vec_dot[GGML_TYPE_Q4_0] = ggml__neon_dotprod_vec_dot_q4_0_q8_0;
+        k->vec_dot[GGML_TYPE_Q4_1] = ggml__neon_dotprod_vec_dot_q4_1_q8_1;
+        k->vec_dot[GGML_TYPE_Q5_0] = ggml__neon_dotprod_vec_dot_q5_0_q8_0;
+        k->vec_dot[GGML_TYPE_Q5_1] = ggml__neon_dotprod_vec_dot_q5_1_q8_1;
+        k->vec_dot[GGML_TYPE_Q8_0] = ggml__neon_dotprod_vec_dot_q8_0_q8_0;
+    }
+#    else
+    (void) caps;
+#    endif
+
+    k->from_float[GGML_TYPE_F16] = ggml__neon_f32_to_f16;
+    k->from_float[GGML_TYPE_BF16] = ggml__neon_f32_to_bf16;
+    k->from_float[GGML_TYPE_Q8_0] = ggml__neon_quantize_row_q8_0;
+    k->from_float[GGML_TYPE_Q8_1] = ggml__neon_quantize_row_q8_1;
+
+    k->to_float[GGML_TYPE_F16] = ggml__neon_f16_to_f32;
+    k->to_float[GGML_TYPE_BF16] = ggml__neon_bf16_to_f32;
 }
 #endif
 
