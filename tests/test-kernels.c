@@ -237,6 +237,47 @@ static void check_vec_dot(const struct ggml__cpu_kernels *k, const struct ggml__
     }
 }
 
+/* vec_dot_rows: 1..4 rows at a stride against one y, each within vec_dot's bound of its reference. */
+static void check_vec_dot_rows(const struct ggml__cpu_kernels *k, const struct ggml__cpu_kernels *generic)
+{
+    static const int64_t float_lengths[] = { 1, 15, 16, 33, 257, 4096 };
+    static const int64_t block_lengths[] = { 32, 96, 288, 4096 };
+    for (size_t ti = 0; ti < sizeof dot_types / sizeof dot_types[0]; ti++) {
+        const enum ggml_type t = dot_types[ti], vdt = vdt_of(t);
+        if (k->vec_dot_rows[t] == NULL)
+            continue;
+        const bool blocks = ggml_is_quantized(t);
+        const int64_t *lengths = blocks ? block_lengths : float_lengths;
+        bool all_ok = true;
+        for (size_t li = 0; all_ok && li < 4 + (blocks ? 0 : 2); li++) {
+            const int64_t n = lengths[li];
+            /* rows not packed: a stride of their own (a multiple of the element's alignment) */
+            const size_t row_bytes = ggml_row_size(t, n) + 12;
+            struct row x = make_row(generic, t, 4 * n + 64), y = make_row(generic, vdt, n);
+            for (int r = 1; r < 4; r++)
+                generic->from_float[t](x.values + r * n, x.data + r * row_bytes, n);
+            for (int nr = 1; nr <= 4 && all_ok; nr++) {
+                float s[5] = { NAN, NAN, NAN, NAN, -1.0f };
+                k->vec_dot_rows[t]((int) n, s, x.data, row_bytes, y.data, nr);
+                all_ok = s[4] == -1.0f && (nr == 4 || s[nr] != s[nr]);   /* nothing written past s[nr - 1] */
+                for (int r = 0; r < nr && all_ok; r++) {
+                    double mag;
+                    const double want = ref_dot(t, vdt, x.data + r * row_bytes, y.data, n, &mag);
+                    if (!(fabs(s[r] - want) <= 1e-5 * mag + 1e-30)) {
+                        tap_diag("%s n=%lld nr=%d row %d: %.9g, reference %.9g", ggml_type_name(t), (long long) n,
+                                 nr, r, s[r], want);
+                        all_ok = false;
+                    }
+                }
+            }
+            free_row(&x);
+            free_row(&y);
+        }
+        ok(all_ok, "%s: vec_dot_rows %s, 1..4 rows at a stride, within 1e-5 of |products|", ggml__isa_name(k->level),
+           ggml_type_name(t));
+    }
+}
+
 /* from_float[t] of level k equals the generic level's bit for bit on values (n of them). */
 static bool same_encoding(const struct ggml__cpu_kernels *k, const struct ggml__cpu_kernels *generic,
                           enum ggml_type t, const float *values, int64_t n)
@@ -720,6 +761,7 @@ int main(void)
         struct ggml__cpu_kernels k;
         ok(ggml__kernels_build(&k, l, caps) && k.level == l, "%s: the table builds", ggml__isa_name(l));
         check_vec_dot(&k, &generic);
+        check_vec_dot_rows(&k, &generic);
         check_from_float(&k, &generic);
         check_to_float(&k, &generic);
         check_axpy(&k, &generic);

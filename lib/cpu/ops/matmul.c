@@ -685,6 +685,23 @@ static struct encoded_rows encode_src1_rows(const struct ggml__compute_params *p
     return er;
 }
 
+/*
+ * c[m] = row m of the src0 matrix at a (rows stride bytes apart, type
+ * type) dot brow, for m in [m0, m1): four rows at a time where the table
+ * has a multi-row kernel.
+ */
+static void dots_for_rows(const struct ggml__cpu_kernels *k, enum ggml_type type, int64_t K, const char *a,
+                          size_t stride, int64_t m0, int64_t m1, const char *brow, float *c)
+{
+    void (*const rows)(int, float *, const void *, size_t, const void *, int) = k->vec_dot_rows[type];
+    int64_t m = m0;
+    if (rows != NULL)
+        for (; m < m1; m += 4)
+            rows((int) K, c + m, a + m * stride, stride, brow, (int) (m1 - m < 4 ? m1 - m : 4));
+    for (; m < m1; m++)
+        k->vec_dot[type]((int) K, &c[m], 0, a + m * stride, 0, brow, 0, 1);
+}
+
 static void mul_mat_by_dots(const struct ggml__compute_params *params, struct ggml_tensor *dst)
 {
     const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
@@ -693,7 +710,6 @@ static void mul_mat_by_dots(const struct ggml__compute_params *params, struct gg
     if (!er.in_place)
         ggml__threadpool_barrier(params->pool);
 
-    const ggml_vec_dot_t dot = params->kernels->vec_dot[a->type];
     const int64_t n_batches = b->ne[2] * b->ne[3];
     int64_t f0, f1;
     ggml__split_rows(n_batches * M, params->ith, params->nth, &f0, &f1);
@@ -708,9 +724,12 @@ static void mul_mat_by_dots(const struct ggml__compute_params *params, struct gg
             brow[j] = encoded_row(&er, j + b->ne[1] * (i12 + b->ne[2] * i13));
             crow[j] = (float *) (void *) ((char *) dst->data + j * dst->nb[1] + i12 * dst->nb[2] + i13 * dst->nb[3]);
         }
-        for (int64_t m = m_begin; m < m_end; m++)
+        /* blocks of rows, read from cache for the other columns */
+        for (int64_t m = m_begin; m < m_end; m += 16) {
+            const int64_t m_stop = m_end - m < 16 ? m_end : m + 16;
             for (int64_t j = 0; j < N; j++)
-                dot((int) K, &crow[j][m], 0, op.data + m * op.stride, 0, brow[j], 0, 1);
+                dots_for_rows(params->kernels, a->type, K, op.data, op.stride, m, m_stop, brow[j], crow[j]);
+        }
         f = bt * M + m_end;
     }
 }
@@ -991,7 +1010,6 @@ static void experts_by_dots(const struct ggml__compute_params *params, const str
 {
     const struct ggml_tensor *as = dst->src[0], *b = dst->src[1];
     const int64_t K = as->ne[0], M = as->ne[1], n_used = dst->src[2]->ne[0];
-    const ggml_vec_dot_t dot = params->kernels->vec_dot[as->type];
     int64_t f0, f1;
     ggml__split_rows(*el->n_groups * M, params->ith, params->nth, &f0, &f1);
     for (int64_t f = f0; f < f1;) {
@@ -1001,9 +1019,8 @@ static void experts_by_dots(const struct ggml__compute_params *params, const str
         for (int64_t q = el->first[g]; q < el->first[g + 1]; q++) {
             const int64_t p = el->pairs[q].pair, e = p % n_used, t = p / n_used;
             const char *brow = encoded_row(er, e % b->ne[1] + t * b->ne[1]);
-            float *out = mul_mat_id_out(dst, e, t);
-            for (int64_t m = m_begin; m < m_end; m++)
-                dot((int) K, &out[m], 0, op.data + m * op.stride, 0, brow, 0, 1);
+            dots_for_rows(params->kernels, as->type, K, op.data, op.stride, m_begin, m_end, brow,
+                          mul_mat_id_out(dst, e, t));
         }
         f = g * M + m_end;
     }

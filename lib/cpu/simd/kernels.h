@@ -83,6 +83,14 @@ struct ggml__cpu_kernels {
      */
     ggml_vec_dot_t vec_dot[GGML_TYPE_COUNT];
 
+    /*
+     * vec_dot_rows[t]: s[r] = vec_dot of row r of x (at x + r * bx bytes)
+     * with y, for r < nr (1 <= nr <= 4): several weight rows streamed at
+     * once against one activation row (more loads in flight).  Each s[r]
+     * is within vec_dot's bounds; NULL: vec_dot row by row.
+     */
+    void (*vec_dot_rows[GGML_TYPE_COUNT])(int n, float *s, const void *x, size_t bx, const void *y, int nr);
+
     /* from_float[t]: encoder of float rows (F16, BF16, Q8_0, Q8_1, ...). */
     ggml_from_float_t from_float[GGML_TYPE_COUNT];
 

@@ -227,3 +227,67 @@ void ggml__avx2_vec_dot_q8_0_q8_0(GGML__VEC_DOT_PARAMS)
     }
     *s = hsum_ps(acc);
 }
+
+/* ------------------------------------------------ several rows, one y */
+
+/*
+ * Float rows against one activation row, nr rows at once: each step loads
+ * 16 values of every row, so nr streams of weights are in flight (one
+ * stream alone does not reach the memory's bandwidth), and y's values are
+ * loaded once for all rows.  Written for a constant nr (expanded below)
+ * so that the accumulators stay in registers.
+ */
+#define MAX_ROWS 4
+
+static inline __m256 load_row8(const void *row, int i, bool half)
+{
+    return half ? load_f16((const ggml_fp16_t *) row + i) : load_f32((const float *) row + i);
+}
+
+static inline float row_value(const void *row, int i, bool half)
+{
+    return half ? f16_value(((const ggml_fp16_t *) row)[i]) : ((const float *) row)[i];
+}
+
+/* x and y are both F32 rows, or both F16 rows (half). */
+static inline __attribute__((always_inline)) void float_rows(int n, float *s, const char *x, size_t bx,
+                                                             const void *y, bool half, const int nr)
+{
+    __m256 acc0[MAX_ROWS], acc1[MAX_ROWS];
+    for (int r = 0; r < nr; r++)
+        acc0[r] = acc1[r] = _mm256_setzero_ps();
+    int i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m256 y0 = load_row8(y, i, half), y1 = load_row8(y, i + 8, half);
+        for (int r = 0; r < nr; r++) {
+            const char *row = x + (size_t) r * bx;
+            acc0[r] = _mm256_fmadd_ps(load_row8(row, i, half), y0, acc0[r]);
+            acc1[r] = _mm256_fmadd_ps(load_row8(row, i + 8, half), y1, acc1[r]);
+        }
+    }
+    for (int r = 0; r < nr; r++) {
+        const char *row = x + (size_t) r * bx;
+        float tail = 0.0f;
+        for (int j = i; j < n; j++)
+            tail += row_value(row, j, half) * row_value(y, j, half);
+        s[r] = hsum_ps(_mm256_add_ps(acc0[r], acc1[r])) + tail;
+    }
+}
+
+#define EXPAND_ROWS(half)                                                   \
+    switch (nr) {                                                           \
+    case 4: float_rows(n, s, vx, bx, vy, half, 4); break;                   \
+    case 3: float_rows(n, s, vx, bx, vy, half, 3); break;                   \
+    case 2: float_rows(n, s, vx, bx, vy, half, 2); break;                   \
+    default: float_rows(n, s, vx, bx, vy, half, 1); break;                  \
+    }
+
+void ggml__avx2_vec_dot_rows_f32(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
+{
+    EXPAND_ROWS(false)
+}
+
+void ggml__avx2_vec_dot_rows_f16(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
+{
+    EXPAND_ROWS(true)
+}
