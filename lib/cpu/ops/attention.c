@@ -180,8 +180,7 @@ static void attn_node_init(struct attn_node *n, struct ggml_tensor *dst, const s
     n->q_to_dot = kernels->from_float[kt->vec_dot_type];
     n->v_axpy = kernels->axpy[n->v->type];
     n->axpy_f32 = kernels->axpy[GGML_TYPE_F32];
-    n->v_to_float_fast = n->v->type == GGML_TYPE_F32 || kernels->to_float[n->v->type] == NULL
-                             ? n->v_to_float : kernels->to_float[n->v->type];
+    n->v_to_float_fast = n->v->type == GGML_TYPE_F32 ? NULL : kernels->to_float[n->v->type];
 }
 
 static float alibi_slope(const struct attn_node *n, uint32_t h)

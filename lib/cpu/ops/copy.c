@@ -101,8 +101,7 @@ static bool packed_rows(const struct ggml_tensor *t)
 /* F32 from n packed elements of a type with a decoder (not F32, not I32). */
 static void decode_span(const struct ggml__cpu_kernels *k, enum ggml_type type, const void *x, float *y, int64_t n)
 {
-    ggml_to_float_t to_float = k->to_float[type] ? k->to_float[type] : ggml_get_type_traits(type)->to_float;
-    to_float(x, y, n);
+    k->to_float[type](x, y, n);
 }
 
 /* n F32 values into packed elements of dst_type (not F32). */

@@ -99,9 +99,8 @@ static void gather_row(const struct ggml__compute_params *params, const struct g
             ggml__load_row_float(src->type, in, nb0, n, out);
         break;
     default: { /* quantized: whole blocks, the only form they come in */
-        ggml_to_float_t to_float = params->kernels->to_float[src->type];
-        if (params->use_ref || to_float == NULL)
-            to_float = ggml_get_type_traits(src->type)->to_float;
+        const ggml_to_float_t to_float =
+            params->use_ref ? ggml_get_type_traits(src->type)->to_float : params->kernels->to_float[src->type];
         to_float(in, out, n);
         break;
     }

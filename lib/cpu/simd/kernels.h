@@ -94,7 +94,11 @@ struct ggml__cpu_kernels {
     /* from_float[t]: encoder of float rows (F16, BF16, Q8_0, Q8_1, ...). */
     ggml_from_float_t from_float[GGML_TYPE_COUNT];
 
-    /* to_float[t]: decoder of rows into floats (F16, BF16, Q4_0 .. Q8_0). */
+    /*
+     * to_float[t]: decoder of rows into floats, for every type that has
+     * one (ggml_get_type_traits(t)->to_float, or a level's faster form)
+     * and Q8_1; NULL for the others.
+     */
     ggml_to_float_t to_float[GGML_TYPE_COUNT];
 
     /*

@@ -96,13 +96,11 @@ static void fill_generic(struct ggml__cpu_kernels *k, const struct ggml__isa_cap
     k->from_float[GGML_TYPE_Q8_0] = ggml__quantize_row_q8_0_ref;
     k->from_float[GGML_TYPE_Q8_1] = ggml__quantize_row_q8_1_ref;
 
+    /* every type's reference decoder, then the generic level's own forms */
+    for (int type = 0; type < GGML_TYPE_COUNT; type++)
+        k->to_float[type] = ggml_get_type_traits((enum ggml_type) type)->to_float;
     k->to_float[GGML_TYPE_F16] = ggml__generic_f16_to_f32;
     k->to_float[GGML_TYPE_BF16] = ggml__generic_bf16_to_f32;
-    k->to_float[GGML_TYPE_Q4_0] = ggml__dequantize_row_q4_0;
-    k->to_float[GGML_TYPE_Q4_1] = ggml__dequantize_row_q4_1;
-    k->to_float[GGML_TYPE_Q5_0] = ggml__dequantize_row_q5_0;
-    k->to_float[GGML_TYPE_Q5_1] = ggml__dequantize_row_q5_1;
-    k->to_float[GGML_TYPE_Q8_0] = ggml__dequantize_row_q8_0;
     k->to_float[GGML_TYPE_Q8_1] = ggml__dequantize_row_q8_1;
     k->axpy[GGML_TYPE_F32] = ggml__generic_axpy_f32;
     k->axpy[GGML_TYPE_F16] = ggml__generic_axpy_f16;
