@@ -115,6 +115,26 @@ lib_cpu_simd_libisa_avx2_la_CPPFLAGS = $(core_cppflags)
 lib_cpu_simd_libisa_avx2_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(ISA_AVX2_CFLAGS)
 libggml_backend_core_la_LIBADD += lib/cpu/simd/libisa-avx2.la
 endif
+if ISA_AVX512
+noinst_LTLIBRARIES += lib/cpu/simd/libisa-avx512.la
+lib_cpu_simd_libisa_avx512_la_SOURCES = \
+	lib/cpu/simd/avx512/avx512.h \
+	lib/cpu/simd/avx512/intrin.h \
+	lib/cpu/simd/avx512/dot.c
+lib_cpu_simd_libisa_avx512_la_CPPFLAGS = $(core_cppflags)
+lib_cpu_simd_libisa_avx512_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(ISA_AVX512_CFLAGS)
+libggml_backend_core_la_LIBADD += lib/cpu/simd/libisa-avx512.la
+endif
+if ISA_AVX512_VNNI
+noinst_LTLIBRARIES += lib/cpu/simd/libisa-avx512-vnni.la
+lib_cpu_simd_libisa_avx512_vnni_la_SOURCES = \
+	lib/cpu/simd/avx512/avx512.h \
+	lib/cpu/simd/avx512/intrin.h \
+	lib/cpu/simd/avx512/dot-vnni.c
+lib_cpu_simd_libisa_avx512_vnni_la_CPPFLAGS = $(core_cppflags)
+lib_cpu_simd_libisa_avx512_vnni_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(ISA_AVX512_VNNI_CFLAGS)
+libggml_backend_core_la_LIBADD += lib/cpu/simd/libisa-avx512-vnni.la
+endif
 if ISA_NEON
 noinst_LTLIBRARIES += lib/cpu/simd/libisa-neon.la
 lib_cpu_simd_libisa_neon_la_SOURCES = \

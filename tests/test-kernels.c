@@ -733,12 +733,29 @@ static void check_transpose(const struct ggml__cpu_kernels *k)
     }
 }
 
+/* Every entry of the table of level l for a CPU with caps. */
+static void check_level(enum ggml__isa l, const struct ggml__isa_caps *caps, const struct ggml__cpu_kernels *generic)
+{
+    struct ggml__cpu_kernels k;
+    ok(ggml__kernels_build(&k, l, caps) && k.level == l, "%s: the table builds", ggml__isa_name(l));
+    check_vec_dot(&k, generic);
+    check_vec_dot_rows(&k, generic);
+    check_from_float(&k, generic);
+    check_to_float(&k, generic);
+    check_axpy(&k, generic);
+    check_unary(&k);
+    check_glu(&k);
+    check_rows(&k, generic);
+    check_transpose(&k);
+}
+
 int main(void)
 {
     tap_capture_log();
     const struct ggml__isa_caps *caps = ggml__isa_caps();
     /* which variants the levels' tables hold (NEON: SDOT with dotprod) */
-    tap_diag("CPU: avx2 %d, avx512 %d, neon %d, dotprod %d", caps->avx2, caps->avx512, caps->neon, caps->dotprod);
+    tap_diag("CPU: avx2 %d, avx512 %d (vnni %d, bf16 %d%s), neon %d, dotprod %d", caps->avx2, caps->avx512,
+             caps->avx512_vnni, caps->avx512_bf16, GGML_ISA_EMULATED ? ", emulated" : "", caps->neon, caps->dotprod);
     struct ggml__cpu_kernels generic;
     ok(ggml__kernels_build(&generic, GGML__ISA_GENERIC, caps), "the generic table builds");
     ok(ggml__isa_from_name("AVX2") == GGML__ISA_AVX2 && ggml__isa_from_name("nosuch") == GGML__ISA_COUNT,
@@ -758,17 +775,14 @@ int main(void)
             tap_skip(1, reason);
             continue;
         }
-        struct ggml__cpu_kernels k;
-        ok(ggml__kernels_build(&k, l, caps) && k.level == l, "%s: the table builds", ggml__isa_name(l));
-        check_vec_dot(&k, &generic);
-        check_vec_dot_rows(&k, &generic);
-        check_from_float(&k, &generic);
-        check_to_float(&k, &generic);
-        check_axpy(&k, &generic);
-        check_unary(&k);
-        check_glu(&k);
-        check_rows(&k, &generic);
-        check_transpose(&k);
+        check_level(l, caps, &generic);
+        if (l == GGML__ISA_AVX512 && (caps->avx512_vnni || caps->avx512_bf16)) {
+            /* the level's kernels for CPUs without the extensions too */
+            struct ggml__isa_caps plain = *caps;
+            plain.avx512_vnni = plain.avx512_bf16 = false;
+            tap_diag("avx512 without VNNI and BF16:");
+            check_level(l, &plain, &generic);
+        }
     }
     return tap_done();
 }

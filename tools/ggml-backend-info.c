@@ -245,6 +245,9 @@ static void print_cpu_kernels(void)
     const char *built = reg_feature(cpu, "ISA_BUILT"), *runnable = reg_feature(cpu, "ISA_RUNNABLE");
     printf("\nCPU kernels: %s (built in: %s; this CPU runs: %s; GGML_CPU_ISA chooses a lower one)\n", in_use,
            built != NULL ? built : "?", runnable != NULL ? runnable : "?");
+    const char *emulated = reg_feature(cpu, "ISA_EMULATED");
+    if (emulated != NULL)
+        printf("CPU kernels: %s runs EMULATED (SIMDe) in this test build, slowly; not for use\n", emulated);
 }
 
 /* The first line of the text report, and all of --version. */

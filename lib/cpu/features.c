@@ -159,6 +159,14 @@ static void fill_isa_caps(struct ggml__isa_caps *c, const struct cpu_features *f
     c->avx512_vnni = c->avx512 && f->avx512_vnni;
     c->avx512_bf16 = c->avx512 && f->avx512_bf16;
     c->avx_vnni = c->avx2 && f->avx_vnni;
+#if GGML_ISA_EMULATED
+    /* A test build (configure --enable-isa-emulation): the AVX-512 level
+       runs through SIMDe on any CPU with AVX2, all its variants included.
+       ggml_cpu_has_* still report the CPU itself. */
+    c->avx512 = c->avx2;
+    c->avx512_vnni = c->avx2;
+    c->avx512_bf16 = c->avx2;
+#endif
     c->neon = f->neon;
     c->dotprod = f->neon && f->dotprod;
     c->i8mm = f->neon && f->matmul_int8;
@@ -274,6 +282,8 @@ static void fill_feature_list(void)
     feature_list[n++] = (struct ggml_backend_feature) { "ISA", ggml__isa_name(ggml__kernels()->level) };
     feature_list[n++] = (struct ggml_backend_feature) { "ISA_BUILT", isa_built_list };
     feature_list[n++] = (struct ggml_backend_feature) { "ISA_RUNNABLE", isa_runnable_list };
+    if (GGML_ISA_EMULATED) /* a test build: see fill_isa_caps */
+        feature_list[n++] = (struct ggml_backend_feature) { "ISA_EMULATED", "avx512" };
     feature_list[n] = (struct ggml_backend_feature) { NULL, NULL };
 }
 

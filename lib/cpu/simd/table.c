@@ -25,6 +25,9 @@
 #if HAVE_ISA_AVX2
 #    include "avx2/avx2.h"
 #endif
+#if HAVE_ISA_AVX512
+#    include "avx512/avx512.h"
+#endif
 #if HAVE_ISA_NEON
 #    include "neon/neon.h"
 #endif
@@ -183,6 +186,21 @@ static void fill_avx2(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *
     k->binary_scalar[GGML__BINARY_DIV] = ggml__avx2_div_scalar;
     k->transpose32 = ggml__avx2_transpose32;
     k->transpose16 = ggml__avx2_transpose16;
+}
+#endif
+
+#if HAVE_ISA_AVX512
+/* Over the AVX2 level's entries; the VNNI and BF16 kernels when the CPU
+   has those extensions (and this build has them). */
+static void fill_avx512(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *caps)
+{
+    k->vec_dot[GGML_TYPE_F32] = ggml__avx512_vec_dot_f32;
+#    if HAVE_ISA_AVX512_VNNI
+    if (caps->avx512_bf16)
+        k->vec_dot[GGML_TYPE_BF16] = ggml__avx512_bf16_vec_dot_bf16;
+#    else
+    (void) caps;
+#    endif
 }
 #endif
 
