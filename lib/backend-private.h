@@ -60,6 +60,32 @@ bool ggml__handle_check(enum ggml__handle_kind kind, const void *handle, const c
  */
 bool ggml__graph_buffers_live(const struct ggml_cgraph *graph, const char *func);
 
+/*
+ * The same check tensor by tensor, for a backend that walks the graph
+ * anyway (the CPU backend, which ggml_backend_graph_compute_async leaves
+ * it to).  One struct per walk: it remembers the buffers found live, so
+ * that each is looked up in the handle table about once.
+ */
+struct ggml__live_buffers {
+    ggml_backend_buffer_t seen[32];
+    unsigned n, next;
+    ggml_backend_buffer_t last; /* the buffer of the last tensor that passed */
+    const char *func;           /* names the caller in the message */
+};
+#define GGML__LIVE_BUFFERS_INIT(func_) { .n = 0, .next = 0, .last = NULL, .func = (func_) }
+
+/* ggml__tensor_buffer_live for t in buffer, not known->last. */
+bool ggml__buffer_live(struct ggml__live_buffers *known, ggml_backend_buffer_t buffer, const struct ggml_tensor *t);
+
+/* True when t is NULL, in no buffer, or in a live one; logs otherwise. */
+static inline bool ggml__tensor_buffer_live(struct ggml__live_buffers *known, const struct ggml_tensor *t)
+{
+    if (t == NULL)
+        return true;
+    ggml_backend_buffer_t buffer = t->view_src != NULL ? t->view_src->buffer : t->buffer;
+    return buffer == NULL || buffer == known->last || ggml__buffer_live(known, buffer, t);
+}
+
 /* ------------------------------------------------ one caller at a time */
 
 /*

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "ggml-impl.h"
+#include "ggml-cpu.h"
 #include "backend-private.h"
 
 #define REQUIRE_BACKEND(backend, ret)                                        \
@@ -146,26 +147,15 @@ enum ggml_status ggml_backend_graph_plan_compute(ggml_backend_t backend, ggml_ba
     return backend->iface.graph_plan_compute(backend, plan);
 }
 
-/* Buffers of one graph already found live: a graph's tensors live in few
- * buffers, so each is looked up in the handle table about once. */
-struct live_buffers {
-    ggml_backend_buffer_t seen[32];
-    unsigned n, next;
-};
-
-/* True when t is not in a buffer or its buffer is live; logs otherwise. */
-static bool tensor_buffer_live(struct live_buffers *known, const struct ggml_tensor *t, const char *func)
+bool ggml__buffer_live(struct ggml__live_buffers *known, ggml_backend_buffer_t buffer, const struct ggml_tensor *t)
 {
-    if (t == NULL)
-        return true;
-    ggml_backend_buffer_t buffer = t->view_src != NULL ? t->view_src->buffer : t->buffer;
-    if (buffer == NULL)
-        return true;
     for (unsigned i = 0; i < known->n; i++)
-        if (known->seen[i] == buffer)
+        if (known->seen[i] == buffer) {
+            known->last = buffer;
             return true;
+        }
     if (!ggml__handle_is_live(GGML__HANDLE_BUFFER, buffer)) {
-        ggml__log_at(GGML_LOG_LEVEL_ERROR, func,
+        ggml__log_at(GGML_LOG_LEVEL_ERROR, known->func,
                      "tensor '%s' is in buffer %p, which is not live (freed, with its graph allocator "
                      "or on its own)", t->name, (void *) buffer);
         return false;
@@ -175,22 +165,23 @@ static bool tensor_buffer_live(struct live_buffers *known, const struct ggml_ten
     known->next = (known->next + 1) % capacity;
     if (known->n < capacity)
         known->n++;
+    known->last = buffer;
     return true;
 }
 
 bool ggml__graph_buffers_live(const struct ggml_cgraph *graph, const char *func)
 {
-    struct live_buffers known = { .n = 0, .next = 0 };
+    struct ggml__live_buffers known = GGML__LIVE_BUFFERS_INIT(func);
     for (int i = 0; i < graph->n_leafs; i++)
-        if (!tensor_buffer_live(&known, graph->leafs[i], func))
+        if (!ggml__tensor_buffer_live(&known, graph->leafs[i]))
             return false;
     for (int i = 0; i < graph->n_nodes; i++) {
         const struct ggml_tensor *node = graph->nodes[i];
-        if (!tensor_buffer_live(&known, node, func))
+        if (!ggml__tensor_buffer_live(&known, node))
             return false;
         /* a graph view (a scheduler's split) lists no leafs: read the sources */
         for (int j = 0; node != NULL && j < GGML_MAX_SRC; j++)
-            if (!tensor_buffer_live(&known, node->src[j], func))
+            if (!ggml__tensor_buffer_live(&known, node->src[j]))
                 return false;
     }
     return true;
@@ -207,7 +198,8 @@ enum ggml_status ggml_backend_graph_compute_async(ggml_backend_t backend, struct
         ggml__error("the graph was built from a NULL tensor (see the first error logged)");
         return GGML_STATUS_FAILED;
     }
-    if (!ggml__graph_buffers_live(cgraph, __func__))
+    /* the CPU backend checks the buffers as it walks the graph */
+    if (!ggml_backend_is_cpu(backend) && !ggml__graph_buffers_live(cgraph, __func__))
         return GGML_STATUS_FAILED;
     return backend->iface.graph_compute(backend, cgraph);
 }

@@ -64,11 +64,53 @@ static inline int64_t ggml__float_to_int(double v, int64_t min, int64_t max)
 /* True for a value inside the enum that names a type this library knows. */
 bool ggml__type_is_valid(enum ggml_type type);
 
+/* Every type's traits (lib/types.c); removed types have blck_size 0. */
+extern const struct ggml_type_traits ggml__type_traits_table[GGML_TYPE_COUNT];
+
+/* Elements per block of a type, 0 for a value outside the enum or a
+   removed type: ggml_blck_size without the log, for hot paths. */
+static inline int64_t ggml__blck_size_of(enum ggml_type type)
+{
+    return (unsigned) type < GGML_TYPE_COUNT ? ggml__type_traits_table[type].blck_size : 0;
+}
+
+/* Bytes per block of a type whose ggml__blck_size_of is not 0. */
+static inline size_t ggml__type_size_of(enum ggml_type type)
+{
+    return ggml__type_traits_table[type].type_size;
+}
+
 /* Bytes spanned by a tensor of this type, shape and strides, from its first
  * byte to past its last (0 if empty, as ggml_nbytes); false when that does
  * not fit in size_t. */
-bool ggml__extent_bytes(enum ggml_type type, const int64_t ne[GGML_MAX_DIMS], const size_t nb[GGML_MAX_DIMS],
-                        size_t *bytes);
+static inline bool ggml__extent_bytes(enum ggml_type type, const int64_t ne[GGML_MAX_DIMS],
+                                      const size_t nb[GGML_MAX_DIMS], size_t *bytes)
+{
+    *bytes = 0;
+    for (int i = 0; i < GGML_MAX_DIMS; i++)
+        if (ne[i] <= 0)
+            return true;
+
+    const int64_t blck_size = ggml__blck_size_of(type);
+    size_t nbytes, term;
+    int first;
+    if (blck_size == 0)
+        return false;
+    if (blck_size == 1) {
+        nbytes = ggml__type_size_of(type);
+        first = 0;
+    } else {
+        if (__builtin_mul_overflow((size_t) ne[0], nb[0], &nbytes))
+            return false;
+        nbytes /= (size_t) blck_size;
+        first = 1;
+    }
+    for (int i = first; i < GGML_MAX_DIMS; i++)
+        if (__builtin_mul_overflow((size_t) (ne[i] - 1), nb[i], &term) || __builtin_add_overflow(nbytes, term, &nbytes))
+            return false;
+    *bytes = nbytes;
+    return true;
+}
 
 /* ---------------------------------------------------------------- context */
 
@@ -131,6 +173,19 @@ struct ggml_tensor *ggml__dup_tensor_impl(struct ggml_context *ctx, const struct
  */
 size_t ggml__view_room(const struct ggml_tensor *t);
 
+/* ggml_is_contiguous_rows and ggml_are_same_shape without the argument
+   checks, for kernels and the graph walk (non-NULL tensors). */
+static inline bool ggml__rows_contiguous(const struct ggml_tensor *t)
+{
+    return t->ne[0] == ggml__blck_size_of(t->type) ||
+           (ggml__blck_size_of(t->type) != 0 && t->nb[0] == ggml__type_size_of(t->type));
+}
+
+static inline bool ggml__same_shape(const struct ggml_tensor *a, const struct ggml_tensor *b)
+{
+    return a->ne[0] == b->ne[0] && a->ne[1] == b->ne[1] && a->ne[2] == b->ne[2] && a->ne[3] == b->ne[3];
+}
+
 /*
  * True when kernels may address t element by element through its strides:
  * its ggml_nbytes stays inside ggml__view_room, and for a block-quantized
@@ -139,7 +194,23 @@ size_t ggml__view_room(const struct ggml_tensor *t);
  * splits blocks across dimensions fails it; only the view ops and
  * transfers bounded by ggml__view_room may handle such a tensor.
  */
-bool ggml__layout_in_bounds(const struct ggml_tensor *t);
+static inline bool ggml__layout_in_bounds(const struct ggml_tensor *t)
+{
+    const int64_t blck_size = ggml__blck_size_of(t->type);
+    if (blck_size == 0)
+        return false;
+    if (blck_size > 1 && t->ne[0] != 0 && t->ne[1] != 0 && t->ne[2] != 0 && t->ne[3] != 0 &&
+        (t->ne[0] % blck_size != 0 || t->nb[0] != ggml__type_size_of(t->type)))
+        return false;
+    size_t bytes, room;
+    if (!ggml__extent_bytes(t->type, t->ne, t->nb, &bytes))
+        return false;
+    if (t->view_src == NULL)
+        return true;
+    if (!ggml__extent_bytes(t->view_src->type, t->view_src->ne, t->view_src->nb, &room))
+        return false;
+    return bytes <= (t->view_offs < room ? room - t->view_offs : 0); /* as ggml__view_room */
+}
 
 /* ---------------------------------------------------------- op constructors */
 

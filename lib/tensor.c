@@ -14,33 +14,6 @@
 
 #include "ggml-impl.h"
 
-bool ggml__extent_bytes(enum ggml_type type, const int64_t ne[GGML_MAX_DIMS], const size_t nb[GGML_MAX_DIMS],
-                        size_t *bytes)
-{
-    *bytes = 0;
-    for (int i = 0; i < GGML_MAX_DIMS; i++)
-        if (ne[i] <= 0)
-            return true;
-
-    const int64_t blck_size = ggml_blck_size(type);
-    size_t nbytes, term;
-    int first;
-    if (blck_size == 1) {
-        nbytes = ggml_type_size(type);
-        first = 0;
-    } else {
-        if (__builtin_mul_overflow((size_t) ne[0], nb[0], &nbytes))
-            return false;
-        nbytes /= (size_t) blck_size;
-        first = 1;
-    }
-    for (int i = first; i < GGML_MAX_DIMS; i++)
-        if (__builtin_mul_overflow((size_t) (ne[i] - 1), nb[i], &term) || __builtin_add_overflow(nbytes, term, &nbytes))
-            return false;
-    *bytes = nbytes;
-    return true;
-}
-
 /* Bytes spanned by a tensor (0 if empty); the constructors saw that they fit. */
 static size_t extent_bytes(enum ggml_type type, const int64_t ne[GGML_MAX_DIMS],
                            const size_t nb[GGML_MAX_DIMS])
@@ -64,15 +37,6 @@ size_t ggml__view_room(const struct ggml_tensor *t)
         return ggml_nbytes(t);
     const size_t src_bytes = ggml_nbytes(t->view_src);
     return t->view_offs < src_bytes ? src_bytes - t->view_offs : 0;
-}
-
-bool ggml__layout_in_bounds(const struct ggml_tensor *t)
-{
-    const int64_t blck_size = ggml_blck_size(t->type);
-    if (blck_size > 1 && !ggml_is_empty(t) &&
-        (t->ne[0] % blck_size != 0 || t->nb[0] != ggml_type_size(t->type)))
-        return false;
-    return ggml_nbytes(t) <= ggml__view_room(t);
 }
 
 size_t ggml_nbytes_pad(const struct ggml_tensor *tensor)
@@ -591,18 +555,14 @@ bool ggml_is_contiguous_channels(const struct ggml_tensor *tensor)
 bool ggml_is_contiguous_rows(const struct ggml_tensor *tensor)
 {
     REQUIRE_TENSOR(tensor);
-    return tensor->ne[0] == ggml_blck_size(tensor->type) ||
-           tensor->nb[0] == ggml_type_size(tensor->type);
+    return ggml__rows_contiguous(tensor);
 }
 
 bool ggml_are_same_shape(const struct ggml_tensor *t0, const struct ggml_tensor *t1)
 {
     REQUIRE_TENSOR(t0);
     REQUIRE_TENSOR(t1);
-    for (int i = 0; i < GGML_MAX_DIMS; i++)
-        if (t0->ne[i] != t1->ne[i])
-            return false;
-    return true;
+    return ggml__same_shape(t0, t1);
 }
 
 bool ggml_are_same_stride(const struct ggml_tensor *t0, const struct ggml_tensor *t1)

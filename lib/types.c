@@ -54,7 +54,7 @@ static void bf16_from_float(const float *restrict x, void *restrict y, int64_t k
  */
 #define REMOVED(name) { .type_name = (name), .blck_size = 0, .type_size = 0, .is_quantized = false }
 
-static const struct ggml_type_traits type_traits[GGML_TYPE_COUNT] = {
+const struct ggml_type_traits ggml__type_traits_table[GGML_TYPE_COUNT] = {
     [GGML_TYPE_F32] = { .type_name = "f32", .blck_size = 1, .type_size = sizeof(float) },
     [GGML_TYPE_F16] = {
         .type_name = "f16", .blck_size = 1, .type_size = sizeof(ggml_fp16_t),
@@ -148,7 +148,7 @@ static bool in_enum(enum ggml_type type)
 
 bool ggml__type_is_valid(enum ggml_type type)
 {
-    return in_enum(type) && type_traits[type].blck_size != 0;
+    return in_enum(type) && ggml__type_traits_table[type].blck_size != 0;
 }
 
 /* Logs (as func) why type cannot be used; false for such a type. */
@@ -158,9 +158,9 @@ static bool usable(enum ggml_type type, const char *func)
         ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "invalid type %d", (int) type);
         return false;
     }
-    if (type_traits[type].blck_size == 0) {
+    if (ggml__type_traits_table[type].blck_size == 0) {
         ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "type %d has been removed (%s)",
-                     (int) type, type_traits[type].type_name);
+                     (int) type, ggml__type_traits_table[type].type_name);
         return false;
     }
     return true;
@@ -172,7 +172,7 @@ const struct ggml_type_traits *ggml_get_type_traits(enum ggml_type type)
         ggml__error("invalid type %d", (int) type);
         return NULL;
     }
-    return &type_traits[type];
+    return &ggml__type_traits_table[type];
 }
 
 const char *ggml_type_name(enum ggml_type type)
@@ -181,17 +181,17 @@ const char *ggml_type_name(enum ggml_type type)
         ggml__error("invalid type %d", (int) type);
         return "NONE";
     }
-    return type_traits[type].type_name;
+    return ggml__type_traits_table[type].type_name;
 }
 
 int64_t ggml_blck_size(enum ggml_type type)
 {
-    return usable(type, __func__) ? type_traits[type].blck_size : 0;
+    return usable(type, __func__) ? ggml__type_traits_table[type].blck_size : 0;
 }
 
 size_t ggml_type_size(enum ggml_type type)
 {
-    return usable(type, __func__) ? type_traits[type].type_size : 0;
+    return usable(type, __func__) ? ggml__type_traits_table[type].type_size : 0;
 }
 
 /* Bytes of ne values: ne / blck_size blocks.  ne must be a whole number of blocks. */
@@ -199,16 +199,16 @@ size_t ggml_row_size(enum ggml_type type, int64_t ne)
 {
     if (!usable(type, __func__))
         return 0;
-    const int64_t blck = type_traits[type].blck_size;
-    const size_t size = type_traits[type].type_size;
+    const int64_t blck = ggml__type_traits_table[type].blck_size;
+    const size_t size = ggml__type_traits_table[type].type_size;
     if (ne < 0 || ne % blck != 0) {
         ggml__error("%" PRId64 " values are not a whole number of %s blocks of %" PRId64,
-                    ne, type_traits[type].type_name, blck);
+                    ne, ggml__type_traits_table[type].type_name, blck);
         return 0;
     }
     if ((uint64_t) (ne / blck) > SIZE_MAX / size) {
         ggml__error("a row of %" PRId64 " %s values does not fit in size_t",
-                    ne, type_traits[type].type_name);
+                    ne, ggml__type_traits_table[type].type_name);
         return 0;
     }
     return (size_t) (ne / blck) * size;
@@ -218,7 +218,7 @@ double ggml_type_sizef(enum ggml_type type)
 {
     if (!usable(type, __func__))
         return 0.0;
-    return (double) type_traits[type].type_size / (double) type_traits[type].blck_size;
+    return (double) ggml__type_traits_table[type].type_size / (double) ggml__type_traits_table[type].blck_size;
 }
 
 bool ggml_is_quantized(enum ggml_type type)
@@ -227,7 +227,7 @@ bool ggml_is_quantized(enum ggml_type type)
         ggml__error("invalid type %d", (int) type);
         return false;
     }
-    return type_traits[type].is_quantized;
+    return ggml__type_traits_table[type].is_quantized;
 }
 
 enum ggml_type ggml_ftype_to_ggml_type(enum ggml_ftype ftype)
@@ -365,7 +365,7 @@ bool ggml_validate_row_data(enum ggml_type type, const void *data, size_t nbytes
     if (!usable(type, __func__))
         return false;
 
-    const struct ggml_type_traits *tt = &type_traits[type];
+    const struct ggml_type_traits *tt = &ggml__type_traits_table[type];
     if (nbytes % tt->type_size != 0) {
         ggml__error("%zu bytes are not a whole number of %s blocks of %zu bytes",
                     nbytes, tt->type_name, tt->type_size);

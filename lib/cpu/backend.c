@@ -32,6 +32,10 @@ struct cpu_backend_context {
     void *abort_callback_data;
     bool use_ref;
     atomic_bool busy; /* a thread is computing or planning with it */
+    /* each node's thread count (ggml__graph_check), for graphs of up to
+       node_tasks_size nodes; grown on demand, NULL when that failed */
+    uint16_t *node_tasks;
+    size_t node_tasks_size;
 };
 
 static ggml_guid cpu_backend_guid = {
@@ -49,6 +53,7 @@ static void cpu_backend_free(ggml_backend_t backend)
     struct cpu_backend_context *ctx = backend->context;
     ggml_threadpool_free(ctx->own_pool);
     free(ctx->work_data);
+    free(ctx->node_tasks);
     free(ctx);
     free(backend);
 }
@@ -178,13 +183,23 @@ static enum ggml_status cpu_backend_graph_compute(ggml_backend_t backend, struct
     struct cpu_backend_context *ctx = backend->context;
     if (!ggml__claim(&ctx->busy, "the CPU backend", func))
         return GGML_STATUS_FAILED;
-    /* one walk over the graph checks it and sizes the scratch */
+    /* one walk over the graph checks it, sizes the scratch and counts
+       each node's threads (when memory for the counts is short, the
+       engine counts them again as it goes) */
+    if ((size_t) cgraph->n_nodes > ctx->node_tasks_size) {
+        free(ctx->node_tasks);
+        ctx->node_tasks = malloc((size_t) cgraph->n_nodes * sizeof *ctx->node_tasks);
+        ctx->node_tasks_size = ctx->node_tasks != NULL ? (size_t) cgraph->n_nodes : 0;
+    }
+    uint16_t *node_tasks = (size_t) cgraph->n_nodes <= ctx->node_tasks_size ? ctx->node_tasks : NULL;
     struct ggml_cplan cplan;
     size_t work_size;
     enum ggml_status status = GGML_STATUS_FAILED;
-    if (ggml__graph_check(cgraph, plan_threads(ctx), &work_size)) {
+    /* (ggml_backend_graph_compute_async left the buffers to this walk) */
+    struct ggml__live_buffers live = GGML__LIVE_BUFFERS_INIT("ggml_backend_graph_compute_async");
+    if (ggml__graph_check(cgraph, plan_threads(ctx), &work_size, node_tasks, &live)) {
         if (cpu_prepare(ctx, cgraph, &cplan, NULL, &work_size, func))
-            status = ggml__graph_compute_checked(cgraph, &cplan);
+            status = ggml__graph_compute_checked(cgraph, &cplan, node_tasks);
         else
             status = GGML_STATUS_ALLOC_FAILED;
     }

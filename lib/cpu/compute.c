@@ -24,6 +24,7 @@
 #include <stdlib.h>
 
 #include "ggml-impl.h"
+#include "backend-private.h"
 #include "cpu-private.h"
 
 /* Scratch of each thread starts on its own cache line. */
@@ -138,10 +139,28 @@ bool ggml__cpu_supports(const struct ggml_tensor *node)
     return impl != NULL && (impl->supports == NULL || impl->supports(node));
 }
 
+/* ggml_is_empty without its argument check */
+static bool has_no_elements(const struct ggml_tensor *t)
+{
+    return t->ne[0] == 0 || t->ne[1] == 0 || t->ne[2] == 0 || t->ne[3] == 0;
+}
+
+/* Asks for the cache lines of t the graph walk reads (shape, op, sources,
+   data) while it is busy with the node before. */
+static inline void prefetch_node(const struct ggml_tensor *t)
+{
+    const char *p = (const char *) t;
+    __builtin_prefetch(p);
+    __builtin_prefetch(p + 64);
+    __builtin_prefetch(p + 128);
+    __builtin_prefetch(p + 192);
+    __builtin_prefetch(p + 256);
+}
+
 /* Nodes the engine skips: nothing to compute, or not marked for compute. */
 static bool skip_node(const struct ggml_tensor *node)
 {
-    return ggml__op_is_noop(node->op) || ggml_is_empty(node) ||
+    return ggml__op_is_noop(node->op) || has_no_elements(node) ||
            !(node->flags & GGML_TENSOR_FLAG_COMPUTE);
 }
 
@@ -172,13 +191,18 @@ static bool tiny_node(const struct ggml_tensor *node)
  * one thread: with one thread their barrier is a no-op (the engine passes
  * no pool then).
  */
+static int tasks_of(const struct ggml__op_impl *impl, const struct ggml_tensor *node, int n_threads, bool tiny)
+{
+    int n = impl->n_tasks ? impl->n_tasks(node, n_threads) : tiny ? 1 : n_threads;
+    return n < 1 ? 1 : n > n_threads ? n_threads : n;
+}
+
 static int node_n_tasks(const struct ggml_tensor *node, int n_threads)
 {
     const struct ggml__op_impl *impl = ggml__cpu_op_impl(node->op);
     if (skip_node(node) || impl == NULL)
         return 1;
-    int n = impl->n_tasks ? impl->n_tasks(node, n_threads) : tiny_node(node) ? 1 : n_threads;
-    return n < 1 ? 1 : n > n_threads ? n_threads : n;
+    return tasks_of(impl, node, n_threads, tiny_node(node));
 }
 
 struct ggml_cplan ggml_graph_plan(const struct ggml_cgraph *cgraph, int n_threads, struct ggml_threadpool *threadpool)
@@ -221,6 +245,7 @@ struct compute_state {
     struct ggml_cgraph *cgraph;
     const struct ggml_cplan *plan;
     struct ggml_threadpool *pool;
+    const uint16_t *node_tasks; /* from ggml__graph_check, or NULL */
     /*
      * Index of the node after which the computation stops (INT_MAX: none).
      * Thread 0 writes it before the node's barrier; every thread reads it
@@ -264,12 +289,19 @@ static void compute_job(void *arg, int ith, int nth)
     int unsynced = -1;
     bool unsynced_alone = false; /* ... and thread 0 computed it alone */
 
+    const uint16_t *node_tasks = state->node_tasks;
     for (int i = 0; i < state->cgraph->n_nodes; i++) {
         struct ggml_tensor *node = state->cgraph->nodes[i];
-        if (skip_node(node))
-            continue;
-        const struct ggml__op_impl *impl = ggml__cpu_op_impl(node->op);
-        const int n_tasks = node_n_tasks(node, nth);
+        int n_tasks;
+        if (node_tasks != NULL) {
+            n_tasks = node_tasks[i] < nth ? node_tasks[i] : nth;
+            if (n_tasks == 0)
+                continue;
+        } else {
+            if (skip_node(node))
+                continue;
+            n_tasks = node_n_tasks(node, nth);
+        }
         if (unsynced >= 0 && !(unsynced_alone && n_tasks == 1)) {
             ggml__threadpool_barrier(state->pool);
             if (atomic_load(&state->abort_after) <= unsynced)
@@ -279,6 +311,7 @@ static void compute_job(void *arg, int ith, int nth)
         unsynced_alone = n_tasks == 1;
         if (ith >= n_tasks || atomic_load(&state->abort_after) < i)
             continue;
+        const struct ggml__op_impl *impl = ggml__cpu_op_impl(node->op);
         const struct ggml__compute_params params = {
             .ith = ith,
             .nth = n_tasks,
@@ -322,33 +355,77 @@ static void release_default_pool(void)
     pthread_mutex_unlock(&default_pool_lock);
 }
 
-bool ggml__graph_check(const struct ggml_cgraph *cgraph, int n_threads, size_t *work_size)
+/*
+ * The checks of ggml__cpu_supports and of memory for one node, in one
+ * pass over its sources that also tells whether the node is tiny.
+ * checked holds the last nodes this walk accepted: a source among them
+ * passed all this already (in a chain, every source).  Logs the first
+ * problem, in the order: not supported, no memory of the node, no memory
+ * of a source.
+ */
+static bool check_node(const struct ggml_tensor *node, const struct ggml__op_impl *impl, int i,
+                       const struct ggml_tensor *const checked[2], struct ggml__live_buffers *live, bool *tiny)
+{
+    bool supported = impl != NULL && ggml__layout_in_bounds(node);
+    int no_memory_src = -1;
+    *tiny = tiny_tensor(node);
+    for (int j = 0; supported && j < GGML_MAX_SRC; j++) {
+        const struct ggml_tensor *src = node->src[j];
+        if (src == NULL)
+            continue;
+        *tiny = *tiny && tiny_tensor(src);
+        if (src == checked[0] || src == checked[1])
+            continue;
+        supported = ggml__layout_in_bounds(src);
+        if (no_memory_src < 0 && src->data == NULL && !has_no_elements(src))
+            no_memory_src = j;
+        if (live != NULL && !ggml__tensor_buffer_live(live, src))
+            return false;
+    }
+    if (live != NULL && !ggml__tensor_buffer_live(live, node))
+        return false;
+    if (!supported || (impl->supports != NULL && !impl->supports(node))) {
+        ggml__error("node %d ('%s', %s %s) is not supported by the CPU backend", i, node->name,
+                    ggml_op_desc(node), ggml_type_name(node->type));
+        return false;
+    }
+    if (node->data == NULL) {
+        ggml__error("node %d ('%s') has no memory", i, node->name);
+        return false;
+    }
+    if (no_memory_src >= 0) {
+        ggml__error("source %d ('%s') of node %d ('%s') has no memory (views need "
+                    "ggml_backend_view_init once their source is allocated)",
+                    no_memory_src, node->src[no_memory_src]->name, i, node->name);
+        return false;
+    }
+    return true;
+}
+
+bool ggml__graph_check(const struct ggml_cgraph *cgraph, int n_threads, size_t *work_size, uint16_t *node_tasks,
+                       struct ggml__live_buffers *live)
 {
     *work_size = 0;
+    const struct ggml_tensor *checked[2] = { NULL, NULL };
     for (int i = 0; i < cgraph->n_nodes; i++) {
         const struct ggml_tensor *node = cgraph->nodes[i];
-        if (skip_node(node))
+        if (i + 1 < cgraph->n_nodes)
+            prefetch_node(cgraph->nodes[i + 1]);
+        bool tiny;
+        if (skip_node(node)) {
+            if (node_tasks != NULL)
+                node_tasks[i] = 0;
             continue;
-        if (!ggml__cpu_supports(node)) {
-            ggml__error("node %d ('%s', %s %s) is not supported by the CPU backend", i, node->name,
-                        ggml_op_desc(node), ggml_type_name(node->type));
-            return false;
-        }
-        if (node->data == NULL) {
-            ggml__error("node %d ('%s') has no memory", i, node->name);
-            return false;
-        }
-        for (int j = 0; j < GGML_MAX_SRC; j++) {
-            if (node->src[j] != NULL && node->src[j]->data == NULL && !ggml_is_empty(node->src[j])) {
-                ggml__error("source %d ('%s') of node %d ('%s') has no memory (views need "
-                            "ggml_backend_view_init once their source is allocated)",
-                            j, node->src[j]->name, i, node->name);
-                return false;
-            }
         }
         const struct ggml__op_impl *impl = ggml__cpu_op_impl(node->op);
+        if (!check_node(node, impl, i, checked, live, &tiny))
+            return false;
+        checked[i & 1] = node;
+        const int n_tasks = tasks_of(impl, node, n_threads, tiny);
+        if (node_tasks != NULL)
+            node_tasks[i] = (uint16_t) n_tasks;
         if (impl->work_size != NULL) {
-            const size_t size = impl->work_size(node, node_n_tasks(node, n_threads));
+            const size_t size = impl->work_size(node, n_tasks);
             *work_size = size > *work_size ? size : *work_size;
         }
     }
@@ -358,17 +435,21 @@ bool ggml__graph_check(const struct ggml_cgraph *cgraph, int n_threads, size_t *
     return true;
 }
 
-enum ggml_status ggml__graph_compute_checked(struct ggml_cgraph *cgraph, const struct ggml_cplan *cplan)
+enum ggml_status ggml__graph_compute_checked(struct ggml_cgraph *cgraph, const struct ggml_cplan *cplan,
+                                             const uint16_t *node_tasks)
 {
     struct ggml_threadpool *pool = cplan->threadpool;
     bool own_pool = pool == NULL;
     if (own_pool && (pool = acquire_default_pool(cplan->n_threads)) == NULL)
         return GGML_STATUS_FAILED;
 
-    struct compute_state state = { .cgraph = cgraph, .plan = cplan, .pool = pool };
-    atomic_init(&state.abort_after, INT_MAX);
     int n_threads = cplan->n_threads < ggml_threadpool_get_n_threads(pool) ? cplan->n_threads
                                                                              : ggml_threadpool_get_n_threads(pool);
+    /* counts made for as many threads as the job has */
+    if (n_threads != (cplan->n_threads > GGML_MAX_N_THREADS ? GGML_MAX_N_THREADS : cplan->n_threads))
+        node_tasks = NULL;
+    struct compute_state state = { .cgraph = cgraph, .plan = cplan, .pool = pool, .node_tasks = node_tasks };
+    atomic_init(&state.abort_after, INT_MAX);
     const bool ran = ggml__threadpool_run(pool, n_threads, compute_job, &state);
     if (own_pool)
         release_default_pool();
@@ -394,16 +475,25 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph *cgraph, struct ggml_cpla
         ggml__error("the plan has %d threads; make it with ggml_graph_plan", cplan->n_threads);
         return GGML_STATUS_FAILED;
     }
+    /* the thread counts of up to a few hundred nodes on the stack, of
+       larger graphs in memory of their own when there is some */
+    uint16_t small_tasks[512];
+    uint16_t *node_tasks = (size_t) cgraph->n_nodes <= sizeof small_tasks / sizeof small_tasks[0]
+                               ? small_tasks
+                               : malloc((size_t) cgraph->n_nodes * sizeof *node_tasks);
     size_t need_work;
+    enum ggml_status status = GGML_STATUS_FAILED;
     if (!ggml__graph_check(cgraph, cplan->n_threads > GGML_MAX_N_THREADS ? GGML_MAX_N_THREADS : cplan->n_threads,
-                           &need_work))
-        return GGML_STATUS_FAILED;
-    if (need_work > 0 && (cplan->work_data == NULL || cplan->work_size < need_work)) {
+                           &need_work, node_tasks, NULL))
+        ; /* logged */
+    else if (need_work > 0 && (cplan->work_data == NULL || cplan->work_size < need_work))
         ggml__error("the plan's work buffer has %zu bytes at %p; this graph needs %zu",
                     cplan->work_size, (void *) cplan->work_data, need_work);
-        return GGML_STATUS_FAILED;
-    }
-    return ggml__graph_compute_checked(cgraph, cplan);
+    else
+        status = ggml__graph_compute_checked(cgraph, cplan, node_tasks);
+    if (node_tasks != small_tasks)
+        free(node_tasks);
+    return status;
 }
 
 enum ggml_status ggml_graph_compute_with_ctx(struct ggml_context *ctx, struct ggml_cgraph *cgraph, int n_threads)

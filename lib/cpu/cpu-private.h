@@ -146,22 +146,34 @@ bool ggml__op_is_noop(enum ggml_op op);
 /* True when the CPU backend can compute node (supports_op). */
 bool ggml__cpu_supports(const struct ggml_tensor *node);
 
+struct ggml__live_buffers; /* backend-private.h */
+
 /*
  * One pass over cgraph's nodes: true when the CPU backend can compute
  * every one and each has its memory (else false, with the first problem
  * logged), with *work_size the scratch ggml_graph_plan gives it for
- * n_threads (1..GGML_MAX_N_THREADS).
+ * n_threads (1..GGML_MAX_N_THREADS).  node_tasks, when not NULL, has
+ * cgraph's n_nodes entries and receives each node's thread count for
+ * n_threads (0: a node the engine skips), for ggml__graph_compute_checked.
+ * live, when not NULL, also checks that every tensor the computation
+ * touches that lives in a backend buffer lives in a live one (the check of
+ * ggml__graph_buffers_live, for what is computed).
  */
-bool ggml__graph_check(const struct ggml_cgraph *cgraph, int n_threads, size_t *work_size);
+bool ggml__graph_check(const struct ggml_cgraph *cgraph, int n_threads, size_t *work_size, uint16_t *node_tasks,
+                       struct ggml__live_buffers *live);
 
 /* ggml_graph_compute of a graph ggml__graph_check accepted, with a plan
- * that has at least that scratch. */
-enum ggml_status ggml__graph_compute_checked(struct ggml_cgraph *cgraph, const struct ggml_cplan *cplan);
+ * that has at least that scratch and cplan->n_threads as the check's
+ * n_threads; node_tasks: what that check wrote, or NULL (then each
+ * thread works the counts out again as it walks the graph). */
+enum ggml_status ggml__graph_compute_checked(struct ggml_cgraph *cgraph, const struct ggml_cplan *cplan,
+                                             const uint16_t *node_tasks);
 
 /* Rows [*first, *last) of n rows that thread ith of nth computes. */
 static inline void ggml__split_rows(int64_t n, int ith, int nth, int64_t *first, int64_t *last)
 {
-    const int64_t per_thread = (n + nth - 1) / nth;
+    /* (no division for the one thread of a tiny node) */
+    const int64_t per_thread = nth == 1 ? n : (n + nth - 1) / nth;
     *first = per_thread * ith < n ? per_thread * ith : n;
     *last = *first + per_thread < n ? *first + per_thread : n;
 }

@@ -22,7 +22,7 @@ static bool binary_supports(const struct ggml_tensor *dst)
 {
     const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
     return a != NULL && b != NULL && float_type(dst->type) && float_type(a->type) &&
-           float_type(b->type) && ggml_can_repeat(b, a) && ggml_are_same_shape(a, dst);
+           float_type(b->type) && ggml_can_repeat(b, a) && ggml__same_shape(a, dst);
 }
 
 static enum ggml__binary_op binary_op_of(enum ggml_op op)

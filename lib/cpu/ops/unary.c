@@ -349,6 +349,13 @@ static inline char *row_at(const struct ggml_tensor *t, const int64_t *shape, in
 
 /* ------------------------------------------------------ shared drivers */
 
+/* An F32 tensor whose elements are one run of memory in index order. */
+static bool dense_f32(const struct ggml_tensor *t)
+{
+    return t->nb[0] == sizeof(float) && t->nb[1] == t->nb[0] * (size_t) t->ne[0] &&
+           t->nb[2] == t->nb[1] * (size_t) t->ne[1] && t->nb[3] == t->nb[2] * (size_t) t->ne[2];
+}
+
 /* Floats of scratch per thread: two rows of the widest tensor, padded. */
 static int64_t scratch_floats(const struct ggml_tensor *dst)
 {
@@ -369,8 +376,8 @@ static float *thread_scratch(const struct ggml__compute_params *params, const st
 /* Rows of dst and src of the same shape, float types, contiguous rows. */
 static bool same_float_rows(const struct ggml_tensor *dst, const struct ggml_tensor *src)
 {
-    return src != NULL && float_type(dst->type) && float_type(src->type) && ggml_are_same_shape(dst, src) &&
-           ggml_is_contiguous_rows(dst) && ggml_is_contiguous_rows(src);
+    return src != NULL && float_type(dst->type) && float_type(src->type) && ggml__same_shape(dst, src) &&
+           ggml__rows_contiguous(dst) && ggml__rows_contiguous(src);
 }
 
 /* The kernel table's row of an element-wise op; NULL: the op's row function. */
@@ -386,6 +393,24 @@ static void map_rows(const struct ggml__compute_params *params, struct ggml_tens
     const struct ggml_tensor *src = dst->src[0];
     const int64_t n = dst->ne[0];
     const bool direct = src->type == GGML_TYPE_F32 && dst->type == GGML_TYPE_F32;
+    if (direct && !params->use_ref && dense_f32(src) && dense_f32(dst)) {
+        /* element-wise over one run of floats: a share of whole cache
+           lines per thread, one call */
+        const int64_t total = n * dst->ne[1] * dst->ne[2] * dst->ne[3];
+        int64_t first, last;
+        ggml__split_rows((total + 15) / 16, params->ith, params->nth, &first, &last);
+        first *= 16;
+        last = last * 16 < total ? last * 16 : total;
+        if (first < last) {
+            float *y = (float *) dst->data + first;
+            const float *x = (const float *) src->data + first;
+            if (table_row != NULL)
+                table_row(last - first, y, x);
+            else
+                fns->row(last - first, y, x, args);
+        }
+        return;
+    }
     float *tmp = thread_scratch(params, dst);
 
     int64_t first, last;
@@ -526,7 +551,7 @@ static bool add1_supports(const struct ggml_tensor *dst)
     if (float_type(a->type))
         return same_float_rows(dst, a);
     return ggml__type_is_valid(a->type) && quantized_codec(a->type) && dst->type == a->type &&
-           ggml_are_same_shape(dst, a) && ggml_is_contiguous_rows(dst) && ggml_is_contiguous_rows(a);
+           ggml__same_shape(dst, a) && ggml__rows_contiguous(dst) && ggml__rows_contiguous(a);
 }
 
 static void add1_kernel(const struct ggml__compute_params *params, struct ggml_tensor *dst)
