@@ -352,8 +352,25 @@ static inline char *row_at(const struct ggml_tensor *t, const int64_t *shape, in
 /* An F32 tensor whose elements are one run of memory in index order. */
 static bool dense_f32(const struct ggml_tensor *t)
 {
-    return t->nb[0] == sizeof(float) && t->nb[1] == t->nb[0] * (size_t) t->ne[0] &&
+    return t->type == GGML_TYPE_F32 && t->nb[0] == sizeof(float) && t->nb[1] == t->nb[0] * (size_t) t->ne[0] &&
            t->nb[2] == t->nb[1] * (size_t) t->ne[1] && t->nb[3] == t->nb[2] * (size_t) t->ne[2];
+}
+
+/*
+ * For a node whose dst and src[0] are dense F32 tensors of one shape, and
+ * that is not computed by the reference path: true, with [*first, *last)
+ * the elements this thread maps (whole cache lines of floats).  Else false.
+ */
+static bool dense_share(const struct ggml__compute_params *params, const struct ggml_tensor *dst, int64_t *first,
+                        int64_t *last)
+{
+    if (params->use_ref || !dense_f32(dst) || !dense_f32(dst->src[0]))
+        return false;
+    const int64_t total = dst->ne[0] * dst->ne[1] * dst->ne[2] * dst->ne[3];
+    ggml__split_rows((total + 15) / 16, params->ith, params->nth, first, last);
+    *first *= 16;
+    *last = *last * 16 < total ? *last * 16 : total;
+    return true;
 }
 
 /* Floats of scratch per thread: two rows of the widest tensor, padded. */
@@ -393,14 +410,9 @@ static void map_rows(const struct ggml__compute_params *params, struct ggml_tens
     const struct ggml_tensor *src = dst->src[0];
     const int64_t n = dst->ne[0];
     const bool direct = src->type == GGML_TYPE_F32 && dst->type == GGML_TYPE_F32;
-    if (direct && !params->use_ref && dense_f32(src) && dense_f32(dst)) {
-        /* element-wise over one run of floats: a share of whole cache
-           lines per thread, one call */
-        const int64_t total = n * dst->ne[1] * dst->ne[2] * dst->ne[3];
-        int64_t first, last;
-        ggml__split_rows((total + 15) / 16, params->ith, params->nth, &first, &last);
-        first *= 16;
-        last = last * 16 < total ? last * 16 : total;
+    int64_t first, last;
+    if (dense_share(params, dst, &first, &last)) {
+        /* element-wise over one run of floats: one call */
         if (first < last) {
             float *y = (float *) dst->data + first;
             const float *x = (const float *) src->data + first;
@@ -413,7 +425,6 @@ static void map_rows(const struct ggml__compute_params *params, struct ggml_tens
     }
     float *tmp = thread_scratch(params, dst);
 
-    int64_t first, last;
     ggml__split_rows(ggml_nrows(dst), params->ith, params->nth, &first, &last);
     for (int64_t r = first; r < last; r++) {
         const char *srow = row_at(src, dst->ne, r);
@@ -501,6 +512,14 @@ static bool single_source_supports(const struct ggml_tensor *dst)
 static void scale_kernel(const struct ggml__compute_params *params, struct ggml_tensor *dst)
 {
     const struct op_args args = { { ggml__get_op_params_f32(dst, 0), ggml__get_op_params_f32(dst, 1) } };
+    int64_t first, last;
+    if (args.p[1] == 0.0f && dense_share(params, dst, &first, &last)) {
+        /* no bias: the table's scale */
+        if (first < last)
+            params->kernels->scale(last - first, (float *) dst->data + first,
+                                   (const float *) dst->src[0]->data + first, args.p[0]);
+        return;
+    }
     map_rows(params, dst, &scale_fns, NULL, &args);
 }
 
