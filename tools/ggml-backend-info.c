@@ -247,7 +247,7 @@ static void print_cpu_kernels(void)
            built != NULL ? built : "?", runnable != NULL ? runnable : "?");
     const char *emulated = reg_feature(cpu, "ISA_EMULATED");
     if (emulated != NULL)
-        printf("CPU kernels: %s runs EMULATED (SIMDe) in this test build, slowly; not for use\n", emulated);
+        printf("CPU kernel emulation: %s runs through SIMDe in this test build (slowly; not for use)\n", emulated);
 }
 
 /* The first line of the text report, and all of --version. */
