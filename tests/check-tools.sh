@@ -161,8 +161,8 @@ ok "bench $tiny prints a row per type for the CPU and the total time"
 ok "bench prints no progress when stderr is not a terminal"
 
 run "$bench" $tiny --device CPU --csv
-[ "$rc" -eq 0 ] && [ "$(head -n 1 "$tmp/out")" = "workload,type,device,ms,gflops,gbps,vs_sgemm,vs_stream" ] &&
-    [ "$(grep -c '^mul_mat 64x64x64,[A-Z0-9_]*,CPU,[0-9.]*,[0-9.]*,[0-9.]*,,$' "$tmp/out")" -eq 3 ] &&
+[ "$rc" -eq 0 ] && [ "$(head -n 1 "$tmp/out")" = "workload,type,device,ms,gflops,gbps,vs_sgemm,vs_stream,vs_read" ] &&
+    [ "$(grep -c '^mul_mat 64x64x64,[A-Z0-9_]*,CPU,[0-9.]*,[0-9.]*,[0-9.]*,,,$' "$tmp/out")" -eq 3 ] &&
     [ "$(wc -l < "$tmp/out")" -eq 4 ]
 ok "bench --csv prints the header and one row per type"
 
@@ -170,6 +170,10 @@ run "$bench" $tiny --device CPU --type q4_0 --json
 [ "$rc" -eq 0 ] && json_ok "$tmp/out" \
     "len(d['results']) == 1 and d['results'][0]['device'] == 'CPU' and d['results'][0]['ms'] > 0"
 ok "bench --json is valid JSON with one result"
+
+run "$bench" $tiny --device CPU --type q4_0 --compare-stream --csv
+[ "$rc" -eq 0 ] && [ "$(grep -c '^mul_mat 64x64x64,Q4_0,CPU,[0-9.]*,[0-9.]*,[0-9.]*,,[0-9.]*[1-9][0-9.]*,[0-9.]*[1-9][0-9.]*$' "$tmp/out")" -eq 1 ]
+ok "bench --compare-stream --csv gives both bandwidth ratios, above 0"
 
 run "$bench" --op block,block-fa --type q4_0 --reps 1 --threads 2 --device cpu
 [ "$rc" -eq 0 ] && grep -q '^block T=[0-9]*  *Q4_0  *CPU  *[0-9.]' "$tmp/out" &&
@@ -198,8 +202,8 @@ fi
 
 run "$bench" $tiny --device CPU --type f32 --compare-stream
 [ "$rc" -eq 0 ] && grep -q 'STREAM triad.s [0-9.]* GB/s' "$tmp/out" &&
-    grep -q '^mul_mat 64x64x64  *F32  *CPU  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*$' "$tmp/out"
-ok "bench --compare-stream reports the ratio against the STREAM triad"
+    grep -q '^mul_mat 64x64x64  *F32  *CPU  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*$' "$tmp/out"
+ok "bench --compare-stream reports the ratios against the STREAM triad and reading as many bytes"
 
 if [ -n "${BLAS_PLUGIN_DIR:-}" ]; then
     run env GGML_BACKEND_PATH="$BLAS_PLUGIN_DIR" "$bench" $tiny --type f32

@@ -114,6 +114,7 @@ struct row {
     double flop, bytes;  /* per run */
     double vs_sgemm;     /* sgemm time / this time, NAN when not measured */
     double vs_stream;    /* this GB/s / STREAM GB/s, NAN when not measured */
+    double vs_read;      /* this GB/s / reading as many bytes, NAN when not measured */
 };
 
 struct results {
@@ -525,31 +526,33 @@ static double time_sgemm(struct shape s, int n_threads, int reps)
 }
 #endif
 
-/* STREAM triad over [begin, end) of the arrays, by one thread. */
-struct triad_part {
-    double *a, *b, *c;
+/*
+ * A memory-bandwidth loop run by n threads, each over its part [begin,
+ * end) of the arrays: touch once (pages near the thread), then reps + 1
+ * timed passes between barriers (the first warms up); thread 0 records
+ * each pass's time.
+ */
+struct bw_part {
+    void (*touch)(struct bw_part *);
+    void (*pass)(struct bw_part *);
+    double *a, *b, *c;        /* the triad's arrays */
+    unsigned char *bytes;     /* the read loop's buffer */
     size_t begin, end;
     int reps;
-    double scalar;
     pthread_barrier_t *barrier;
-    double *times;   /* per rep, written by thread 0 */
+    double *times;
     bool first;
+    volatile bool sink;       /* keeps the read loop's result alive */
 };
 
-static void *triad_thread(void *arg)
+static void *bw_thread(void *arg)
 {
-    struct triad_part *p = arg;
-    /* first touch: each thread's pages near it */
-    for (size_t i = p->begin; i < p->end; i++) {
-        p->a[i] = 0.0;
-        p->b[i] = 1.0;
-        p->c[i] = 2.0;
-    }
+    struct bw_part *p = arg;
+    p->touch(p);
     for (int rep = 0; rep <= p->reps; rep++) {
         pthread_barrier_wait(p->barrier);
         double t0 = tool_now();
-        for (size_t i = p->begin; i < p->end; i++)
-            p->a[i] = p->b[i] + p->scalar * p->c[i];
+        p->pass(p);
         pthread_barrier_wait(p->barrier);
         if (p->first)
             p->times[rep] = tool_now() - t0;
@@ -557,50 +560,102 @@ static void *triad_thread(void *arg)
     return NULL;
 }
 
-/* Best triad bandwidth in bytes per second (24 bytes per element), or NAN. */
-static double stream_triad(int n_threads, int reps, size_t *n_elements)
+/* Runs the loop of proto on n_threads threads over n elements; the best
+   pass's seconds, or NAN when out of memory. */
+static double bw_run(const struct bw_part *proto, size_t n, int n_threads, int reps)
 {
-    const size_t n = (size_t) 1 << 23;   /* 64 MiB per array */
-    *n_elements = n;
-    double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
-    struct triad_part *parts = calloc((size_t) n_threads, sizeof *parts);
+    struct bw_part *parts = calloc((size_t) n_threads, sizeof *parts);
     pthread_t *threads = calloc((size_t) n_threads, sizeof *threads);
     double *times = calloc((size_t) reps + 1, sizeof *times);
-    double result = NAN;
+    double best = NAN;
     pthread_barrier_t barrier;
-    if (a == NULL || b == NULL || c == NULL || parts == NULL || threads == NULL || times == NULL ||
+    if (parts == NULL || threads == NULL || times == NULL ||
         pthread_barrier_init(&barrier, NULL, (unsigned) n_threads) != 0)
         goto out;
     int started = 0;
     for (int t = 0; t < n_threads; t++) {
-        parts[t] = (struct triad_part) { a, b, c, n * (size_t) t / (size_t) n_threads,
-                                         n * (size_t) (t + 1) / (size_t) n_threads, reps, 3.0, &barrier, times,
-                                         t == 0 };
-        if (t > 0 && pthread_create(&threads[t], NULL, triad_thread, &parts[t]) != 0)
+        parts[t] = *proto;
+        parts[t].begin = n * (size_t) t / (size_t) n_threads;
+        parts[t].end = n * (size_t) (t + 1) / (size_t) n_threads;
+        parts[t].reps = reps;
+        parts[t].barrier = &barrier;
+        parts[t].times = times;
+        parts[t].first = t == 0;
+        if (t > 0 && pthread_create(&threads[t], NULL, bw_thread, &parts[t]) != 0)
             break;
         started++;
     }
-    if (started == n_threads) {
-        triad_thread(&parts[0]);
-        double best = INFINITY;
-        for (int rep = 1; rep <= reps; rep++)
-            best = fmin(best, times[rep]);
-        result = 3.0 * sizeof(double) * (double) n / best;
-    } else {
-        fprintf(stderr, PROGRAM ": cannot start the STREAM threads\n");
+    if (started != n_threads) {
+        fprintf(stderr, PROGRAM ": cannot start the bandwidth threads\n");
         exit(1);   /* the started threads wait at the barrier for ever */
     }
+    bw_thread(&parts[0]);
+    best = INFINITY;
+    for (int rep = 1; rep <= reps; rep++)
+        best = fmin(best, times[rep]);
     for (int t = 1; t < n_threads; t++)
         pthread_join(threads[t], NULL);
     pthread_barrier_destroy(&barrier);
 out:
-    free(a);
-    free(b);
-    free(c);
     free(parts);
     free(threads);
     free(times);
-    return result;
+    return best;
+}
+
+static void triad_touch(struct bw_part *p)
+{
+    for (size_t i = p->begin; i < p->end; i++) {
+        p->a[i] = 0.0;
+        p->b[i] = 1.0;
+        p->c[i] = 2.0;
+    }
+}
+
+static void triad_pass(struct bw_part *p)
+{
+    for (size_t i = p->begin; i < p->end; i++)
+        p->a[i] = p->b[i] + 3.0 * p->c[i];
+}
+
+/* Best STREAM triad bandwidth in bytes per second (24 bytes per element), or NAN. */
+static double stream_triad(int n_threads, int reps)
+{
+    const size_t n = (size_t) 1 << 23;   /* 64 MiB per array */
+    struct bw_part proto = { .touch = triad_touch, .pass = triad_pass };
+    proto.a = malloc(n * sizeof *proto.a);
+    proto.b = malloc(n * sizeof *proto.b);
+    proto.c = malloc(n * sizeof *proto.c);
+    double seconds = NAN;
+    if (proto.a != NULL && proto.b != NULL && proto.c != NULL)
+        seconds = bw_run(&proto, n, n_threads, reps);
+    free(proto.a);
+    free(proto.b);
+    free(proto.c);
+    return 3.0 * sizeof(double) * (double) n / seconds;
+}
+
+static void read_touch(struct bw_part *p)
+{
+    memset(p->bytes + p->begin, 0, p->end - p->begin);
+}
+
+/* Reads every byte of the part: the C library's memchr, vectorized for
+   the machine, looks for a byte the buffer does not hold. */
+static void read_pass(struct bw_part *p)
+{
+    p->sink = memchr(p->bytes + p->begin, 1, p->end - p->begin) != NULL;
+}
+
+/* Best bandwidth in bytes per second of n_threads reading a buffer of
+   size bytes again and again (as a product reads its weights), or NAN. */
+static double read_bandwidth(size_t size, int n_threads, int reps)
+{
+    struct bw_part proto = { .touch = read_touch, .pass = read_pass };
+    proto.bytes = malloc(size);
+    double seconds = proto.bytes != NULL && size > 0 ? bw_run(&proto, size, n_threads, reps) : NAN;
+    free(proto.bytes);
+    return (double) size / seconds;
 }
 
 /* ------------------------------------------------------------ output */
@@ -630,7 +685,7 @@ static void print_table(const struct results *res, const struct options *o, doub
     if (o->compare_blas)
         printf(" %9s", "vs sgemm");
     if (o->compare_stream)
-        printf(" %9s", "vs STREAM");
+        printf(" %9s %9s", "vs STREAM", "vs read");
     printf("\n");
     for (size_t i = 0; i < res->n; i++) {
         const struct row *r = &res->rows[i];
@@ -650,6 +705,8 @@ static void print_table(const struct results *res, const struct options *o, doub
         if (o->compare_stream) {
             putchar(' ');
             print_number(stdout, 9, 2, r->vs_stream, "-");
+            putchar(' ');
+            print_number(stdout, 9, 2, r->vs_read, "-");
         }
         printf("\n");
     }
@@ -661,7 +718,9 @@ static void print_table(const struct results *res, const struct options *o, doub
 #endif
     }
     if (o->compare_stream && !isnan(stream_bps))
-        printf("vs STREAM: GB/s over the STREAM triad's %.2f GB/s\n", stream_bps * 1e-9);
+        printf("vs STREAM: GB/s over the STREAM triad's %.2f GB/s; vs read: over the rate of reading\n"
+               "as many bytes as the row moves, again and again (what fits in cache stays there)\n",
+               stream_bps * 1e-9);
     for (size_t i = 0; i < res->n; i++)
         if (strncmp(res->rows[i].workload, "dispatch", 8) == 0 && !isnan(res->rows[i].seconds))
             printf("dispatch on %s: %.3f us per node\n", res->rows[i].device,
@@ -674,7 +733,7 @@ static void print_table(const struct results *res, const struct options *o, doub
 
 static void print_csv(const struct results *res)
 {
-    printf("workload,type,device,ms,gflops,gbps,vs_sgemm,vs_stream\n");
+    printf("workload,type,device,ms,gflops,gbps,vs_sgemm,vs_stream,vs_read\n");
     for (size_t i = 0; i < res->n; i++) {
         const struct row *r = &res->rows[i];
         printf("%s,%s,%s,", r->workload, r->type, r->device);
@@ -687,6 +746,8 @@ static void print_csv(const struct results *res)
         print_number(stdout, 0, 4, r->vs_sgemm, "");
         putchar(',');
         print_number(stdout, 0, 4, r->vs_stream, "");
+        putchar(',');
+        print_number(stdout, 0, 4, r->vs_read, "");
         putchar('\n');
     }
 }
@@ -734,6 +795,8 @@ static void print_json(const struct results *res, const struct options *o, doubl
         json_number(r->vs_sgemm);
         printf(", \"vs_stream\": ");
         json_number(r->vs_stream);
+        printf(", \"vs_read\": ");
+        json_number(r->vs_read);
         printf("}");
     }
     printf("%s],\n  \"total_seconds\": %.3f\n}\n", res->n ? "\n  " : "", total);
@@ -953,9 +1016,8 @@ int main(int argc, char **argv)
 
     double stream_bps = NAN;
     if (o.compare_stream) {
-        size_t n;
         progress(0, total, "STREAM triad");
-        stream_bps = stream_triad(o.n_threads, o.reps < 3 ? 3 : o.reps, &n);
+        stream_bps = stream_triad(o.n_threads, o.reps < 3 ? 3 : o.reps);
     }
 
     int done = 0;
@@ -1003,6 +1065,10 @@ int main(int argc, char **argv)
                     row->bytes = run.bytes;
                     row->vs_sgemm = sgemm_seconds / row->seconds;
                     row->vs_stream = gbps(row) * 1e9 / stream_bps;
+                    row->vs_read = NAN;
+                    if (o.compare_stream && row->bytes > 0 && !isnan(row->seconds))
+                        row->vs_read = gbps(row) * 1e9 /
+                                       read_bandwidth((size_t) row->bytes, o.n_threads, o.reps < 3 ? 3 : o.reps);
                     if (isnan(row->seconds)) {
                         fprintf(stderr, PROGRAM ": %s failed\n", what);
                         res.failed = true;
