@@ -332,10 +332,11 @@ static size_t owned_bytes_from_data(ggml_backend_buffer_t buffer, const struct g
     const struct ggml_tensor *owner = tensor->view_src ? tensor->view_src : tensor;
     const uintptr_t start = (uintptr_t) tensor->data;
     uintptr_t lo = (uintptr_t) owner->data;
-    const size_t owner_bytes = ggml_nbytes(owner);
+    const size_t owner_bytes = ggml__nbytes(owner);
     uintptr_t hi = lo + (owner_bytes < UINTPTR_MAX - lo ? owner_bytes : UINTPTR_MAX - lo);
     if (buffer->iface.get_base != NULL) {
-        const uintptr_t base = (uintptr_t) ggml_backend_buffer_get_base(buffer);
+        /* (the caller checked that the buffer is live) */
+        const uintptr_t base = buffer->size == 0 ? 0 : (uintptr_t) buffer->iface.get_base(buffer);
         const uintptr_t end = base + (buffer->size < UINTPTR_MAX - base ? buffer->size : UINTPTR_MAX - base);
         lo = lo > base ? lo : base;
         hi = hi < end ? hi : end;
@@ -351,7 +352,7 @@ static ggml_backend_buffer_t check_tensor_range(const struct ggml_tensor *tensor
     ggml_backend_buffer_t buffer = ggml__tensor_buffer(tensor, func);
     if (buffer == NULL)
         return NULL;
-    size_t nbytes = ggml_nbytes(tensor);
+    size_t nbytes = ggml__nbytes(tensor);
     if (offset > nbytes || size > nbytes - offset) {
         ggml__log_at(GGML_LOG_LEVEL_ERROR, func,
                      "%zu bytes at offset %zu are outside tensor '%s' (%zu bytes)",

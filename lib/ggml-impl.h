@@ -96,6 +96,14 @@ static inline bool ggml__extent_bytes(enum ggml_type type, const int64_t ne[GGML
     int first;
     if (blck_size == 0)
         return false;
+    /* every count and stride below 2^31: no sum of products can overflow */
+    if (((uint64_t) ne[0] | (uint64_t) ne[1] | (uint64_t) ne[2] | (uint64_t) ne[3] | nb[0] | nb[1] | nb[2] |
+         nb[3]) < ((uint64_t) 1 << 31)) {
+        nbytes = blck_size == 1 ? ggml__type_size_of(type) + (size_t) (ne[0] - 1) * nb[0]
+                                : (size_t) ne[0] * nb[0] / (size_t) blck_size;
+        *bytes = nbytes + (size_t) (ne[1] - 1) * nb[1] + (size_t) (ne[2] - 1) * nb[2] + (size_t) (ne[3] - 1) * nb[3];
+        return true;
+    }
     if (blck_size == 1) {
         nbytes = ggml__type_size_of(type);
         first = 0;
@@ -172,6 +180,14 @@ struct ggml_tensor *ggml__dup_tensor_impl(struct ggml_context *ctx, const struct
  * byte to its end: the most that any access through t may reach.
  */
 size_t ggml__view_room(const struct ggml_tensor *t);
+
+/* ggml_nbytes of a non-NULL tensor, without the argument check: SIZE_MAX
+   when its extent does not fit in size_t. */
+static inline size_t ggml__nbytes(const struct ggml_tensor *t)
+{
+    size_t bytes;
+    return ggml__extent_bytes(t->type, t->ne, t->nb, &bytes) ? bytes : SIZE_MAX;
+}
 
 /* ggml_is_contiguous_rows and ggml_are_same_shape without the argument
    checks, for kernels and the graph walk (non-NULL tensors). */

@@ -3,12 +3,23 @@
  * serve one thread at a time (see backend-private.h).
  *
  * One open-addressing pointer set per handle kind, with tombstones for
- * removed entries, guarded by one mutex.  The table only compares pointer
- * values; it never dereferences a handle.
+ * removed entries.  The table only compares pointer values; it never
+ * dereferences a handle.
+ *
+ * Every public call looks a handle up, so lookups take no lock: writers
+ * (adding and removing handles, under table_lock) make table_seq odd while
+ * they change any set, and a lookup that saw it odd, or changed, tries
+ * again (a sequence lock).  A lookup may read an array while a writer
+ * changes it, so every slot is an atomic pointer, a probe stops after
+ * capacity slots whatever it reads, and an array is never freed while the
+ * process runs: a set grows into a new array (the old one stays, listed
+ * in retired_arrays), never shrinks, and drops its tombstones in place.
+ * What the arrays take is bounded by twice the largest set.
  */
 #include "config.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -18,14 +29,24 @@
 #define SLOT_EMPTY NULL
 #define SLOT_REMOVED ((const void *) (uintptr_t) 1)
 
+typedef _Atomic(const void *) slot_t;
+
 struct pointer_set {
-    const void **slots;
-    size_t capacity;     /* a power of two, or 0 before the first insert */
-    size_t occupied;     /* live entries plus tombstones */
+    _Atomic(slot_t *) slots;
+    atomic_size_t capacity; /* a power of two, or 0 before the first insert */
+    size_t occupied;        /* live entries plus tombstones (writers only) */
 };
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_uint table_seq; /* odd while a writer changes a set */
 static struct pointer_set live[GGML__HANDLE_KIND_COUNT];
+
+/* Arrays replaced by larger ones, which a lookup may still be reading. */
+struct retired_array {
+    slot_t *slots;
+    struct retired_array *next;
+};
+static struct retired_array *retired_arrays;
 
 static const char *const kind_names[GGML__HANDLE_KIND_COUNT] = {
     [GGML__HANDLE_BUFFER] = "buffer",
@@ -44,67 +65,162 @@ static size_t pointer_hash(const void *p)
     return (size_t) x;
 }
 
-/* Slot holding p, or the empty slot where the probe for p ended. */
-static size_t set_probe(const struct pointer_set *set, const void *p)
+static const void *slot_get(slot_t *slots, size_t i)
 {
-    size_t mask = set->capacity - 1;
-    size_t i = pointer_hash(p) & mask;
-    while (set->slots[i] != SLOT_EMPTY && set->slots[i] != p)
-        i = (i + 1) & mask;
-    return i;
+    return atomic_load_explicit(&slots[i], memory_order_relaxed);
 }
 
-static bool set_contains(const struct pointer_set *set, const void *p)
+static void slot_put(slot_t *slots, size_t i, const void *p)
 {
-    return set->capacity != 0 && set->slots[set_probe(set, p)] == p;
+    atomic_store_explicit(&slots[i], p, memory_order_relaxed);
+}
+
+/* Slot of slots[capacity] holding p, or the empty slot where the probe for
+   p ended; capacity when neither turned up in capacity slots (a lookup
+   racing a writer). */
+static inline __attribute__((always_inline)) size_t probe(slot_t *slots, size_t capacity, const void *p)
+{
+    const size_t mask = capacity - 1;
+    size_t i = pointer_hash(p) & mask;
+    for (size_t n = 0; n < capacity; n++, i = (i + 1) & mask) {
+        const void *q = slot_get(slots, i);
+        if (q == SLOT_EMPTY || q == p)
+            return i;
+    }
+    return capacity;
+}
+
+/* Writers (table_lock held): the set's array and its capacity. */
+static slot_t *set_slots(const struct pointer_set *set)
+{
+    return atomic_load_explicit(&set->slots, memory_order_relaxed);
+}
+
+static size_t set_capacity(const struct pointer_set *set)
+{
+    return atomic_load_explicit(&set->capacity, memory_order_relaxed);
+}
+
+static bool set_contains_locked(const struct pointer_set *set, const void *p)
+{
+    const size_t capacity = set_capacity(set);
+    if (capacity == 0)
+        return false;
+    const size_t i = probe(set_slots(set), capacity, p);
+    return i < capacity && slot_get(set_slots(set), i) == p;
+}
+
+/* A lookup without the lock (see the top of the file). */
+static inline __attribute__((always_inline)) bool set_contains(const struct pointer_set *set, const void *p)
+{
+    for (;;) {
+        const unsigned seq = atomic_load_explicit(&table_seq, memory_order_acquire);
+        if (seq & 1u)
+            continue; /* a writer is busy: its changes take a few hundred ns */
+        slot_t *slots = atomic_load_explicit(&set->slots, memory_order_relaxed);
+        const size_t capacity = atomic_load_explicit(&set->capacity, memory_order_relaxed);
+        bool found = false;
+        if (capacity != 0 && slots != NULL) {
+            const size_t i = probe(slots, capacity, p);
+            found = i < capacity && slot_get(slots, i) == p;
+        }
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&table_seq, memory_order_relaxed) == seq)
+            return found;
+    }
+}
+
+/* Around a writer's changes (table_lock held). */
+static void write_begin(void)
+{
+    atomic_store_explicit(&table_seq, atomic_load_explicit(&table_seq, memory_order_relaxed) + 1u,
+                          memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+}
+
+static void write_end(void)
+{
+    atomic_store_explicit(&table_seq, atomic_load_explicit(&table_seq, memory_order_relaxed) + 1u,
+                          memory_order_release);
 }
 
 /*
- * Rebuilds the set without tombstones, sized so that the live entries fill
- * at most a quarter of it (the size follows the live count, so churn of
- * short-lived handles never makes it grow).
+ * Makes room for one more entry: rebuilds the set without tombstones, into
+ * an array sized so that the live entries fill at most a quarter of it
+ * (in place when that is the size it has: churn of short-lived handles
+ * never makes it grow).  False when out of memory, the set unchanged.
  */
 static bool set_rebuild(struct pointer_set *set)
 {
+    const size_t old_capacity = set_capacity(set);
+    slot_t *old = set_slots(set);
     size_t n_live = 0;
-    for (size_t i = 0; i < set->capacity; i++)
-        if (set->slots[i] != SLOT_EMPTY && set->slots[i] != SLOT_REMOVED)
+    for (size_t i = 0; i < old_capacity; i++)
+        if (slot_get(old, i) != SLOT_EMPTY && slot_get(old, i) != SLOT_REMOVED)
             n_live++;
     size_t capacity = 64;
     while (capacity < 4 * (n_live + 1))
         capacity *= 2;
-    const void **slots = calloc(capacity, sizeof *slots);
-    if (slots == NULL)
+    if (capacity < old_capacity)
+        capacity = old_capacity;
+    /* the live entries, then the array they go into */
+    const void **keep = malloc((n_live + 1) * sizeof *keep);
+    slot_t *slots = capacity == old_capacity ? old : calloc(capacity, sizeof *slots);
+    struct retired_array *retired = capacity == old_capacity ? NULL : malloc(sizeof *retired);
+    if (keep == NULL || slots == NULL || (capacity != old_capacity && retired == NULL)) {
+        free(keep);
+        if (slots != old)
+            free(slots);
+        free(retired);
         return false;
-    struct pointer_set grown = { slots, capacity, 0 };
-    for (size_t i = 0; i < set->capacity; i++) {
-        const void *p = set->slots[i];
-        if (p != SLOT_EMPTY && p != SLOT_REMOVED) {
-            grown.slots[set_probe(&grown, p)] = p;
-            grown.occupied++;
-        }
     }
-    free(set->slots);
-    *set = grown;
+    size_t n = 0;
+    for (size_t i = 0; i < old_capacity; i++) {
+        const void *p = slot_get(old, i);
+        if (p != SLOT_EMPTY && p != SLOT_REMOVED)
+            keep[n++] = p;
+    }
+    write_begin();
+    if (slots == old)
+        for (size_t i = 0; i < capacity; i++)
+            slot_put(slots, i, SLOT_EMPTY);
+    for (size_t k = 0; k < n; k++)
+        slot_put(slots, probe(slots, capacity, keep[k]), keep[k]);
+    atomic_store_explicit(&set->slots, slots, memory_order_relaxed);
+    atomic_store_explicit(&set->capacity, capacity, memory_order_relaxed);
+    write_end();
+    set->occupied = n;
+    if (old != NULL && slots != old) {
+        retired->slots = old;
+        retired->next = retired_arrays;
+        retired_arrays = retired;
+    } else {
+        free(retired);
+    }
+    free(keep);
     return true;
 }
 
 static bool set_insert(struct pointer_set *set, const void *p)
 {
-    if (set_contains(set, p))
+    if (set_contains_locked(set, p))
         return true;
-    if (2 * (set->occupied + 1) > set->capacity && !set_rebuild(set))
+    if (2 * (set->occupied + 1) > set_capacity(set) && !set_rebuild(set))
         return false;
-    set->slots[set_probe(set, p)] = p;
+    write_begin();
+    slot_put(set_slots(set), probe(set_slots(set), set_capacity(set), p), p);
+    write_end();
     set->occupied++;
     return true;
 }
 
 static bool set_remove(struct pointer_set *set, const void *p)
 {
-    if (!set_contains(set, p))
+    if (!set_contains_locked(set, p))
         return false;
-    set->slots[set_probe(set, p)] = SLOT_REMOVED;
+    write_begin();
+    slot_put(set_slots(set), probe(set_slots(set), set_capacity(set), p), SLOT_REMOVED);
+    write_end();
     return true;
 }
 
@@ -147,9 +263,7 @@ bool ggml__handle_check(enum ggml__handle_kind kind, const void *handle, const c
         ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "%s is NULL", kind_names[kind]);
         return false;
     }
-    pthread_mutex_lock(&table_lock);
-    bool ok = set_contains(&live[kind], handle);
-    pthread_mutex_unlock(&table_lock);
+    const bool ok = set_contains(&live[kind], handle);
     if (!ok)
         ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "%s %p is not live (freed, or not a %s%s)",
                      kind_names[kind], handle, kind_names[kind], unknown_hint(kind));
@@ -160,10 +274,7 @@ bool ggml__handle_is_live(enum ggml__handle_kind kind, const void *handle)
 {
     if (handle == NULL)
         return false;
-    pthread_mutex_lock(&table_lock);
-    bool found = set_contains(&live[kind], handle);
-    pthread_mutex_unlock(&table_lock);
-    return found;
+    return set_contains(&live[kind], handle);
 }
 
 bool ggml__claim(atomic_bool *busy, const char *what, const char *func)
