@@ -240,7 +240,8 @@ static void check_vec_dot(const struct ggml__cpu_kernels *k, const struct ggml__
 /* vec_dot_rows: 1..4 rows at a stride against one y, each within vec_dot's bound of its reference. */
 static void check_vec_dot_rows(const struct ggml__cpu_kernels *k, const struct ggml__cpu_kernels *generic)
 {
-    static const int64_t float_lengths[] = { 1, 15, 16, 33, 257, 4096 };
+    /* (47: a step of 32, one of 16 and a partial vector at the AVX-512 level) */
+    static const int64_t float_lengths[] = { 1, 15, 16, 33, 47, 257, 4096 };
     static const int64_t block_lengths[] = { 32, 96, 288, 4096 };
     for (size_t ti = 0; ti < sizeof dot_types / sizeof dot_types[0]; ti++) {
         const enum ggml_type t = dot_types[ti], vdt = vdt_of(t);
@@ -249,7 +250,9 @@ static void check_vec_dot_rows(const struct ggml__cpu_kernels *k, const struct g
         const bool blocks = ggml_is_quantized(t);
         const int64_t *lengths = blocks ? block_lengths : float_lengths;
         bool all_ok = true;
-        for (size_t li = 0; all_ok && li < 4 + (blocks ? 0 : 2); li++) {
+        const size_t n_lengths = blocks ? sizeof block_lengths / sizeof block_lengths[0]
+                                        : sizeof float_lengths / sizeof float_lengths[0];
+        for (size_t li = 0; all_ok && li < n_lengths; li++) {
             const int64_t n = lengths[li];
             /* rows not packed: a stride of their own (a multiple of the element's alignment) */
             const size_t row_bytes = ggml_row_size(t, n) + 12;
