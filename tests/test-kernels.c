@@ -357,12 +357,13 @@ static void check_to_float(const struct ggml__cpu_kernels *k, const struct ggml_
             generic->to_float[t](in, b, N);
             all_ok = memcmp(a, b, N * sizeof *a) == 0;
         }
+        /* (a[0] and a[n + 1] compared too: nothing written outside the row) */
         for (int n = 1; all_ok && n < 300; n += 17) {
-            memset(a, 0, (size_t) (n + 1) * sizeof *a);
-            memset(b, 0, (size_t) (n + 1) * sizeof *b);
+            memset(a, 0, (size_t) (n + 2) * sizeof *a);
+            memset(b, 0, (size_t) (n + 2) * sizeof *b);
             k->to_float[t](in + 1000 + n, a + 1, n);
             generic->to_float[t](in + 1000 + n, b + 1, n);
-            all_ok = memcmp(a, b, (size_t) (n + 1) * sizeof *a) == 0;
+            all_ok = memcmp(a, b, (size_t) (n + 2) * sizeof *a) == 0;
         }
         ok(all_ok, "%s: to_float %s equals generic bit for bit on all 65536 inputs and odd lengths",
            ggml__isa_name(k->level), ggml_type_name(t));
@@ -388,7 +389,12 @@ static void check_axpy(const struct ggml__cpu_kernels *k, const struct ggml__cpu
                 acc0[i] = rng_unit();
             memcpy(acc + 1, acc0, (size_t) n * sizeof *acc);   /* acc one float off its alignment */
             const float w = rng_unit() * 3.0f;
+            acc[0] = acc[n + 1] = -7.0f;   /* nothing written outside the row */
             k->axpy[t](n, acc + 1, x.data, w);
+            if (acc[0] != -7.0f || acc[n + 1] != -7.0f) {
+                tap_diag("%s n=%lld: wrote outside the row", ggml_type_name(t), (long long) n);
+                all_ok = false;
+            }
             for (int64_t i = 0; i < n && all_ok; i++) {
                 const double xv = ref_value(t, x.data, i), want = acc0[i] + (double) w * xv;
                 /* one rounding of the product and one of the sum at most */

@@ -18,7 +18,6 @@
 #include <string.h>
 
 #include "ggml-impl.h"
-#include "fp16-impl.h"
 #include "quants-impl.h"
 #include "intrin.h"
 #include "avx512.h"

@@ -2,7 +2,8 @@
  * simd/avx512/qdot.h - the quantized dot products of the AVX-512 level,
  * once for both forms of the integer sum.
  *
- * Not installed.  Included by dot.c and dot-vnni.c only, after they define
+ * Not installed.  Included by dot.c and dot-vnni.c only (after <stdbool.h>,
+ * <string.h>, quants-impl.h, intrin.h and avx512.h), once they define
  *   static inline __m512i dot_u8(__m512i u, __m512i a);
  * (the 64 unsigned bytes of u times the signed bytes of a, summed in
  * groups of four consecutive bytes into 16 int32 lanes, exactly when
