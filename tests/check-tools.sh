@@ -50,7 +50,7 @@ grep -q '^  CPU: 1 device$' "$tmp/out" && grep -q '^    features: ' "$tmp/out"
 ok "info lists the CPU registry and its features"
 
 # the kernel level: the best one by default, generic on request, a warning for a bad name
-best=$(sed -n 's/^CPU kernels: \([a-z0-9]*\) .*/\1/p' "$tmp/out")
+best=$(sed -n 's/^CPU kernels: \([a-z0-9]*\) (built in: .*/\1/p' "$tmp/out")
 runnable=$(sed -n 's/^CPU kernels: .*this CPU runs: \([a-z0-9,]*\);.*/\1/p' "$tmp/out")
 [ -n "$best" ] && [ "${runnable##*,}" = "$best" ] && grep -q " ISA=$best " "$tmp/out"
 ok "info prints the kernel level in use ($best), the best of those this CPU runs ($runnable)"

@@ -240,7 +240,8 @@ static void check_vec_dot(const struct ggml__cpu_kernels *k, const struct ggml__
 /* vec_dot_rows: 1..4 rows at a stride against one y, each within vec_dot's bound of its reference. */
 static void check_vec_dot_rows(const struct ggml__cpu_kernels *k, const struct ggml__cpu_kernels *generic)
 {
-    static const int64_t float_lengths[] = { 1, 15, 16, 33, 257, 4096 };
+    /* (47: a step of 32, one of 16 and a partial vector at the AVX-512 level) */
+    static const int64_t float_lengths[] = { 1, 15, 16, 33, 47, 257, 4096 };
     static const int64_t block_lengths[] = { 32, 96, 288, 4096 };
     for (size_t ti = 0; ti < sizeof dot_types / sizeof dot_types[0]; ti++) {
         const enum ggml_type t = dot_types[ti], vdt = vdt_of(t);
@@ -249,7 +250,9 @@ static void check_vec_dot_rows(const struct ggml__cpu_kernels *k, const struct g
         const bool blocks = ggml_is_quantized(t);
         const int64_t *lengths = blocks ? block_lengths : float_lengths;
         bool all_ok = true;
-        for (size_t li = 0; all_ok && li < 4 + (blocks ? 0 : 2); li++) {
+        const size_t n_lengths = blocks ? sizeof block_lengths / sizeof block_lengths[0]
+                                        : sizeof float_lengths / sizeof float_lengths[0];
+        for (size_t li = 0; all_ok && li < n_lengths; li++) {
             const int64_t n = lengths[li];
             /* rows not packed: a stride of their own (a multiple of the element's alignment) */
             const size_t row_bytes = ggml_row_size(t, n) + 12;
@@ -354,12 +357,13 @@ static void check_to_float(const struct ggml__cpu_kernels *k, const struct ggml_
             generic->to_float[t](in, b, N);
             all_ok = memcmp(a, b, N * sizeof *a) == 0;
         }
+        /* (a[0] and a[n + 1] compared too: nothing written outside the row) */
         for (int n = 1; all_ok && n < 300; n += 17) {
-            memset(a, 0, (size_t) (n + 1) * sizeof *a);
-            memset(b, 0, (size_t) (n + 1) * sizeof *b);
+            memset(a, 0, (size_t) (n + 2) * sizeof *a);
+            memset(b, 0, (size_t) (n + 2) * sizeof *b);
             k->to_float[t](in + 1000 + n, a + 1, n);
             generic->to_float[t](in + 1000 + n, b + 1, n);
-            all_ok = memcmp(a, b, (size_t) (n + 1) * sizeof *a) == 0;
+            all_ok = memcmp(a, b, (size_t) (n + 2) * sizeof *a) == 0;
         }
         ok(all_ok, "%s: to_float %s equals generic bit for bit on all 65536 inputs and odd lengths",
            ggml__isa_name(k->level), ggml_type_name(t));
@@ -385,7 +389,12 @@ static void check_axpy(const struct ggml__cpu_kernels *k, const struct ggml__cpu
                 acc0[i] = rng_unit();
             memcpy(acc + 1, acc0, (size_t) n * sizeof *acc);   /* acc one float off its alignment */
             const float w = rng_unit() * 3.0f;
+            acc[0] = acc[n + 1] = -7.0f;   /* nothing written outside the row */
             k->axpy[t](n, acc + 1, x.data, w);
+            if (acc[0] != -7.0f || acc[n + 1] != -7.0f) {
+                tap_diag("%s n=%lld: wrote outside the row", ggml_type_name(t), (long long) n);
+                all_ok = false;
+            }
             for (int64_t i = 0; i < n && all_ok; i++) {
                 const double xv = ref_value(t, x.data, i), want = acc0[i] + (double) w * xv;
                 /* one rounding of the product and one of the sum at most */

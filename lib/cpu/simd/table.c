@@ -195,7 +195,34 @@ static void fill_avx2(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *
 static void fill_avx512(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *caps)
 {
     k->vec_dot[GGML_TYPE_F32] = ggml__avx512_vec_dot_f32;
+    k->vec_dot[GGML_TYPE_F16] = ggml__avx512_vec_dot_f16;
+    k->vec_dot[GGML_TYPE_BF16] = ggml__avx512_vec_dot_bf16;
+    k->vec_dot[GGML_TYPE_Q4_0] = ggml__avx512_vec_dot_q4_0_q8_0;
+    k->vec_dot[GGML_TYPE_Q4_1] = ggml__avx512_vec_dot_q4_1_q8_1;
+    k->vec_dot[GGML_TYPE_Q5_0] = ggml__avx512_vec_dot_q5_0_q8_0;
+    k->vec_dot[GGML_TYPE_Q5_1] = ggml__avx512_vec_dot_q5_1_q8_1;
+    k->vec_dot[GGML_TYPE_Q8_0] = ggml__avx512_vec_dot_q8_0_q8_0;
+    k->vec_dot_rows[GGML_TYPE_F32] = ggml__avx512_vec_dot_rows_f32;
+    k->vec_dot_rows[GGML_TYPE_F16] = ggml__avx512_vec_dot_rows_f16;
+
+    k->from_float[GGML_TYPE_F16] = ggml__avx512_f32_to_f16;
+    k->from_float[GGML_TYPE_BF16] = ggml__avx512_f32_to_bf16;
+    k->from_float[GGML_TYPE_Q8_0] = ggml__avx512_quantize_row_q8_0;
+    k->from_float[GGML_TYPE_Q8_1] = ggml__avx512_quantize_row_q8_1;
+
+    k->to_float[GGML_TYPE_F16] = ggml__avx512_f16_to_f32;
+    k->to_float[GGML_TYPE_BF16] = ggml__avx512_bf16_to_f32;
+
+    k->axpy[GGML_TYPE_F32] = ggml__avx512_axpy_f32;
+    k->axpy[GGML_TYPE_F16] = ggml__avx512_axpy_f16;
 #    if HAVE_ISA_AVX512_VNNI
+    if (caps->avx512_vnni) {
+        k->vec_dot[GGML_TYPE_Q4_0] = ggml__avx512_vnni_vec_dot_q4_0_q8_0;
+        k->vec_dot[GGML_TYPE_Q4_1] = ggml__avx512_vnni_vec_dot_q4_1_q8_1;
+        k->vec_dot[GGML_TYPE_Q5_0] = ggml__avx512_vnni_vec_dot_q5_0_q8_0;
+        k->vec_dot[GGML_TYPE_Q5_1] = ggml__avx512_vnni_vec_dot_q5_1_q8_1;
+        k->vec_dot[GGML_TYPE_Q8_0] = ggml__avx512_vnni_vec_dot_q8_0_q8_0;
+    }
     if (caps->avx512_bf16)
         k->vec_dot[GGML_TYPE_BF16] = ggml__avx512_bf16_vec_dot_bf16;
 #    else

@@ -16,10 +16,37 @@
 
 #include "kernels.h"
 
-/* dot.c */
+/* dot.c (quantized ones: qdot.h) */
 void ggml__avx512_vec_dot_f32(GGML__VEC_DOT_PARAMS);
+void ggml__avx512_vec_dot_f16(GGML__VEC_DOT_PARAMS);
+void ggml__avx512_vec_dot_bf16(GGML__VEC_DOT_PARAMS);
+void ggml__avx512_vec_dot_q4_0_q8_0(GGML__VEC_DOT_PARAMS);
+void ggml__avx512_vec_dot_q4_1_q8_1(GGML__VEC_DOT_PARAMS);
+void ggml__avx512_vec_dot_q5_0_q8_0(GGML__VEC_DOT_PARAMS);
+void ggml__avx512_vec_dot_q5_1_q8_1(GGML__VEC_DOT_PARAMS);
+void ggml__avx512_vec_dot_q8_0_q8_0(GGML__VEC_DOT_PARAMS);
+
+void ggml__avx512_vec_dot_rows_f32(int n, float *s, const void *x, size_t bx, const void *y, int nr);
+void ggml__avx512_vec_dot_rows_f16(int n, float *s, const void *x, size_t bx, const void *y, int nr);
+
+/* convert.c */
+void ggml__avx512_f16_to_f32(const void *restrict x, float *restrict y, int64_t n);
+void ggml__avx512_f32_to_f16(const float *restrict x, void *restrict y, int64_t n);
+void ggml__avx512_bf16_to_f32(const void *restrict x, float *restrict y, int64_t n);
+void ggml__avx512_f32_to_bf16(const float *restrict x, void *restrict y, int64_t n);
+void ggml__avx512_quantize_row_q8_0(const float *restrict x, void *restrict y, int64_t n);
+void ggml__avx512_quantize_row_q8_1(const float *restrict x, void *restrict y, int64_t n);
+
+/* vector.c */
+void ggml__avx512_axpy_f32(int64_t n, float *restrict acc, const void *restrict x, float w);
+void ggml__avx512_axpy_f16(int64_t n, float *restrict acc, const void *restrict x, float w);
 
 /* dot-vnni.c (AVX512_VNNI, AVX512_BF16) */
 void ggml__avx512_bf16_vec_dot_bf16(GGML__VEC_DOT_PARAMS);
+void ggml__avx512_vnni_vec_dot_q4_0_q8_0(GGML__VEC_DOT_PARAMS);
+void ggml__avx512_vnni_vec_dot_q4_1_q8_1(GGML__VEC_DOT_PARAMS);
+void ggml__avx512_vnni_vec_dot_q5_0_q8_0(GGML__VEC_DOT_PARAMS);
+void ggml__avx512_vnni_vec_dot_q5_1_q8_1(GGML__VEC_DOT_PARAMS);
+void ggml__avx512_vnni_vec_dot_q8_0_q8_0(GGML__VEC_DOT_PARAMS);
 
 #endif

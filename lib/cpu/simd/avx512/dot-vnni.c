@@ -6,12 +6,19 @@
  * BF16 rows: VDPBF16PS multiplies pairs of BF16 values (exact in single
  * precision) and adds both products to a 32-bit lane, treating subnormal
  * inputs as zero; the sums round differently from the generic level's.
+ *
+ * Quantized rows: the kernels of qdot.h with VPDPBUSD summing four
+ * unsigned-times-signed byte products into each 32-bit lane (no
+ * intermediate saturation), named ggml__avx512_vnni_*.
  */
 #include "config.h"
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ggml-impl.h"
+#include "quants-impl.h"
 #include "intrin.h"
 #include "avx512.h"
 
@@ -38,3 +45,12 @@ void ggml__avx512_bf16_vec_dot_bf16(GGML__VEC_DOT_PARAMS)
     }
     *s = _mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
 }
+
+/* The contract of qdot.h's dot_u8, in one instruction. */
+static inline __m512i dot_u8(__m512i u, __m512i a)
+{
+    return _mm512_dpbusd_epi32(_mm512_setzero_si512(), u, a);
+}
+
+#define QDOT_NAME(name) ggml__avx512_vnni_##name
+#include "qdot.h"

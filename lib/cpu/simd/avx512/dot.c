@@ -1,18 +1,28 @@
 /*
  * simd/avx512/dot.c - dot products of the AVX-512 level.
  *
- * Float rows: four accumulators of 16 lanes (fused multiply-add), the
- * last partial vector through a lane mask, then a fixed reduction.  The
- * sums round differently from the other levels'; all are single-precision
- * sums of exact products.
+ * Float rows (F32, F16, BF16 without the BF16 extension): four
+ * accumulators of 16 lanes (fused multiply-add), the last partial vector
+ * through a lane mask, then a fixed reduction.  F16 values are widened
+ * by VCVTPH2PS, BF16 values by a 16-bit shift, both exact.  The sums
+ * round differently from the other levels'; all are single-precision sums
+ * of exact products.
+ *
+ * Quantized rows: qdot.h, with the integer block sums of maddubs then
+ * madd here (dot-vnni.c: the same kernels with VPDPBUSD).
  */
 #include "config.h"
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ggml-impl.h"
+#include "quants-impl.h"
 #include "intrin.h"
 #include "avx512.h"
+
+#define ONE_ROW_ONLY() ((void) bs, (void) bx, (void) by, (void) nrc)
 
 /* The lanes [0, n) of a 16-lane vector, n <= 16. */
 static inline __mmask16 first_lanes(int n)
@@ -20,23 +30,148 @@ static inline __mmask16 first_lanes(int n)
     return (__mmask16) ((1u << n) - 1u);
 }
 
-void ggml__avx512_vec_dot_f32(GGML__VEC_DOT_PARAMS)
+/* ------------------------------------------------------------ float rows */
+
+/* The element types of float rows. */
+enum elem { ELEM_F32, ELEM_F16, ELEM_BF16 };
+
+/* 16 bfloat16 values (as 16-bit lanes) widened to floats: exact. */
+static inline __m512 bf16_widen(__m256i h)
 {
-    (void) bs, (void) bx, (void) by, (void) nrc;
-    const float *x = vx, *y = vy;
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+
+/* Elements i .. i + 15 of a row of type e, as floats. */
+static inline __m512 load16(const void *row, int i, enum elem e)
+{
+    switch (e) {
+    case ELEM_F16:  return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (const void *) ((const uint16_t *) row + i)));
+    case ELEM_BF16: return bf16_widen(_mm256_loadu_si256((const __m256i *) (const void *) ((const uint16_t *) row + i)));
+    default:        return _mm512_loadu_ps((const float *) row + i);
+    }
+}
+
+/* Elements i .. i + count - 1 (count < 16) as floats, the other lanes
+   zero; nothing past them is read. */
+static inline __m512 load_first(const void *row, int i, int count, enum elem e)
+{
+    const __mmask16 m = first_lanes(count);
+    switch (e) {
+    case ELEM_F16:
+        return _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_maskz_loadu_epi16(m, (const uint16_t *) row + i)));
+    case ELEM_BF16:
+        return bf16_widen(_mm512_castsi512_si256(_mm512_maskz_loadu_epi16(m, (const uint16_t *) row + i)));
+    default:
+        return _mm512_maskz_loadu_ps(m, (const float *) row + i);
+    }
+}
+
+/* The dot product of two rows of type e. */
+static inline __attribute__((always_inline)) float dot_float_rows(int n, const void *x, const void *y, enum elem e)
+{
     __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
     int i = 0;
     for (; i + 64 <= n; i += 64) {
-        a0 = _mm512_fmadd_ps(_mm512_loadu_ps(x + i), _mm512_loadu_ps(y + i), a0);
-        a1 = _mm512_fmadd_ps(_mm512_loadu_ps(x + i + 16), _mm512_loadu_ps(y + i + 16), a1);
-        a2 = _mm512_fmadd_ps(_mm512_loadu_ps(x + i + 32), _mm512_loadu_ps(y + i + 32), a2);
-        a3 = _mm512_fmadd_ps(_mm512_loadu_ps(x + i + 48), _mm512_loadu_ps(y + i + 48), a3);
+        a0 = _mm512_fmadd_ps(load16(x, i, e), load16(y, i, e), a0);
+        a1 = _mm512_fmadd_ps(load16(x, i + 16, e), load16(y, i + 16, e), a1);
+        a2 = _mm512_fmadd_ps(load16(x, i + 32, e), load16(y, i + 32, e), a2);
+        a3 = _mm512_fmadd_ps(load16(x, i + 48, e), load16(y, i + 48, e), a3);
     }
     for (; i + 16 <= n; i += 16)
-        a0 = _mm512_fmadd_ps(_mm512_loadu_ps(x + i), _mm512_loadu_ps(y + i), a0);
-    if (i < n) {
-        const __mmask16 m = first_lanes(n - i);
-        a1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, x + i), _mm512_maskz_loadu_ps(m, y + i), a1);
-    }
-    *s = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)));
+        a0 = _mm512_fmadd_ps(load16(x, i, e), load16(y, i, e), a0);
+    if (i < n)
+        a1 = _mm512_fmadd_ps(load_first(x, i, n - i, e), load_first(y, i, n - i, e), a1);
+    return _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)));
 }
+
+void ggml__avx512_vec_dot_f32(GGML__VEC_DOT_PARAMS)
+{
+    ONE_ROW_ONLY();
+    *s = dot_float_rows(n, vx, vy, ELEM_F32);
+}
+
+void ggml__avx512_vec_dot_f16(GGML__VEC_DOT_PARAMS)
+{
+    ONE_ROW_ONLY();
+    *s = dot_float_rows(n, vx, vy, ELEM_F16);
+}
+
+void ggml__avx512_vec_dot_bf16(GGML__VEC_DOT_PARAMS)
+{
+    ONE_ROW_ONLY();
+    *s = dot_float_rows(n, vx, vy, ELEM_BF16);
+}
+
+/* ------------------------------------------------ several rows, one y */
+
+/*
+ * Float rows against one activation row, nr rows at once: each step loads
+ * 32 values of every row (two accumulators per row), so nr streams of
+ * weights are in flight, and y's values are loaded once for all rows.
+ * Written for a constant nr (expanded below) so that the accumulators
+ * stay in registers (4 rows: 8 accumulators and 2 vectors of y).
+ */
+#define MAX_ROWS 4
+
+static inline __attribute__((always_inline)) void float_rows(int n, float *s, const char *x, size_t bx,
+                                                             const void *y, enum elem e, const int nr)
+{
+    __m512 acc0[MAX_ROWS], acc1[MAX_ROWS];
+    for (int r = 0; r < nr; r++)
+        acc0[r] = acc1[r] = _mm512_setzero_ps();
+    int i = 0;
+    for (; i + 32 <= n; i += 32) {
+        const __m512 y0 = load16(y, i, e), y1 = load16(y, i + 16, e);
+        for (int r = 0; r < nr; r++) {
+            const char *row = x + (size_t) r * bx;
+            acc0[r] = _mm512_fmadd_ps(load16(row, i, e), y0, acc0[r]);
+            acc1[r] = _mm512_fmadd_ps(load16(row, i + 16, e), y1, acc1[r]);
+        }
+    }
+    if (i + 16 <= n) {
+        const __m512 y0 = load16(y, i, e);
+        for (int r = 0; r < nr; r++)
+            acc0[r] = _mm512_fmadd_ps(load16(x + (size_t) r * bx, i, e), y0, acc0[r]);
+        i += 16;
+    }
+    if (i < n) {
+        const __m512 y1 = load_first(y, i, n - i, e);
+        for (int r = 0; r < nr; r++)
+            acc1[r] = _mm512_fmadd_ps(load_first(x + (size_t) r * bx, i, n - i, e), y1, acc1[r]);
+    }
+    for (int r = 0; r < nr; r++)
+        s[r] = _mm512_reduce_add_ps(_mm512_add_ps(acc0[r], acc1[r]));
+}
+
+#define EXPAND_ROWS(e)                                                      \
+    switch (nr) {                                                           \
+    case 4: float_rows(n, s, vx, bx, vy, e, 4); break;                      \
+    case 3: float_rows(n, s, vx, bx, vy, e, 3); break;                      \
+    case 2: float_rows(n, s, vx, bx, vy, e, 2); break;                      \
+    default: float_rows(n, s, vx, bx, vy, e, 1); break;                     \
+    }
+
+void ggml__avx512_vec_dot_rows_f32(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
+{
+    EXPAND_ROWS(ELEM_F32)
+}
+
+void ggml__avx512_vec_dot_rows_f16(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
+{
+    EXPAND_ROWS(ELEM_F16)
+}
+
+/* -------------------------------------------------------- quantized rows */
+
+/*
+ * The 32 lanes of u (unsigned, u * a pairs summed without saturation:
+ * |u| <= 128 and a in [-127, 127]) times the signed a, summed in groups of
+ * four consecutive bytes: 16 int32 lanes, lanes 0-7 of the first 32 bytes.
+ */
+static inline __m512i dot_u8(__m512i u, __m512i a)
+{
+    return _mm512_madd_epi16(_mm512_maddubs_epi16(u, a), _mm512_set1_epi16(1));
+}
+
+#define QDOT_NAME(name) ggml__avx512_##name
+#include "qdot.h"

@@ -56,6 +56,11 @@ static inline simde__m512i ggml__emu_cvtps_epi32(simde__m512 v)
 {
     return ggml__emu_join_si(simde_mm256_cvtps_epi32(ggml__emu_lo_ps(v)), simde_mm256_cvtps_epi32(ggml__emu_hi_ps(v)));
 }
+/* Truncation toward zero (0x80000000 out of range), as VCVTTPS2DQ. */
+static inline simde__m512i ggml__emu_cvttps_epi32(simde__m512 v)
+{
+    return ggml__emu_join_si(simde_mm256_cvttps_epi32(ggml__emu_lo_ps(v)), simde_mm256_cvttps_epi32(ggml__emu_hi_ps(v)));
+}
 static inline simde__m512i ggml__emu_cvtepi16_epi32(simde__m256i v)
 {
     return ggml__emu_join_si(simde_mm256_cvtepi16_epi32(simde_mm256_castsi256_si128(v)),
@@ -74,6 +79,24 @@ static inline simde__m128i ggml__emu_cvtepi32_epi8(simde__m512i v)
     for (int i = 0; i < 16; i++)
         b[i] = (int8_t) (p.i32[i] & 0xff);
     return simde_mm_loadu_si128(b);
+}
+/* Truncation to the low 16 bits of each lane, as VPMOVDW. */
+static inline simde__m256i ggml__emu_cvtepi32_epi16(simde__m512i v)
+{
+    simde__m512i_private p = simde__m512i_to_private(v);
+    int16_t h[16];
+    for (int i = 0; i < 16; i++)
+        h[i] = (int16_t) (p.i32[i] & 0xffff);
+    return simde_mm256_loadu_si256(h);
+}
+/* The sum of the 16 lanes, wrapping modulo 2^32 as the integer adds do. */
+static inline int ggml__emu_reduce_add_epi32(simde__m512i v)
+{
+    simde__m512i_private p = simde__m512i_to_private(v);
+    uint32_t sum = 0;
+    for (int i = 0; i < 16; i++)
+        sum += (uint32_t) p.i32[i];
+    return (int) (int32_t) sum;
 }
 static inline simde__m512 ggml__emu_cvtepi32_ps(simde__m512i v)
 {
@@ -155,9 +178,13 @@ static inline void ggml__emu_mask_storeu_epi16(void *p, simde__mmask32 k, simde_
 #    undef _mm512_cvtph_ps
 #    undef _mm512_cvtps_ph
 #    undef _mm512_cvtps_epi32
+#    undef _mm512_cvttps_epi32
 #    undef _mm512_cvtepi16_epi32
 #    undef _mm512_cvtepu16_epi32
 #    undef _mm512_cvtepi32_epi8
+#    undef _mm512_cvtepi32_epi16
+#    undef _mm512_reduce_add_epi32
+#    undef _mm512_madd_epi16
 #    undef _mm512_cvtss_f32
 #    undef _mm512_cvtepi32_ps
 #    undef _mm512_shuffle_f32x4
@@ -170,9 +197,14 @@ static inline void ggml__emu_mask_storeu_epi16(void *p, simde__mmask32 k, simde_
 #    define _mm512_cvtph_ps(h)             ggml__emu_cvtph_ps(h)
 #    define _mm512_cvtps_ph(v, rounding)   ((void) (rounding), ggml__emu_cvtps_ph(v))
 #    define _mm512_cvtps_epi32(v)          ggml__emu_cvtps_epi32(v)
+#    define _mm512_cvttps_epi32(v)         ggml__emu_cvttps_epi32(v)
 #    define _mm512_cvtepi16_epi32(v)       ggml__emu_cvtepi16_epi32(v)
 #    define _mm512_cvtepu16_epi32(v)       ggml__emu_cvtepu16_epi32(v)
 #    define _mm512_cvtepi32_epi8(v)        ggml__emu_cvtepi32_epi8(v)
+#    define _mm512_cvtepi32_epi16(v)       ggml__emu_cvtepi32_epi16(v)
+#    define _mm512_reduce_add_epi32(v)     ggml__emu_reduce_add_epi32(v)
+/* SIMDe 0.7.4 has the function but aliases the name with four parameters */
+#    define _mm512_madd_epi16(a, b)        simde_mm512_madd_epi16(a, b)
 #    define _mm512_cvtss_f32(v)            ggml__emu_cvtss_f32(v)
 #    define _mm512_cvtepi32_ps(v)          ggml__emu_cvtepi32_ps(v)
 #    define _mm512_shuffle_f32x4(a, b, imm) ggml__emu_shuffle_f32x4(a, b, imm)
