@@ -18,8 +18,9 @@
  *   VM_AND, VM_OR, VM_XOR (a, b), VM_ANDNOT(a, b) = ~a & b   (bits)
  *   VM_LT(a, b), VM_GE(a, b)  ordered, non-signalling compares
  *   VM_SELECT(m, a, b)    a where m holds, b elsewhere
+ *   VM_ROUND(x)           x rounded to an integer value, nearest even
  *   VM_CVT_I(x)           x to int32, rounded to nearest even (INT32_MIN
- *                         for NaN); VM_I_TO_F(i) int32 to float
+ *                         for NaN)
  *   VM_I_ADD, VM_I_SUB (a, b), VM_I_SRAI(v, k), VM_I_SLLI(v, k) (shifts,
  *                         the right one arithmetic), VM_I_AS_F(v) (bits)
  *
@@ -59,9 +60,7 @@ static inline VM_F VM_NAME(exp_parts)(VM_F hi, VM_F lo)
     const VM_F ln2_hi = VM_SET1(0.693145751953125f); /* 15 significant bits */
     const VM_F ln2_lo = VM_SET1(1.42860682030941723212e-6f);
     hi = VM_MIN(VM_SET1(89.0f), VM_MAX(VM_SET1(-104.0f), hi));
-    /* a NaN's n is INT32_MIN: the factors below are then garbage, p is NaN */
-    const VM_I ni = VM_CVT_I(VM_MUL(VM_ADD(hi, lo), VM_SET1(1.44269504088896340736f)));
-    const VM_F n = VM_I_TO_F(ni);
+    const VM_F n = VM_ROUND(VM_MUL(VM_ADD(hi, lo), VM_SET1(1.44269504088896340736f)));
     VM_F r = VM_FNMADD(n, ln2_hi, hi);
     r = VM_FNMADD(n, ln2_lo, r);
     r = VM_ADD(r, lo);
@@ -75,6 +74,8 @@ static inline VM_F VM_NAME(exp_parts)(VM_F hi, VM_F lo)
     p = VM_FMADD(p, r, VM_SET1(1.0f));
     p = VM_FMADD(p, r, VM_SET1(1.0f));
 
+    /* a NaN's n converts to INT32_MIN: the factors are then garbage, p is NaN */
+    const VM_I ni = VM_CVT_I(n);
     const VM_I n1 = VM_I_SRAI(ni, 1), n2 = VM_I_SUB(ni, n1);
     const VM_I bias = VM_I_SET1(127);
     const VM_F f1 = VM_I_AS_F(VM_I_SLLI(VM_I_ADD(n1, bias), 23));
@@ -224,7 +225,7 @@ static inline VM_F VM_NAME(gelu_erf)(VM_F x)
 #undef VM_GE
 #undef VM_SELECT
 #undef VM_CVT_I
-#undef VM_I_TO_F
+#undef VM_ROUND
 #undef VM_I_ADD
 #undef VM_I_SUB
 #undef VM_I_SRAI
