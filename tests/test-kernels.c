@@ -432,7 +432,7 @@ static double cond_gelu_quick(double x) { return fabs((double) GELU_QUICK_COEF *
 /*
  * One entry of the unary or glu family: the reference and the bound on the
  * relative error, bound * (1 + cond(x)), as the kernels' comments state
- * them (simd/avx2/elementwise.c, vmath.h).
+ * them (simd/vmath-template.h, shared by the AVX2 and AVX-512 levels).
  */
 struct elem_case {
     const char *name;
