@@ -66,6 +66,8 @@ libggml_backend_core_la_SOURCES = \
 	lib/cpu/ops/attention.c \
 	lib/cpu/traits.c \
 	lib/cpu/simd/kernels.h \
+	lib/cpu/simd/vmath-template.h \
+	lib/cpu/simd/transpose-tiles.h \
 	lib/cpu/simd/table.c \
 	lib/cpu/simd/generic/generic.h \
 	lib/cpu/simd/generic/lanes.h \
@@ -123,7 +125,11 @@ lib_cpu_simd_libisa_avx512_la_SOURCES = \
 	lib/cpu/simd/avx512/qdot.h \
 	lib/cpu/simd/avx512/convert.c \
 	lib/cpu/simd/avx512/dot.c \
-	lib/cpu/simd/avx512/vector.c
+	lib/cpu/simd/avx512/vector.c \
+	lib/cpu/simd/avx512/vmath.h \
+	lib/cpu/simd/avx512/elementwise.c \
+	lib/cpu/simd/avx512/rows.c \
+	lib/cpu/simd/avx512/transpose.c
 lib_cpu_simd_libisa_avx512_la_CPPFLAGS = $(core_cppflags)
 lib_cpu_simd_libisa_avx512_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(ISA_AVX512_CFLAGS)
 libggml_backend_core_la_LIBADD += lib/cpu/simd/libisa-avx512.la

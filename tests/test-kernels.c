@@ -441,7 +441,7 @@ static double cond_gelu_quick(double x) { return fabs((double) GELU_QUICK_COEF *
 /*
  * One entry of the unary or glu family: the reference and the bound on the
  * relative error, bound * (1 + cond(x)), as the kernels' comments state
- * them (simd/avx2/elementwise.c, vmath.h).
+ * them (simd/vmath-template.h, shared by the AVX2 and AVX-512 levels).
  */
 struct elem_case {
     const char *name;
@@ -602,6 +602,50 @@ static void check_glu(const struct ggml__cpu_kernels *k)
     free(out);
 }
 
+/*
+ * The levels whose unary and glu entries instantiate one formula
+ * (simd/vmath-template.h: AVX2 and AVX-512) give the same bits at every
+ * width: k's entries against other's over the sweep (NaN against NaN).
+ */
+static void check_same_elementwise(const struct ggml__cpu_kernels *k, const struct ggml__cpu_kernels *other)
+{
+    size_t count;
+    float *x = sweep_inputs(&count);
+    float *g = malloc(count * sizeof *g), *a = malloc(count * sizeof *a), *b = malloc(count * sizeof *b);
+    for (size_t i = 0; i < count; i++)
+        g[i] = rng_unit() * 4.0f;
+    bool all_ok = true;
+    for (int family = 0; family < 2; family++) {
+        const size_t n_cases = family == 0 ? sizeof unary_cases / sizeof unary_cases[0]
+                                           : sizeof glu_cases / sizeof glu_cases[0];
+        for (size_t c = 0; c < n_cases; c++) {
+            const struct elem_case *u = family == 0 ? &unary_cases[c] : &glu_cases[c];
+            if (family == 0 && k->unary[u->op] != NULL && other->unary[u->op] != NULL) {
+                k->unary[u->op]((int64_t) count, a, x);
+                other->unary[u->op]((int64_t) count, b, x);
+            } else if (family == 1 && k->glu[u->op] != NULL && other->glu[u->op] != NULL) {
+                k->glu[u->op]((int64_t) count, a, x, g);
+                other->glu[u->op]((int64_t) count, b, x, g);
+            } else {
+                continue;
+            }
+            for (size_t i = 0; i < count; i++)
+                if (!(isnan(a[i]) && isnan(b[i])) && memcmp(&a[i], &b[i], sizeof a[i]) != 0) {
+                    tap_diag("%s(%.9g): %s %.9g, %s %.9g", u->name, x[i], ggml__isa_name(k->level), a[i],
+                             ggml__isa_name(other->level), b[i]);
+                    all_ok = false;
+                    break;
+                }
+        }
+    }
+    ok(all_ok, "%s: unary and glu entries give the bits of the %s level's", ggml__isa_name(k->level),
+       ggml__isa_name(other->level));
+    free(x);
+    free(g);
+    free(a);
+    free(b);
+}
+
 static const int64_t row_lengths[] = { 0, 1, 7, 15, 16, 31, 33, 257, 1000 };
 #define N_ROW_LENGTHS (sizeof row_lengths / sizeof row_lengths[0])
 
@@ -634,8 +678,31 @@ static void check_rows(const struct ggml__cpu_kernels *k, const struct ggml__cpu
             max_ok = max_ok && k->reduce_max(n, xs) == (float) want_without;
             x[1 + n / 2] = 0.0f;
         }
+        if (n > 0) {
+            /* NaN first and last (the last often in a masked tail), then a row of NaN, then +inf */
+            const float first = xs[0], last = xs[n - 1];
+            x[1] = NAN;
+            x[n] = NAN;
+            double want_inner = -INFINITY;
+            for (int64_t i = 1; i + 1 < n; i++)
+                want_inner = xs[i] > want_inner ? xs[i] : want_inner;
+            max_ok = max_ok && k->reduce_max(n, xs) == (float) want_inner;
+            float *nans = malloc((size_t) n * sizeof *nans);
+            for (int64_t i = 0; i < n; i++)
+                nans[i] = NAN;
+            max_ok = max_ok && k->reduce_max(n, nans) == -INFINITY;
+            nans[n - 1] = INFINITY;
+            max_ok = max_ok && k->reduce_max(n, nans) == INFINITY;
+            free(nans);
+            x[1] = first;
+            x[n] = last;
+        }
 
-        /* softmax_exp_sum: y = exp(x - max) within exp's bound, the sum of the y in double */
+        /* softmax_exp_sum: y = exp(x - max) within exp's bound, the sum of the y in double;
+           -inf inputs (masked positions) give zeros, the first and the last (often in a tail) */
+        const float kept_first = n > 2 ? xs[0] : 0.0f, kept_last = n > 2 ? xs[n - 1] : 0.0f;
+        if (n > 2)
+            x[1] = x[n] = -INFINITY;
         const float max = n > 0 ? k->reduce_max(n, xs) : 0.0f;
         z[1 + n] = 777.0f;
         const double s = k->softmax_exp_sum(n, z + 1, xs, max);
@@ -646,6 +713,11 @@ static void check_rows(const struct ggml__cpu_kernels *k, const struct ggml__cpu
             exp_ok = exp_ok && within(z[1 + i], want, 2.5e-7, 0x1p-149, &exp_worst);
         }
         exp_ok = exp_ok && z[1 + n] == 777.0f && fabs(s - want_sum) <= 1e-12 * want_sum;
+        if (n > 2) {
+            exp_ok = exp_ok && z[1] == 0.0f && z[n] == 0.0f;
+            x[1] = kept_first;
+            x[n] = kept_last;
+        }
 
         /* scale: the float product */
         k->scale(n, z + 1, xs, 0.37f);
@@ -689,8 +761,9 @@ static void check_rows(const struct ggml__cpu_kernels *k, const struct ggml__cpu
             bin_ok = bin_ok && memcmp(z + 1, zg + 1, (size_t) n * sizeof *z) == 0;
         }
     }
-    ok(max_ok, "%s: reduce_max exact, NaN skipped, -inf for n = 0", ggml__isa_name(k->level));
-    ok(exp_ok, "%s: softmax_exp_sum within 2.5e-7 of exp, its sum that of the outputs (worst %.3g)",
+    ok(max_ok, "%s: reduce_max exact, NaN skipped (first, middle, last), -inf for n = 0 and rows of NaN",
+       ggml__isa_name(k->level));
+    ok(exp_ok, "%s: softmax_exp_sum within 2.5e-7 of exp (0 for -inf), its sum that of the outputs (worst %.3g)",
        ggml__isa_name(k->level), exp_worst);
     ok(scale_ok, "%s: scale is the float product", ggml__isa_name(k->level));
     ok(sums_ok, "%s: sum, sum_sq, sum_sq_dev within 1e-13 of double precision", ggml__isa_name(k->level));
@@ -704,22 +777,29 @@ static void check_rows(const struct ggml__cpu_kernels *k, const struct ggml__cpu
 
 /*
  * transpose32 and transpose16 of random bits on odd shapes, with rows
- * padded by a few bytes and both pointers one byte off alignment: every
- * element lands where the loop below puts it and the padding keeps its
- * sentinel.  Run for every level, generic included.
+ * padded by a few bytes and both pointers one byte off alignment, with
+ * positive strides and with negative ones (rows walked from the last in
+ * memory): every element lands where the loop below puts it and the
+ * padding keeps its sentinel.  Run for every level, generic included.
  */
 static void check_transpose(const struct ggml__cpu_kernels *k)
 {
-    static const int64_t shapes[][2] = { { 1, 1 }, { 1, 9 }, { 9, 1 }, { 8, 8 }, { 15, 33 }, { 33, 15 },
-                                         { 257, 31 }, { 31, 257 }, { 64, 65 }, { 100, 100 } };
+    static const int64_t shapes[][2] = { { 1, 1 },    { 1, 9 },    { 9, 1 },   { 8, 8 },    { 16, 16 },
+                                         { 15, 33 },  { 33, 15 },  { 17, 47 }, { 257, 31 }, { 31, 257 },
+                                         { 64, 65 },  { 48, 80 },  { 100, 100 } };
     for (int width = 4; width >= 2; width -= 2) {
         void (*transpose)(int64_t, int64_t, const void *, ptrdiff_t, void *, ptrdiff_t) =
             width == 4 ? k->transpose32 : k->transpose16;
         bool all_ok = transpose != NULL;
-        for (size_t i = 0; all_ok && i < sizeof shapes / sizeof shapes[0]; i++) {
-            const int64_t rows = shapes[i][0], cols = shapes[i][1];
-            const ptrdiff_t src_stride = (ptrdiff_t) (cols * width + 6), dst_stride = (ptrdiff_t) (rows * width + 10);
-            const size_t src_size = (size_t) (rows * src_stride) + 1, dst_size = (size_t) (cols * dst_stride) + 1;
+        for (size_t i = 0; all_ok && i < 2 * (sizeof shapes / sizeof shapes[0]); i++) {
+            const int64_t rows = shapes[i / 2][0], cols = shapes[i / 2][1];
+            const bool negative = i % 2 == 1;
+            const ptrdiff_t src_row = (ptrdiff_t) (cols * width + 6), dst_row = (ptrdiff_t) (rows * width + 10);
+            const size_t src_size = (size_t) (rows * src_row) + 1, dst_size = (size_t) (cols * dst_row) + 1;
+            /* the first row's offset in the buffer, and the strides */
+            const ptrdiff_t src_first = 1 + (negative ? (ptrdiff_t) (rows - 1) * src_row : 0);
+            const ptrdiff_t dst_first = 1 + (negative ? (ptrdiff_t) (cols - 1) * dst_row : 0);
+            const ptrdiff_t src_stride = negative ? -src_row : src_row, dst_stride = negative ? -dst_row : dst_row;
             uint8_t *src = malloc(src_size), *got = malloc(dst_size), *want = malloc(dst_size);
             for (size_t j = 0; j < src_size; j++)
                 src[j] = (uint8_t) rng_u32();
@@ -727,17 +807,20 @@ static void check_transpose(const struct ggml__cpu_kernels *k)
             memset(want, 0x5a, dst_size);
             for (int64_t r = 0; r < rows; r++)
                 for (int64_t c = 0; c < cols; c++)
-                    memcpy(want + 1 + c * dst_stride + r * width, src + 1 + r * src_stride + c * width, (size_t) width);
-            transpose(rows, cols, src + 1, src_stride, got + 1, dst_stride);
+                    memcpy(want + dst_first + c * dst_stride + r * width, src + src_first + r * src_stride + c * width,
+                           (size_t) width);
+            transpose(rows, cols, src + src_first, src_stride, got + dst_first, dst_stride);
             all_ok = memcmp(got, want, dst_size) == 0;
             if (!all_ok)
-                tap_diag("%s: transpose%d of %lld x %lld differs", ggml__isa_name(k->level), 8 * width,
-                         (long long) rows, (long long) cols);
+                tap_diag("%s: transpose%d of %lld x %lld (%s strides) differs", ggml__isa_name(k->level), 8 * width,
+                         (long long) rows, (long long) cols, negative ? "negative" : "positive");
             free(src);
             free(got);
             free(want);
         }
-        ok(all_ok, "%s: transpose%d puts every element in place on odd shapes, padded rows, unaligned pointers",
+        ok(all_ok,
+           "%s: transpose%d puts every element in place on odd shapes, padded rows, unaligned pointers, "
+           "negative strides",
            ggml__isa_name(k->level), 8 * width);
     }
 }
@@ -785,6 +868,12 @@ int main(void)
             continue;
         }
         check_level(l, caps, &generic);
+        struct ggml__cpu_kernels avx2;
+        if (l == GGML__ISA_AVX512 && ggml__kernels_build(&avx2, GGML__ISA_AVX2, caps)) {
+            struct ggml__cpu_kernels avx512;
+            ggml__kernels_build(&avx512, l, caps);
+            check_same_elementwise(&avx512, &avx2);
+        }
         if (l == GGML__ISA_AVX512 && (caps->avx512_vnni || caps->avx512_bf16)) {
             /* the level's kernels for CPUs without the extensions too */
             struct ggml__isa_caps plain = *caps;

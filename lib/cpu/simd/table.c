@@ -215,6 +215,39 @@ static void fill_avx512(struct ggml__cpu_kernels *k, const struct ggml__isa_caps
 
     k->axpy[GGML_TYPE_F32] = ggml__avx512_axpy_f32;
     k->axpy[GGML_TYPE_F16] = ggml__avx512_axpy_f16;
+
+    k->unary[GGML_UNARY_OP_ABS] = ggml__avx512_unary_abs;
+    k->unary[GGML_UNARY_OP_NEG] = ggml__avx512_unary_neg;
+    k->unary[GGML_UNARY_OP_RELU] = ggml__avx512_unary_relu;
+    k->unary[GGML_UNARY_OP_TANH] = ggml__avx512_unary_tanh;
+    k->unary[GGML_UNARY_OP_SIGMOID] = ggml__avx512_unary_sigmoid;
+    k->unary[GGML_UNARY_OP_EXP] = ggml__avx512_unary_exp;
+    k->unary[GGML_UNARY_OP_SILU] = ggml__avx512_unary_silu;
+    k->unary[GGML_UNARY_OP_GELU] = ggml__avx512_unary_gelu;
+    k->unary[GGML_UNARY_OP_GELU_QUICK] = ggml__avx512_unary_gelu_quick;
+    k->unary[GGML_UNARY_OP_GELU_ERF] = ggml__avx512_unary_gelu_erf;
+    k->glu[GGML_GLU_OP_REGLU] = ggml__avx512_glu_reglu;
+    k->glu[GGML_GLU_OP_SWIGLU] = ggml__avx512_glu_swiglu;
+    k->glu[GGML_GLU_OP_GEGLU] = ggml__avx512_glu_geglu;
+    k->glu[GGML_GLU_OP_GEGLU_QUICK] = ggml__avx512_glu_geglu_quick;
+    k->glu[GGML_GLU_OP_GEGLU_ERF] = ggml__avx512_glu_geglu_erf;
+
+    k->reduce_max = ggml__avx512_reduce_max;
+    k->softmax_exp_sum = ggml__avx512_softmax_exp_sum;
+    k->scale = ggml__avx512_scale;
+    k->sum = ggml__avx512_sum;
+    k->sum_sq = ggml__avx512_sum_sq;
+    k->sum_sq_dev = ggml__avx512_sum_sq_dev;
+    k->binary[GGML__BINARY_ADD] = ggml__avx512_add;
+    k->binary[GGML__BINARY_SUB] = ggml__avx512_sub;
+    k->binary[GGML__BINARY_MUL] = ggml__avx512_mul;
+    k->binary[GGML__BINARY_DIV] = ggml__avx512_div;
+    k->binary_scalar[GGML__BINARY_ADD] = ggml__avx512_add_scalar;
+    k->binary_scalar[GGML__BINARY_SUB] = ggml__avx512_sub_scalar;
+    k->binary_scalar[GGML__BINARY_MUL] = ggml__avx512_mul_scalar;
+    k->binary_scalar[GGML__BINARY_DIV] = ggml__avx512_div_scalar;
+    /* transpose16: the AVX2 level's (avx512/transpose.c says why) */
+    k->transpose32 = ggml__avx512_transpose32;
 #    if HAVE_ISA_AVX512_VNNI
     if (caps->avx512_vnni) {
         k->vec_dot[GGML_TYPE_Q4_0] = ggml__avx512_vnni_vec_dot_q4_0_q8_0;

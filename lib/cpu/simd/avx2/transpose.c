@@ -1,7 +1,8 @@
 /*
  * simd/avx2/transpose.c - matrix transposes of 4- and 2-byte elements for
  * the AVX2 level (the transpose32 and transpose16 entries): 8 x 8 blocks
- * transposed in registers, walked in square tiles that fit the L1 cache.
+ * transposed in registers, walked in square tiles that fit the L1 cache
+ * (simd/transpose-tiles.h).
  * Bits are moved unchanged, so the results are the generic level's.
  */
 #include "config.h"
@@ -12,18 +13,7 @@
 
 #include "ggml-impl.h"
 #include "avx2.h"
-
-/* Tile side in elements (a multiple of 8): 32 x 32 x 4 bytes = 4 KiB per tile. */
-#define TILE 32
-
-/* Rows [r0, r1) x columns [c0, c1) one element at a time (the edges of a tile). */
-static inline void transpose_scalar(int64_t r0, int64_t r1, int64_t c0, int64_t c1, const char *s, ptrdiff_t ss,
-                                    char *d, ptrdiff_t ds, size_t es)
-{
-    for (int64_t r = r0; r < r1; r++)
-        for (int64_t c = c0; c < c1; c++)
-            memcpy(d + c * ds + r * (ptrdiff_t) es, s + r * ss + c * (ptrdiff_t) es, es);
-}
+#include "transpose-tiles.h"
 
 /* The 8 x 8 block of 4-byte elements at s (rows ss bytes apart) into d (rows ds apart). */
 static inline void block8x8_32(const char *s, ptrdiff_t ss, char *d, ptrdiff_t ds)
@@ -88,36 +78,14 @@ static inline void block8x8_16(const char *s, ptrdiff_t ss, char *d, ptrdiff_t d
     _mm_storeu_si128((__m128i *) (void *) (d + 7 * ds), _mm_unpackhi_epi64(u3, u7));
 }
 
-/* Tiles of 8 x 8 blocks; the rows and columns short of a block go one by one. */
-#define TRANSPOSE_BLOCKS(block, es)                                                                   \
-    do {                                                                                              \
-        const char *s = src;                                                                          \
-        char *d = dst;                                                                                \
-        for (int64_t r0 = 0; r0 < rows; r0 += TILE) {                                                 \
-            const int64_t r1 = r0 + TILE < rows ? r0 + TILE : rows;                                   \
-            for (int64_t c0 = 0; c0 < cols; c0 += TILE) {                                             \
-                const int64_t c1 = c0 + TILE < cols ? c0 + TILE : cols;                               \
-                int64_t r = r0;                                                                       \
-                for (; r + 8 <= r1; r += 8) {                                                         \
-                    int64_t c = c0;                                                                   \
-                    for (; c + 8 <= c1; c += 8)                                                       \
-                        block(s + r * src_stride + c * (es), src_stride, d + c * dst_stride + r * (es), \
-                              dst_stride);                                                            \
-                    transpose_scalar(r, r + 8, c, c1, s, src_stride, d, dst_stride, (es));            \
-                }                                                                                     \
-                transpose_scalar(r, r1, c0, c1, s, src_stride, d, dst_stride, (es));                  \
-            }                                                                                         \
-        }                                                                                             \
-    } while (0)
-
 void ggml__avx2_transpose32(int64_t rows, int64_t cols, const void *restrict src, ptrdiff_t src_stride,
                             void *restrict dst, ptrdiff_t dst_stride)
 {
-    TRANSPOSE_BLOCKS(block8x8_32, 4);
+    TRANSPOSE_TILES(block8x8_32, 8, 4);
 }
 
 void ggml__avx2_transpose16(int64_t rows, int64_t cols, const void *restrict src, ptrdiff_t src_stride,
                             void *restrict dst, ptrdiff_t dst_stride)
 {
-    TRANSPOSE_BLOCKS(block8x8_16, 2);
+    TRANSPOSE_TILES(block8x8_16, 8, 2);
 }

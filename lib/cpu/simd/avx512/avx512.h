@@ -49,4 +49,41 @@ void ggml__avx512_vnni_vec_dot_q5_0_q8_0(GGML__VEC_DOT_PARAMS);
 void ggml__avx512_vnni_vec_dot_q5_1_q8_1(GGML__VEC_DOT_PARAMS);
 void ggml__avx512_vnni_vec_dot_q8_0_q8_0(GGML__VEC_DOT_PARAMS);
 
+/* elementwise.c: unary and glu entries (approximation bounds: simd/vmath-template.h) */
+void ggml__avx512_unary_abs(int64_t n, float *y, const float *x);
+void ggml__avx512_unary_neg(int64_t n, float *y, const float *x);
+void ggml__avx512_unary_relu(int64_t n, float *y, const float *x);
+void ggml__avx512_unary_tanh(int64_t n, float *y, const float *x);
+void ggml__avx512_unary_sigmoid(int64_t n, float *y, const float *x);
+void ggml__avx512_unary_exp(int64_t n, float *y, const float *x);
+void ggml__avx512_unary_silu(int64_t n, float *y, const float *x);
+void ggml__avx512_unary_gelu(int64_t n, float *y, const float *x);
+void ggml__avx512_unary_gelu_quick(int64_t n, float *y, const float *x);
+void ggml__avx512_unary_gelu_erf(int64_t n, float *y, const float *x);
+void ggml__avx512_glu_reglu(int64_t n, float *y, const float *x, const float *g);
+void ggml__avx512_glu_swiglu(int64_t n, float *y, const float *x, const float *g);
+void ggml__avx512_glu_geglu(int64_t n, float *y, const float *x, const float *g);
+void ggml__avx512_glu_geglu_quick(int64_t n, float *y, const float *x, const float *g);
+void ggml__avx512_glu_geglu_erf(int64_t n, float *y, const float *x, const float *g);
+
+/* rows.c: soft_max, norm, sum and binary entries */
+float ggml__avx512_reduce_max(int64_t n, const float *x);
+double ggml__avx512_softmax_exp_sum(int64_t n, float *y, const float *x, float max);
+void ggml__avx512_scale(int64_t n, float *y, const float *x, float s);
+double ggml__avx512_sum(int64_t n, const float *x);
+double ggml__avx512_sum_sq(int64_t n, const float *x);
+double ggml__avx512_sum_sq_dev(int64_t n, const float *x, double mean);
+void ggml__avx512_add(int64_t n, float *z, const float *x, const float *y);
+void ggml__avx512_sub(int64_t n, float *z, const float *x, const float *y);
+void ggml__avx512_mul(int64_t n, float *z, const float *x, const float *y);
+void ggml__avx512_div(int64_t n, float *z, const float *x, const float *y);
+void ggml__avx512_add_scalar(int64_t n, float *z, const float *x, float s);
+void ggml__avx512_sub_scalar(int64_t n, float *z, const float *x, float s);
+void ggml__avx512_mul_scalar(int64_t n, float *z, const float *x, float s);
+void ggml__avx512_div_scalar(int64_t n, float *z, const float *x, float s);
+
+/* transpose.c (transpose16: the AVX2 level's, see there) */
+void ggml__avx512_transpose32(int64_t rows, int64_t cols, const void *restrict src, ptrdiff_t src_stride,
+                              void *restrict dst, ptrdiff_t dst_stride);
+
 #endif

@@ -16,22 +16,16 @@
 #include "intrin.h"
 #include "avx512.h"
 
-/* The lanes [0, n) of a 16-lane vector, n <= 16. */
-static inline __mmask16 first_lanes(int64_t n)
-{
-    return (__mmask16) ((1u << n) - 1u);
-}
-
 /* 16 lanes of 16 bits at p: the first count ones (count <= 16), the others zero. */
 static inline __m256i load_first_u16(const uint16_t *p, int64_t count)
 {
-    return _mm512_castsi512_si256(_mm512_maskz_loadu_epi16(first_lanes(count), p));
+    return _mm512_castsi512_si256(_mm512_maskz_loadu_epi16(ggml__avx512_first_lanes(count), p));
 }
 
 /* Stores the first count (<= 16) of 16 lanes of 16 bits at p. */
 static inline void store_first_u16(uint16_t *p, int64_t count, __m256i v)
 {
-    _mm512_mask_storeu_epi16(p, first_lanes(count), _mm512_castsi256_si512(v));
+    _mm512_mask_storeu_epi16(p, ggml__avx512_first_lanes(count), _mm512_castsi256_si512(v));
 }
 
 /* ------------------------------------------------------------------ F16 */
@@ -43,7 +37,7 @@ void ggml__avx512_f16_to_f32(const void *restrict vx, float *restrict y, int64_t
     for (; i + 16 <= n; i += 16)
         _mm512_storeu_ps(y + i, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (const void *) (x + i))));
     if (i < n)
-        _mm512_mask_storeu_ps(y + i, first_lanes(n - i), _mm512_cvtph_ps(load_first_u16(x + i, n - i)));
+        _mm512_mask_storeu_ps(y + i, ggml__avx512_first_lanes(n - i), _mm512_cvtph_ps(load_first_u16(x + i, n - i)));
 }
 
 /*
@@ -67,7 +61,7 @@ void ggml__avx512_f32_to_f16(const float *restrict x, void *restrict vy, int64_t
     for (; i + 16 <= n; i += 16)
         _mm256_storeu_si256((__m256i *) (void *) (y + i), encode_f16(_mm512_loadu_ps(x + i)));
     if (i < n)
-        store_first_u16(y + i, n - i, encode_f16(_mm512_maskz_loadu_ps(first_lanes(n - i), x + i)));
+        store_first_u16(y + i, n - i, encode_f16(_mm512_maskz_loadu_ps(ggml__avx512_first_lanes(n - i), x + i)));
 }
 
 /* ----------------------------------------------------------------- BF16 */
@@ -85,7 +79,7 @@ void ggml__avx512_bf16_to_f32(const void *restrict vx, float *restrict y, int64_
     for (; i + 16 <= n; i += 16)
         _mm512_storeu_ps(y + i, decode_bf16(_mm256_loadu_si256((const __m256i *) (const void *) (x + i))));
     if (i < n)
-        _mm512_mask_storeu_ps(y + i, first_lanes(n - i), decode_bf16(load_first_u16(x + i, n - i)));
+        _mm512_mask_storeu_ps(y + i, ggml__avx512_first_lanes(n - i), decode_bf16(load_first_u16(x + i, n - i)));
 }
 
 /*
@@ -115,7 +109,7 @@ void ggml__avx512_f32_to_bf16(const float *restrict x, void *restrict vy, int64_
     for (; i + 16 <= n; i += 16)
         _mm256_storeu_si256((__m256i *) (void *) (y + i), encode_bf16(_mm512_loadu_ps(x + i)));
     if (i < n)
-        store_first_u16(y + i, n - i, encode_bf16(_mm512_maskz_loadu_ps(first_lanes(n - i), x + i)));
+        store_first_u16(y + i, n - i, encode_bf16(_mm512_maskz_loadu_ps(ggml__avx512_first_lanes(n - i), x + i)));
 }
 
 /* ------------------------------------------------------------ Q8_0, Q8_1 */

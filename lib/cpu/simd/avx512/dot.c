@@ -24,12 +24,6 @@
 
 #define ONE_ROW_ONLY() ((void) bs, (void) bx, (void) by, (void) nrc)
 
-/* The lanes [0, n) of a 16-lane vector, n <= 16. */
-static inline __mmask16 first_lanes(int n)
-{
-    return (__mmask16) ((1u << n) - 1u);
-}
-
 /* ------------------------------------------------------------ float rows */
 
 /* The element types of float rows. */
@@ -55,7 +49,7 @@ static inline __m512 load16(const void *row, int i, enum elem e)
    zero; nothing past them is read. */
 static inline __m512 load_first(const void *row, int i, int count, enum elem e)
 {
-    const __mmask16 m = first_lanes(count);
+    const __mmask16 m = ggml__avx512_first_lanes(count);
     switch (e) {
     case ELEM_F16:
         return _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_maskz_loadu_epi16(m, (const uint16_t *) row + i)));

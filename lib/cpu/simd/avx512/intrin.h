@@ -13,6 +13,8 @@
 #ifndef GGML_BACKEND_SIMD_AVX512_INTRIN_H
 #define GGML_BACKEND_SIMD_AVX512_INTRIN_H
 
+#include <stdint.h>
+
 #if !GGML_ISA_EMULATED
 
 #    include <immintrin.h>
@@ -131,6 +133,19 @@ static inline float ggml__emu_reduce_add_ps(simde__m512 v)
     simde__m128 s2 = simde_mm_add_ps(s4, simde_mm_movehl_ps(s4, s4));
     return simde_mm_cvtss_f32(simde_mm_add_ss(s2, simde_mm_shuffle_ps(s2, s2, 1)));
 }
+/* Arithmetic right shift of each int32 lane by k (k > 31: the sign in every bit). */
+static inline simde__m512i ggml__emu_srai_epi32(simde__m512i v, int k)
+{
+    const simde__m128i count = simde_mm_cvtsi32_si128(k);
+    return ggml__emu_join_si(simde_mm256_sra_epi32(ggml__emu_lo_si(v), count),
+                             simde_mm256_sra_epi32(ggml__emu_hi_si(v), count));
+}
+/* The eight floats of v widened to doubles (exact). */
+static inline simde__m512d ggml__emu_cvtps_pd(simde__m256 v)
+{
+    return simde_mm512_insertf64x4(simde_mm512_castpd256_pd512(simde_mm256_cvtps_pd(simde_mm256_castps256_ps128(v))),
+                                   simde_mm256_cvtps_pd(simde_mm256_extractf128_ps(v, 1)), 1);
+}
 /* Masked loads and stores: lanes outside the mask are neither read nor
    written (the loads are element by element, as the kernels' tails
    may end at the last byte of a buffer). */
@@ -190,6 +205,8 @@ static inline void ggml__emu_mask_storeu_epi16(void *p, simde__mmask32 k, simde_
 #    undef _mm512_shuffle_f32x4
 #    undef _mm512_reduce_max_ps
 #    undef _mm512_reduce_add_ps
+#    undef _mm512_srai_epi32
+#    undef _mm512_cvtps_pd
 #    undef _mm512_maskz_loadu_ps
 #    undef _mm512_mask_storeu_ps
 #    undef _mm512_maskz_loadu_epi16
@@ -210,11 +227,20 @@ static inline void ggml__emu_mask_storeu_epi16(void *p, simde__mmask32 k, simde_
 #    define _mm512_shuffle_f32x4(a, b, imm) ggml__emu_shuffle_f32x4(a, b, imm)
 #    define _mm512_reduce_max_ps(v)        ggml__emu_reduce_max_ps(v)
 #    define _mm512_reduce_add_ps(v)        ggml__emu_reduce_add_ps(v)
+#    define _mm512_srai_epi32(v, k)        ggml__emu_srai_epi32(v, k)
+#    define _mm512_cvtps_pd(v)             ggml__emu_cvtps_pd(v)
 #    define _mm512_maskz_loadu_ps(k, p)    ggml__emu_maskz_loadu_ps(k, p)
 #    define _mm512_mask_storeu_ps(p, k, v) ggml__emu_mask_storeu_ps(p, k, v)
 #    define _mm512_maskz_loadu_epi16(k, p) ggml__emu_maskz_loadu_epi16(k, p)
 #    define _mm512_mask_storeu_epi16(p, k, v) ggml__emu_mask_storeu_epi16(p, k, v)
 
 #endif /* GGML_ISA_EMULATED */
+
+/* The lanes [0, n) of a 16-lane vector, 0 <= n <= 16: the mask of a row's
+   last partial vector. */
+static inline __mmask16 ggml__avx512_first_lanes(int64_t n)
+{
+    return (__mmask16) ((1u << n) - 1u);
+}
 
 #endif

@@ -13,12 +13,6 @@
 #include "intrin.h"
 #include "avx512.h"
 
-/* The lanes [0, n) of a 16-lane vector, n <= 16. */
-static inline __mmask16 first_lanes(int64_t n)
-{
-    return (__mmask16) ((1u << n) - 1u);
-}
-
 void ggml__avx512_axpy_f32(int64_t n, float *restrict acc, const void *restrict vx, float w)
 {
     const float *x = vx;
@@ -27,7 +21,7 @@ void ggml__avx512_axpy_f32(int64_t n, float *restrict acc, const void *restrict 
     for (; i + 16 <= n; i += 16)
         _mm512_storeu_ps(acc + i, _mm512_fmadd_ps(vw, _mm512_loadu_ps(x + i), _mm512_loadu_ps(acc + i)));
     if (i < n) {
-        const __mmask16 m = first_lanes(n - i);
+        const __mmask16 m = ggml__avx512_first_lanes(n - i);
         _mm512_mask_storeu_ps(acc + i, m,
                               _mm512_fmadd_ps(vw, _mm512_maskz_loadu_ps(m, x + i), _mm512_maskz_loadu_ps(m, acc + i)));
     }
@@ -43,7 +37,7 @@ void ggml__avx512_axpy_f16(int64_t n, float *restrict acc, const void *restrict 
         _mm512_storeu_ps(acc + i, _mm512_fmadd_ps(vw, v, _mm512_loadu_ps(acc + i)));
     }
     if (i < n) {
-        const __mmask16 m = first_lanes(n - i);
+        const __mmask16 m = ggml__avx512_first_lanes(n - i);
         const __m512 v = _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_maskz_loadu_epi16(m, x + i)));
         _mm512_mask_storeu_ps(acc + i, m, _mm512_fmadd_ps(vw, v, _mm512_maskz_loadu_ps(m, acc + i)));
     }
