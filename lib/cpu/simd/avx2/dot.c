@@ -231,63 +231,188 @@ void ggml__avx2_vec_dot_q8_0_q8_0(GGML__VEC_DOT_PARAMS)
 /* ------------------------------------------------ several rows, one y */
 
 /*
- * Float rows against one activation row, nr rows at once: each step loads
- * 16 values of every row, so nr streams of weights are in flight (one
- * stream alone does not reach the memory's bandwidth), and y's values are
- * loaded once for all rows.  Written for a constant nr (expanded below)
- * so that the accumulators stay in registers.
+ * Weight rows against one activation row, nr rows at once (1 <= nr <= 4):
+ * every step reads the same stretch of each row, so nr streams of weights
+ * are in flight, y's values are loaded (and converted) once for all rows,
+ * and each row has accumulators of its own: independent chains of adds
+ * that hide the latency of the fused multiply-adds.
+ *
+ * The kernels are written for a constant nr (the switch of EXPAND_ROWS)
+ * with one named accumulator per row (FOR_EACH_ROW), never an array: the
+ * compiler then keeps them all in registers.
  */
-#define MAX_ROWS 4
+#define FOR_EACH_ROW(STEP, arg) STEP(0, arg) STEP(1, arg) STEP(2, arg) STEP(3, arg)
 
-static inline __m256 load_row8(const void *row, int i, bool half)
+#define EXPAND_ROWS(kernel)                                                  \
+    switch (nr) {                                                            \
+    case 4: kernel(n, s, vx, bx, vy, 4); break;                              \
+    case 3: kernel(n, s, vx, bx, vy, 3); break;                              \
+    case 2: kernel(n, s, vx, bx, vy, 2); break;                              \
+    default: kernel(n, s, vx, bx, vy, 1); break;                             \
+    }
+
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+/*
+ * Float rows: 16 values of a row a step, as two vectors of 8 (lo, hi).
+ * Which value goes to which lane is the loader's choice, the same for x
+ * and y (BF16 puts the even elements in lo and the odd ones in hi: two
+ * operations widen 16 values), so the lane products are still x[i] * y[i].
+ */
+ALWAYS_INLINE void load16_f32(const void *p, __m256 *lo, __m256 *hi)
 {
-    return half ? load_f16((const ggml_fp16_t *) row + i) : load_f32((const float *) row + i);
+    *lo = _mm256_loadu_ps(p);
+    *hi = _mm256_loadu_ps((const float *) p + 8);
 }
 
-static inline float row_value(const void *row, int i, bool half)
+ALWAYS_INLINE void load16_f16(const void *p, __m256 *lo, __m256 *hi)
 {
-    return half ? f16_value(((const ggml_fp16_t *) row)[i]) : ((const float *) row)[i];
+    *lo = load_f16(p);
+    *hi = load_f16((const ggml_fp16_t *) p + 8);
 }
 
-/* x and y are both F32 rows, or both F16 rows (half). */
-static inline __attribute__((always_inline)) void float_rows(int n, float *s, const char *x, size_t bx,
-                                                             const void *y, bool half, const int nr)
+ALWAYS_INLINE void load16_bf16(const void *p, __m256 *lo, __m256 *hi)
 {
-    __m256 acc0[MAX_ROWS], acc1[MAX_ROWS];
-    for (int r = 0; r < nr; r++)
-        acc0[r] = acc1[r] = _mm256_setzero_ps();
-    int i = 0;
-    for (; i + 16 <= n; i += 16) {
-        const __m256 y0 = load_row8(y, i, half), y1 = load_row8(y, i + 8, half);
-        for (int r = 0; r < nr; r++) {
-            const char *row = x + (size_t) r * bx;
-            acc0[r] = _mm256_fmadd_ps(load_row8(row, i, half), y0, acc0[r]);
-            acc1[r] = _mm256_fmadd_ps(load_row8(row, i + 8, half), y1, acc1[r]);
-        }
-    }
-    for (int r = 0; r < nr; r++) {
-        const char *row = x + (size_t) r * bx;
-        float tail = 0.0f;
-        for (int j = i; j < n; j++)
-            tail += row_value(row, j, half) * row_value(y, j, half);
-        s[r] = hsum_ps(_mm256_add_ps(acc0[r], acc1[r])) + tail;
-    }
+    /* a BF16 value is the high half of its float: the element in the low half of a 32-bit lane moves up */
+    const __m256i w = _mm256_loadu_si256(p);
+    *lo = _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
+    *hi = _mm256_castsi256_ps(_mm256_and_si256(w, _mm256_set1_epi32((int) 0xffff0000u)));
 }
 
-#define EXPAND_ROWS(half)                                                   \
-    switch (nr) {                                                           \
-    case 4: float_rows(n, s, vx, bx, vy, half, 4); break;                   \
-    case 3: float_rows(n, s, vx, bx, vy, half, 3); break;                   \
-    case 2: float_rows(n, s, vx, bx, vy, half, 2); break;                   \
-    default: float_rows(n, s, vx, bx, vy, half, 1); break;                  \
+/* The value of element i of a float row of type T (float, F16, BF16) by its scalar reader. */
+#define FLOAT_ROWS_KERNEL(name, T, load16, scalar)                                                  \
+    ALWAYS_INLINE void name(int n, float *s, const void *vx, size_t bx, const void *vy, const int nr) \
+    {                                                                                               \
+        const char *x = vx;                                                                         \
+        const T *y = vy;                                                                            \
+        __m256 lo0 = _mm256_setzero_ps(), hi0 = lo0, lo1 = lo0, hi1 = lo0;                          \
+        __m256 lo2 = lo0, hi2 = lo0, lo3 = lo0, hi3 = lo0;                                          \
+        int i = 0;                                                                                  \
+        for (; i + 16 <= n; i += 16) {                                                              \
+            __m256 ylo, yhi, xlo, xhi;                                                              \
+            load16(y + i, &ylo, &yhi);                                                              \
+            FOR_EACH_ROW(FLOAT_ROW_STEP, load16)                                                            \
+        }                                                                                           \
+        for (int r = 0; r < nr; r++) {                                                              \
+            const T *row = (const T *) (const void *) (x + (size_t) r * bx);                        \
+            float tail = 0.0f;                                                                      \
+            for (int j = i; j < n; j++)                                                             \
+                tail += scalar(row[j]) * scalar(y[j]);                                              \
+            const __m256 acc = r == 0 ? _mm256_add_ps(lo0, hi0)                                     \
+                             : r == 1 ? _mm256_add_ps(lo1, hi1)                                     \
+                             : r == 2 ? _mm256_add_ps(lo2, hi2)                                     \
+                                      : _mm256_add_ps(lo3, hi3);                                    \
+            s[r] = hsum_ps(acc) + tail;                                                             \
+        }                                                                                           \
     }
+
+#define FLOAT_ROW_STEP(r, load16)                                                                \
+    if ((r) < nr) {                                                                        \
+        load16((const void *) (x + (size_t) (r) * bx + (size_t) i * sizeof(*y)), &xlo, &xhi); \
+        lo##r = _mm256_fmadd_ps(xlo, ylo, lo##r);                                          \
+        hi##r = _mm256_fmadd_ps(xhi, yhi, hi##r);                                          \
+    }
+
+FLOAT_ROWS_KERNEL(rows_f32, float, load16_f32, f32_value)
+FLOAT_ROWS_KERNEL(rows_f16, ggml_fp16_t, load16_f16, f16_value)
+FLOAT_ROWS_KERNEL(rows_bf16, uint16_t, load16_bf16, bf16_value)
 
 void ggml__avx2_vec_dot_rows_f32(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
 {
-    EXPAND_ROWS(false)
+    EXPAND_ROWS(rows_f32)
 }
 
 void ggml__avx2_vec_dot_rows_f16(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
 {
-    EXPAND_ROWS(true)
+    EXPAND_ROWS(rows_f16)
+}
+
+void ggml__avx2_vec_dot_rows_bf16(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
+{
+    EXPAND_ROWS(rows_bf16)
+}
+
+/*
+ * Quantized rows against Q8_0 blocks: one block of every row a step, its
+ * 32 products summed exactly in integers, then scaled by the product of
+ * the two block scales into the row's float accumulator.  What depends on
+ * y alone (its scale, and for Q4_0 the sums of its pairs times the offset
+ * 8) is computed once a step for all rows.
+ */
+
+/* The scale of a block as 8 equal floats. */
+ALWAYS_INLINE __m256 scale8(const ggml_fp16_t *d)
+{
+    return _mm256_cvtph_ps(_mm_set1_epi16((short) *d));
+}
+
+/* The float accumulator of row r of the quantized kernels: acc_r += d_x * d_y * isum (8 lanes). */
+#define QUANT_ROW_ACC(r, isum, dx, dy) acc##r = _mm256_fmadd_ps(_mm256_mul_ps(dx, dy), _mm256_cvtepi32_ps(isum), acc##r)
+
+#define QUANT_ROWS_END()                                                                         \
+    do {                                                                                         \
+        s[0] = hsum_ps(acc0);                                                                    \
+        if (nr > 1) s[1] = hsum_ps(acc1);                                                        \
+        if (nr > 2) s[2] = hsum_ps(acc2);                                                        \
+        if (nr > 3) s[3] = hsum_ps(acc3);                                                        \
+    } while (0)
+
+ALWAYS_INLINE void rows_q8_0(int n, float *s, const void *vx, size_t bx, const void *vy, const int nr)
+{
+    const char *x = vx;
+    const block_q8_0 *y = vy;
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+    for (int b = 0; b < n / QK8_0; b++) {
+        const __m256i ya = load_q8(y[b].qs);
+        const __m256 dy = scale8(&y[b].d);
+#define Q8_0_ROW_STEP(r, _)                                                                      \
+        if ((r) < nr) {                                                                          \
+            const block_q8_0 *xb = (const block_q8_0 *) (const void *) (x + (size_t) (r) * bx) + b; \
+            QUANT_ROW_ACC(r, dot_i8(load_q8(xb->qs), ya), scale8(&xb->d), dy);                   \
+        }
+        FOR_EACH_ROW(Q8_0_ROW_STEP, _)
+#undef Q8_0_ROW_STEP
+    }
+    QUANT_ROWS_END();
+}
+
+ALWAYS_INLINE void rows_q4_0(int n, float *s, const void *vx, size_t bx, const void *vy, const int nr)
+{
+    const char *x = vx;
+    const block_q8_0 *y = vy;
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+    const __m256i ones16 = _mm256_set1_epi16(1), low4 = _mm256_set1_epi8(0x0f);
+    const __m256i eights = _mm256_set1_epi8(8);
+    /* the nibbles of a block are elements 0..15 (low) and 16..31 (high): shift the upper copy by 4 */
+    const __m256i nibble_shift = _mm256_set_epi32(4, 4, 4, 4, 0, 0, 0, 0);
+    for (int b = 0; b < n / QK4_0; b++) {
+        /*
+         * With u = w + 8 in 0..15: sum w*y = sum u*y - 8 * sum y, per
+         * pair of lanes in 16 bits (|pair| <= 2 * 15 * 127): exact.
+         */
+        const __m256i ya = load_q8(y[b].qs);
+        const __m256i offset = _mm256_maddubs_epi16(eights, ya);
+        const __m256 dy = scale8(&y[b].d);
+#define Q4_0_ROW_STEP(r, _)                                                                      \
+        if ((r) < nr) {                                                                          \
+            const block_q4_0 *xb = (const block_q4_0 *) (const void *) (x + (size_t) (r) * bx) + b; \
+            const __m256i packed = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) (const void *) xb->qs)); \
+            const __m256i u = _mm256_and_si256(_mm256_srlv_epi32(packed, nibble_shift), low4);  \
+            const __m256i pairs = _mm256_sub_epi16(_mm256_maddubs_epi16(u, ya), offset);         \
+            QUANT_ROW_ACC(r, _mm256_madd_epi16(pairs, ones16), scale8(&xb->d), dy);              \
+        }
+        FOR_EACH_ROW(Q4_0_ROW_STEP, _)
+#undef Q4_0_ROW_STEP
+    }
+    QUANT_ROWS_END();
+}
+
+void ggml__avx2_vec_dot_rows_q8_0(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
+{
+    EXPAND_ROWS(rows_q8_0)
+}
+
+void ggml__avx2_vec_dot_rows_q4_0(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
+{
+    EXPAND_ROWS(rows_q4_0)
 }
