@@ -333,86 +333,102 @@ void ggml__avx2_vec_dot_rows_bf16(int n, float *s, const void *vx, size_t bx, co
 }
 
 /*
- * Quantized rows against Q8_0 blocks: one block of every row a step, its
- * 32 products summed exactly in integers, then scaled by the product of
- * the two block scales into the row's float accumulator.  What depends on
- * y alone (its scale, and for Q4_0 the sums of its pairs times the offset
- * 8) is computed once a step for all rows.
+ * Quantized rows against Q8_0 blocks, four rows a step of one block: each
+ * row's 32 products are summed exactly in integers, then the four rows'
+ * sums are gathered into one vector by horizontal adds, lanes [r0 r1 r2 r3
+ * | r0 r1 r2 r3] (the sums over elements 0..15 and 16..31 of the block),
+ * so that one conversion and one multiply-add by the four rows' scales
+ * serve all four rows.  What depends on y alone is computed once a step.
+ * Fewer than four rows: the missing rows read row 0 again, their sums are
+ * not stored.
  */
 
-/* The scale of a block as 8 equal floats. */
-ALWAYS_INLINE __m256 scale8(const ggml_fp16_t *d)
-{
-    return _mm256_cvtph_ps(_mm_set1_epi16((short) *d));
-}
+/* The four rows of a multi-row call, as block arrays (rows past nr alias row 0). */
+struct four_rows {
+    const char *r0, *r1, *r2, *r3;
+};
 
-/* The float accumulator of row r of the quantized kernels: acc_r += d_x * d_y * isum (8 lanes). */
-#define QUANT_ROW_ACC(r, isum, dx, dy) acc##r = _mm256_fmadd_ps(_mm256_mul_ps(dx, dy), _mm256_cvtepi32_ps(isum), acc##r)
-
-#define QUANT_ROWS_END()                                                                         \
-    do {                                                                                         \
-        s[0] = hsum_ps(acc0);                                                                    \
-        if (nr > 1) s[1] = hsum_ps(acc1);                                                        \
-        if (nr > 2) s[2] = hsum_ps(acc2);                                                        \
-        if (nr > 3) s[3] = hsum_ps(acc3);                                                        \
-    } while (0)
-
-ALWAYS_INLINE void rows_q8_0(int n, float *s, const void *vx, size_t bx, const void *vy, const int nr)
+static inline struct four_rows four_rows(const void *vx, size_t bx, int nr)
 {
     const char *x = vx;
-    const block_q8_0 *y = vy;
-    __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
-    for (int b = 0; b < n / QK8_0; b++) {
-        const __m256i ya = load_q8(y[b].qs);
-        const __m256 dy = scale8(&y[b].d);
-#define Q8_0_ROW_STEP(r, _)                                                                      \
-        if ((r) < nr) {                                                                          \
-            const block_q8_0 *xb = (const block_q8_0 *) (const void *) (x + (size_t) (r) * bx) + b; \
-            QUANT_ROW_ACC(r, dot_i8(load_q8(xb->qs), ya), scale8(&xb->d), dy);                   \
-        }
-        FOR_EACH_ROW(Q8_0_ROW_STEP, _)
-#undef Q8_0_ROW_STEP
-    }
-    QUANT_ROWS_END();
+    return (struct four_rows) { x, nr > 1 ? x + bx : x, nr > 2 ? x + 2 * bx : x, nr > 3 ? x + 3 * bx : x };
 }
 
-ALWAYS_INLINE void rows_q4_0(int n, float *s, const void *vx, size_t bx, const void *vy, const int nr)
+/*
+ * [d0 d1 d2 d3 d0 d1 d2 d3] * dy: the scales of four blocks (F16 values
+ * d0..d3) times the activation block's scale.
+ */
+static inline __m256 four_scales(ggml_fp16_t d0, ggml_fp16_t d1, ggml_fp16_t d2, ggml_fp16_t d3, __m128 dy)
 {
-    const char *x = vx;
-    const block_q8_0 *y = vy;
-    __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
-    const __m256i ones16 = _mm256_set1_epi16(1), low4 = _mm256_set1_epi8(0x0f);
-    const __m256i eights = _mm256_set1_epi8(8);
-    /* the nibbles of a block are elements 0..15 (low) and 16..31 (high): shift the upper copy by 4 */
-    const __m256i nibble_shift = _mm256_set_epi32(4, 4, 4, 4, 0, 0, 0, 0);
-    for (int b = 0; b < n / QK4_0; b++) {
-        /*
-         * With u = w + 8 in 0..15: sum w*y = sum u*y - 8 * sum y, per
-         * pair of lanes in 16 bits (|pair| <= 2 * 15 * 127): exact.
-         */
-        const __m256i ya = load_q8(y[b].qs);
-        const __m256i offset = _mm256_maddubs_epi16(eights, ya);
-        const __m256 dy = scale8(&y[b].d);
-#define Q4_0_ROW_STEP(r, _)                                                                      \
-        if ((r) < nr) {                                                                          \
-            const block_q4_0 *xb = (const block_q4_0 *) (const void *) (x + (size_t) (r) * bx) + b; \
-            const __m256i packed = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) (const void *) xb->qs)); \
-            const __m256i u = _mm256_and_si256(_mm256_srlv_epi32(packed, nibble_shift), low4);  \
-            const __m256i pairs = _mm256_sub_epi16(_mm256_maddubs_epi16(u, ya), offset);         \
-            QUANT_ROW_ACC(r, _mm256_madd_epi16(pairs, ones16), scale8(&xb->d), dy);              \
-        }
-        FOR_EACH_ROW(Q4_0_ROW_STEP, _)
-#undef Q4_0_ROW_STEP
-    }
-    QUANT_ROWS_END();
+    const uint64_t bits = (uint64_t) d0 | (uint64_t) d1 << 16 | (uint64_t) d2 << 32 | (uint64_t) d3 << 48;
+    const __m128 sc = _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi64_si128((long long) bits)), dy);
+    return _mm256_set_m128(sc, sc);
 }
+
+/* s[r] = the two lanes of row r of acc (lanes r and r + 4) added, for r < nr. */
+static inline void store_four_sums(float *s, __m256 acc, int nr)
+{
+    float sums[4];
+    _mm_storeu_ps(sums, _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1)));
+    for (int r = 0; r < nr; r++)
+        s[r] = sums[r];
+}
+
+#define BLOCK_OF(row, type, b) ((const type *) (const void *) (row) + (b))
 
 void ggml__avx2_vec_dot_rows_q8_0(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
 {
-    EXPAND_ROWS(rows_q8_0)
+    const struct four_rows x = four_rows(vx, bx, nr);
+    const block_q8_0 *y = vy;
+    __m256 acc = _mm256_setzero_ps();
+    for (int b = 0; b < n / QK8_0; b++) {
+        const block_q8_0 *x0 = BLOCK_OF(x.r0, block_q8_0, b), *x1 = BLOCK_OF(x.r1, block_q8_0, b);
+        const block_q8_0 *x2 = BLOCK_OF(x.r2, block_q8_0, b), *x3 = BLOCK_OF(x.r3, block_q8_0, b);
+        const __m256i ya = load_q8(y[b].qs);
+        /* 32-bit sums: a block's products reach 32 * 128 * 127 */
+        const __m256i i01 = _mm256_hadd_epi32(dot_i8(load_q8(x0->qs), ya), dot_i8(load_q8(x1->qs), ya));
+        const __m256i i23 = _mm256_hadd_epi32(dot_i8(load_q8(x2->qs), ya), dot_i8(load_q8(x3->qs), ya));
+        const __m256 sc = four_scales(x0->d, x1->d, x2->d, x3->d, _mm_set1_ps(f16_value(y[b].d)));
+        acc = _mm256_fmadd_ps(sc, _mm256_cvtepi32_ps(_mm256_hadd_epi32(i01, i23)), acc);
+    }
+    store_four_sums(s, acc, nr);
+}
+
+/*
+ * The products of a Q4_0 block's weights w = u - 8 (u the nibble, 0..15)
+ * with y, summed in pairs of lanes in 16 bits: sum u*y - 8 * sum y, pair
+ * by pair.  Lanes 0..7 hold elements 0..15 (the low nibbles), lanes 8..15
+ * elements 16..31.
+ */
+static inline __m256i q4_0_pairs(const block_q4_0 *xb, __m256i ya, __m256i offset)
+{
+    const __m256i packed = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) (const void *) xb->qs));
+    /* the upper copy of the 16 bytes shifted by 4: its low nibbles are the high ones */
+    const __m256i u = _mm256_and_si256(_mm256_srlv_epi32(packed, _mm256_set_epi32(4, 4, 4, 4, 0, 0, 0, 0)),
+                                       _mm256_set1_epi8(0x0f));
+    return _mm256_sub_epi16(_mm256_maddubs_epi16(u, ya), offset);
 }
 
 void ggml__avx2_vec_dot_rows_q4_0(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
 {
-    EXPAND_ROWS(rows_q4_0)
+    const struct four_rows x = four_rows(vx, bx, nr);
+    const block_q8_0 *y = vy;
+    __m256 acc = _mm256_setzero_ps();
+    for (int b = 0; b < n / QK4_0; b++) {
+        const block_q4_0 *x0 = BLOCK_OF(x.r0, block_q4_0, b), *x1 = BLOCK_OF(x.r1, block_q4_0, b);
+        const block_q4_0 *x2 = BLOCK_OF(x.r2, block_q4_0, b), *x3 = BLOCK_OF(x.r3, block_q4_0, b);
+        const __m256i ya = load_q8(y[b].qs);
+        const __m256i offset = _mm256_maddubs_epi16(_mm256_set1_epi8(8), ya);
+        /*
+         * |w * y| <= 8 * 127, so any sum of up to 32 of the products fits
+         * in 16 bits (32 * 1016 = 32512): the horizontal adds stay in 16
+         * bits, the last step (16 products) widens to 32.
+         */
+        const __m256i h01 = _mm256_hadd_epi16(q4_0_pairs(x0, ya, offset), q4_0_pairs(x1, ya, offset));
+        const __m256i h23 = _mm256_hadd_epi16(q4_0_pairs(x2, ya, offset), q4_0_pairs(x3, ya, offset));
+        const __m256i isum = _mm256_madd_epi16(_mm256_hadd_epi16(h01, h23), _mm256_set1_epi16(1));
+        const __m256 sc = four_scales(x0->d, x1->d, x2->d, x3->d, _mm_set1_ps(f16_value(y[b].d)));
+        acc = _mm256_fmadd_ps(sc, _mm256_cvtepi32_ps(isum), acc);
+    }
+    store_four_sums(s, acc, nr);
 }
