@@ -395,40 +395,122 @@ void ggml__avx2_vec_dot_rows_q8_0(int n, float *s, const void *vx, size_t bx, co
 }
 
 /*
- * The products of a Q4_0 block's weights w = u - 8 (u the nibble, 0..15)
- * with y, summed in pairs of lanes in 16 bits: sum u*y - 8 * sum y, pair
- * by pair.  Lanes 0..7 hold elements 0..15 (the low nibbles), lanes 8..15
- * elements 16..31.
+ * The 4- and 5-bit formats (Q4_0, Q4_1, Q5_0, Q5_1): the weights of a
+ * block as unsigned values u (0..15, or 0..31 with the fifth bits); the
+ * symmetric formats' weights are u - 8 (Q4_0) and u - 16 (Q5_0), the
+ * others' d * u + m.  ALWAYS_INLINE with a constant type: one kernel per
+ * format.
  */
-static inline __m256i q4_0_pairs(const block_q4_0 *xb, __m256i ya, __m256i offset)
+ALWAYS_INLINE int nibble_offset(enum ggml_type t)
 {
-    const __m256i packed = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) (const void *) xb->qs));
-    /* the upper copy of the 16 bytes shifted by 4: its low nibbles are the high ones */
-    const __m256i u = _mm256_and_si256(_mm256_srlv_epi32(packed, _mm256_set_epi32(4, 4, 4, 4, 0, 0, 0, 0)),
-                                       _mm256_set1_epi8(0x0f));
-    return _mm256_sub_epi16(_mm256_maddubs_epi16(u, ya), offset);
+    return t == GGML_TYPE_Q4_0 ? 8 : t == GGML_TYPE_Q5_0 ? 16 : 0;
+}
+
+ALWAYS_INLINE bool has_min(enum ggml_type t)
+{
+    return t == GGML_TYPE_Q4_1 || t == GGML_TYPE_Q5_1;
+}
+
+ALWAYS_INLINE size_t nibble_block_bytes(enum ggml_type t)
+{
+    return t == GGML_TYPE_Q4_0 ? sizeof(block_q4_0) : t == GGML_TYPE_Q4_1 ? sizeof(block_q4_1)
+         : t == GGML_TYPE_Q5_0 ? sizeof(block_q5_0) : sizeof(block_q5_1);
+}
+
+/* The block's scale d and (Q4_1, Q5_1) minimum m; the block starts at p. */
+ALWAYS_INLINE ggml_fp16_t nibble_d(enum ggml_type t, const char *p)
+{
+    (void) t;
+    ggml_fp16_t d;
+    memcpy(&d, p, sizeof d);   /* d opens every one of these blocks */
+    return d;
+}
+
+ALWAYS_INLINE ggml_fp16_t nibble_m(enum ggml_type t, const char *p)
+{
+    return t == GGML_TYPE_Q4_1 ? ((const block_q4_1 *) (const void *) p)->m
+                               : ((const block_q5_1 *) (const void *) p)->m;
+}
+
+/* u of the 32 elements of the block at p, in element order. */
+ALWAYS_INLINE __m256i nibble_values(enum ggml_type t, const char *p)
+{
+    const uint8_t *qs = t == GGML_TYPE_Q4_0 ? ((const block_q4_0 *) (const void *) p)->qs
+                      : t == GGML_TYPE_Q4_1 ? ((const block_q4_1 *) (const void *) p)->qs
+                      : t == GGML_TYPE_Q5_0 ? ((const block_q5_0 *) (const void *) p)->qs
+                                            : ((const block_q5_1 *) (const void *) p)->qs;
+    const __m256i packed = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) (const void *) qs));
+    /* the upper copy of the 16 bytes shifted by 4: its low nibbles are the high ones (elements 16..31) */
+    __m256i u = _mm256_and_si256(_mm256_srlv_epi32(packed, _mm256_set_epi32(4, 4, 4, 4, 0, 0, 0, 0)),
+                                 _mm256_set1_epi8(0x0f));
+    if (t == GGML_TYPE_Q5_0)
+        u = _mm256_or_si256(u, fifth_bits(((const block_q5_0 *) (const void *) p)->qh));
+    else if (t == GGML_TYPE_Q5_1)
+        u = _mm256_or_si256(u, fifth_bits(((const block_q5_1 *) (const void *) p)->qh));
+    return u;
+}
+
+/*
+ * The 4- and 5-bit rows against Q8_0 (symmetric formats) or Q8_1 rows.
+ * The products w * y of a block, summed in pairs of lanes by maddubs (u *
+ * y, then minus offset * y for the symmetric formats), are at most 31 *
+ * 127 (Q5_1) or 16 * 127 (Q5_0) in magnitude, so any sum of 8 of them
+ * fits in 16 bits: two horizontal adds stay in 16 bits, madd widens the
+ * sums of 16 products to 32.  The minimum's part, m * s_y, is summed
+ * apart, four rows in four lanes.
+ */
+ALWAYS_INLINE void nibble_rows(enum ggml_type t, int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
+{
+    const struct four_rows x = four_rows(vx, bx, nr);
+    const size_t step = nibble_block_bytes(t), ystep = has_min(t) ? sizeof(block_q8_1) : sizeof(block_q8_0);
+    const char *yb = vy;
+    __m256 acc = _mm256_setzero_ps();
+    __m128 mins = _mm_setzero_ps();
+    for (int b = 0; b < n / 32; b++, yb += ystep) {
+        const char *x0 = x.r0 + b * step, *x1 = x.r1 + b * step, *x2 = x.r2 + b * step, *x3 = x.r3 + b * step;
+        const __m256i ya = load_q8((const int8_t *) (const void *) (yb + (has_min(t) ? 4 : 2)));
+        const __m256i offset = _mm256_maddubs_epi16(_mm256_set1_epi8((char) nibble_offset(t)), ya);
+#define NIBBLE_PAIRS(xb)                                                                   \
+        (nibble_offset(t) ? _mm256_sub_epi16(_mm256_maddubs_epi16(nibble_values(t, xb), ya), offset) \
+                          : _mm256_maddubs_epi16(nibble_values(t, xb), ya))
+        const __m256i h01 = _mm256_hadd_epi16(NIBBLE_PAIRS(x0), NIBBLE_PAIRS(x1));
+        const __m256i h23 = _mm256_hadd_epi16(NIBBLE_PAIRS(x2), NIBBLE_PAIRS(x3));
+#undef NIBBLE_PAIRS
+        const __m256i isum = _mm256_madd_epi16(_mm256_hadd_epi16(h01, h23), _mm256_set1_epi16(1));
+        ggml_fp16_t dy, sy;
+        memcpy(&dy, yb, sizeof dy);   /* d opens Q8_0 and Q8_1 blocks, s follows in Q8_1 */
+        const __m256 sc = four_scales(nibble_d(t, x0), nibble_d(t, x1), nibble_d(t, x2), nibble_d(t, x3),
+                                      _mm_set1_ps(f16_value(dy)));
+        acc = _mm256_fmadd_ps(sc, _mm256_cvtepi32_ps(isum), acc);
+        if (has_min(t)) {
+            memcpy(&sy, yb + 2, sizeof sy);
+            const __m256 m = four_scales(nibble_m(t, x0), nibble_m(t, x1), nibble_m(t, x2), nibble_m(t, x3),
+                                         _mm_set1_ps(f16_value(sy)));
+            mins = _mm_add_ps(mins, _mm256_castps256_ps128(m));
+        }
+    }
+    if (has_min(t))
+        /* the minimums' lanes counted once: added to the lower half only */
+        acc = _mm256_add_ps(acc, _mm256_castps128_ps256(mins));
+    store_four_sums(s, acc, nr);
 }
 
 void ggml__avx2_vec_dot_rows_q4_0(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
 {
-    const struct four_rows x = four_rows(vx, bx, nr);
-    const block_q8_0 *y = vy;
-    __m256 acc = _mm256_setzero_ps();
-    for (int b = 0; b < n / QK4_0; b++) {
-        const block_q4_0 *x0 = BLOCK_OF(x.r0, block_q4_0, b), *x1 = BLOCK_OF(x.r1, block_q4_0, b);
-        const block_q4_0 *x2 = BLOCK_OF(x.r2, block_q4_0, b), *x3 = BLOCK_OF(x.r3, block_q4_0, b);
-        const __m256i ya = load_q8(y[b].qs);
-        const __m256i offset = _mm256_maddubs_epi16(_mm256_set1_epi8(8), ya);
-        /*
-         * |w * y| <= 8 * 127, so any sum of up to 32 of the products fits
-         * in 16 bits (32 * 1016 = 32512): the horizontal adds stay in 16
-         * bits, the last step (16 products) widens to 32.
-         */
-        const __m256i h01 = _mm256_hadd_epi16(q4_0_pairs(x0, ya, offset), q4_0_pairs(x1, ya, offset));
-        const __m256i h23 = _mm256_hadd_epi16(q4_0_pairs(x2, ya, offset), q4_0_pairs(x3, ya, offset));
-        const __m256i isum = _mm256_madd_epi16(_mm256_hadd_epi16(h01, h23), _mm256_set1_epi16(1));
-        const __m256 sc = four_scales(x0->d, x1->d, x2->d, x3->d, _mm_set1_ps(f16_value(y[b].d)));
-        acc = _mm256_fmadd_ps(sc, _mm256_cvtepi32_ps(isum), acc);
-    }
-    store_four_sums(s, acc, nr);
+    nibble_rows(GGML_TYPE_Q4_0, n, s, vx, bx, vy, nr);
+}
+
+void ggml__avx2_vec_dot_rows_q4_1(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
+{
+    nibble_rows(GGML_TYPE_Q4_1, n, s, vx, bx, vy, nr);
+}
+
+void ggml__avx2_vec_dot_rows_q5_0(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
+{
+    nibble_rows(GGML_TYPE_Q5_0, n, s, vx, bx, vy, nr);
+}
+
+void ggml__avx2_vec_dot_rows_q5_1(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
+{
+    nibble_rows(GGML_TYPE_Q5_1, n, s, vx, bx, vy, nr);
 }
