@@ -279,7 +279,10 @@ ALWAYS_INLINE void load16_bf16(const void *p, __m256 *lo, __m256 *hi)
     *hi = _mm256_castsi256_ps(_mm256_and_si256(w, _mm256_set1_epi32((int) 0xffff0000u)));
 }
 
-/* The value of element i of a float row of type T (float, F16, BF16) by its scalar reader. */
+/*
+ * Defines name, the kernel of rows of type T: 16 values a step loaded by
+ * load16, the last n % 16 by the scalar reader scalar.
+ */
 #define FLOAT_ROWS_KERNEL(name, T, load16, scalar)                                                  \
     ALWAYS_INLINE void name(int n, float *s, const void *vx, size_t bx, const void *vy, const int nr) \
     {                                                                                               \
@@ -291,7 +294,7 @@ ALWAYS_INLINE void load16_bf16(const void *p, __m256 *lo, __m256 *hi)
         for (; i + 16 <= n; i += 16) {                                                              \
             __m256 ylo, yhi, xlo, xhi;                                                              \
             load16(y + i, &ylo, &yhi);                                                              \
-            FOR_EACH_ROW(FLOAT_ROW_STEP, load16)                                                            \
+            FOR_EACH_ROW(FLOAT_ROW_STEP, load16)                                                    \
         }                                                                                           \
         for (int r = 0; r < nr; r++) {                                                              \
             const T *row = (const T *) (const void *) (x + (size_t) r * bx);                        \
@@ -306,11 +309,12 @@ ALWAYS_INLINE void load16_bf16(const void *p, __m256 *lo, __m256 *hi)
         }                                                                                           \
     }
 
-#define FLOAT_ROW_STEP(r, load16)                                                                \
-    if ((r) < nr) {                                                                        \
+/* One step of row r in FLOAT_ROWS_KERNEL: values i..i+15 of the row times ylo, yhi. */
+#define FLOAT_ROW_STEP(r, load16)                                                             \
+    if ((r) < nr) {                                                                           \
         load16((const void *) (x + (size_t) (r) * bx + (size_t) i * sizeof(*y)), &xlo, &xhi); \
-        lo##r = _mm256_fmadd_ps(xlo, ylo, lo##r);                                          \
-        hi##r = _mm256_fmadd_ps(xhi, yhi, hi##r);                                          \
+        lo##r = _mm256_fmadd_ps(xlo, ylo, lo##r);                                             \
+        hi##r = _mm256_fmadd_ps(xhi, yhi, hi##r);                                             \
     }
 
 FLOAT_ROWS_KERNEL(rows_f32, float, load16_f32, f32_value)
@@ -333,14 +337,14 @@ void ggml__avx2_vec_dot_rows_bf16(int n, float *s, const void *vx, size_t bx, co
 }
 
 /*
- * Quantized rows against Q8_0 blocks, four rows a step of one block: each
- * row's 32 products are summed exactly in integers, then the four rows'
- * sums are gathered into one vector by horizontal adds, lanes [r0 r1 r2 r3
- * | r0 r1 r2 r3] (the sums over elements 0..15 and 16..31 of the block),
- * so that one conversion and one multiply-add by the four rows' scales
- * serve all four rows.  What depends on y alone is computed once a step.
- * Fewer than four rows: the missing rows read row 0 again, their sums are
- * not stored.
+ * Quantized rows against Q8_0 or Q8_1 blocks, four rows a step of one
+ * block: each row's 32 products are summed exactly in integers, then the
+ * four rows' sums are gathered into one vector by horizontal adds, lanes
+ * [r0 r1 r2 r3 | r0 r1 r2 r3] (the sums over elements 0..15 and 16..31 of
+ * the block), so that one conversion and one multiply-add by the four
+ * rows' scales serve all four rows.  What depends on y alone is computed
+ * once a step.  Fewer than four rows: the missing rows read row 0 again,
+ * their sums are not stored.
  */
 
 /* The four rows of a multi-row call, as block arrays (rows past nr alias row 0). */
@@ -418,9 +422,8 @@ ALWAYS_INLINE size_t nibble_block_bytes(enum ggml_type t)
 }
 
 /* The block's scale d and (Q4_1, Q5_1) minimum m; the block starts at p. */
-ALWAYS_INLINE ggml_fp16_t nibble_d(enum ggml_type t, const char *p)
+ALWAYS_INLINE ggml_fp16_t nibble_d(const char *p)
 {
-    (void) t;
     ggml_fp16_t d;
     memcpy(&d, p, sizeof d);   /* d opens every one of these blocks */
     return d;
@@ -479,7 +482,7 @@ ALWAYS_INLINE void nibble_rows(enum ggml_type t, int n, float *s, const void *vx
         const __m256i isum = _mm256_madd_epi16(_mm256_hadd_epi16(h01, h23), _mm256_set1_epi16(1));
         ggml_fp16_t dy, sy;
         memcpy(&dy, yb, sizeof dy);   /* d opens Q8_0 and Q8_1 blocks, s follows in Q8_1 */
-        const __m256 sc = four_scales(nibble_d(t, x0), nibble_d(t, x1), nibble_d(t, x2), nibble_d(t, x3),
+        const __m256 sc = four_scales(nibble_d(x0), nibble_d(x1), nibble_d(x2), nibble_d(x3),
                                       _mm_set1_ps(f16_value(dy)));
         acc = _mm256_fmadd_ps(sc, _mm256_cvtepi32_ps(isum), acc);
         if (has_min(t)) {
