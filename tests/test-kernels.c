@@ -237,7 +237,11 @@ static void check_vec_dot(const struct ggml__cpu_kernels *k, const struct ggml__
     }
 }
 
-/* vec_dot_rows: 1..4 rows at a stride against one y, each within vec_dot's bound of its reference. */
+/*
+ * vec_dot_rows: 1..4 rows at a stride against one y, each within vec_dot's
+ * bound of its reference and close to the level's and the generic vec_dot
+ * of the same row.
+ */
 static void check_vec_dot_rows(const struct ggml__cpu_kernels *k, const struct ggml__cpu_kernels *generic)
 {
     /* (47: a step of 32, one of 16 and a partial vector at the AVX-512 level) */
@@ -259,16 +263,29 @@ static void check_vec_dot_rows(const struct ggml__cpu_kernels *k, const struct g
             struct row x = make_row(generic, t, 4 * n + 64), y = make_row(generic, vdt, n);
             for (int r = 1; r < 4; r++)
                 generic->from_float[t](x.values + r * n, x.data + r * row_bytes, n);
+            if (t == GGML_TYPE_Q8_0) {
+                /* the extremes of the weights' bytes in row 1's first block: -128 too, which no encoder makes */
+                int8_t *qs = (int8_t *) (x.data + row_bytes + sizeof(ggml_fp16_t));
+                for (int j = 0; j < 32; j++)
+                    qs[j] = (int8_t) (j % 3 == 0 ? -128 : j % 3 == 1 ? 127 : -127);
+            }
             for (int nr = 1; nr <= 4 && all_ok; nr++) {
                 float s[5] = { NAN, NAN, NAN, NAN, -1.0f };
                 k->vec_dot_rows[t]((int) n, s, x.data, row_bytes, y.data, nr);
                 all_ok = s[4] == -1.0f && (nr == 4 || s[nr] != s[nr]);   /* nothing written past s[nr - 1] */
                 for (int r = 0; r < nr && all_ok; r++) {
                     double mag;
-                    const double want = ref_dot(t, vdt, x.data + r * row_bytes, y.data, n, &mag);
-                    if (!(fabs(s[r] - want) <= 1e-5 * mag + 1e-30)) {
-                        tap_diag("%s n=%lld nr=%d row %d: %.9g, reference %.9g", ggml_type_name(t), (long long) n,
-                                 nr, r, s[r], want);
+                    const uint8_t *row = x.data + r * row_bytes;
+                    const double want = ref_dot(t, vdt, row, y.data, n, &mag);
+                    float one = NAN, one_generic = NAN;
+                    k->vec_dot[t]((int) n, &one, 0, row, 0, y.data, 0, 1);
+                    generic->vec_dot[t]((int) n, &one_generic, 0, row, 0, y.data, 0, 1);
+                    /* each is within 1e-5 of |products| of the reference, so within twice that of each other */
+                    const double bound = 1e-5 * mag + 1e-30;
+                    if (!(fabs(s[r] - want) <= bound) || !(fabs(s[r] - one) <= 2 * bound) ||
+                        !(fabs(s[r] - one_generic) <= 2 * bound)) {
+                        tap_diag("%s n=%lld nr=%d row %d: %.9g, vec_dot %.9g, generic %.9g, reference %.9g",
+                                 ggml_type_name(t), (long long) n, nr, r, s[r], one, one_generic, want);
                         all_ok = false;
                     }
                 }
@@ -276,8 +293,8 @@ static void check_vec_dot_rows(const struct ggml__cpu_kernels *k, const struct g
             free_row(&x);
             free_row(&y);
         }
-        ok(all_ok, "%s: vec_dot_rows %s, 1..4 rows at a stride, within 1e-5 of |products|", ggml__isa_name(k->level),
-           ggml_type_name(t));
+        ok(all_ok, "%s: vec_dot_rows %s, 1..4 rows at a stride, within 1e-5 of |products| and near vec_dot",
+           ggml__isa_name(k->level), ggml_type_name(t));
     }
 }
 

@@ -44,6 +44,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -598,9 +599,12 @@ static struct operand mul_mat_operand(const struct ggml_tensor *a, const struct 
  *
  * Scratch: src1's rows encoded as vec_dot_type (unless src1 already has
  * such rows), ENCODED_STRIDE bytes apart, then one float row per thread
- * for gathering a strided src1 row before it is encoded.  Threads encode
- * their share of src1's rows, meet at a barrier, then split the flat
- * range of (batch, row of src0) outputs.
+ * for gathering a strided src1 row before it is encoded, then the shared
+ * counter of the chunks handed out.  Threads encode their share of src1's
+ * rows, meet at a barrier, then take chunks of the flat range of (batch,
+ * row of src0) outputs from the counter until none is left: a thread
+ * that the system holds back leaves its share to the others.  Which
+ * thread computes an output does not change its value.
  */
 static bool use_dot_products(const struct ggml_tensor *dst)
 {
@@ -633,7 +637,15 @@ static size_t encoded_area_size(const struct ggml_tensor *a, const struct ggml_t
 
 static size_t dots_work_size(const struct ggml_tensor *dst, int nth)
 {
-    return SCRATCH_ALIGN + encoded_area_size(dst->src[0], dst->src[1], nth);
+    /* the chunk counter in a line of its own */
+    return SCRATCH_ALIGN + align_up(encoded_area_size(dst->src[0], dst->src[1], nth)) + SCRATCH_ALIGN;
+}
+
+/* Outputs a chunk of the dot products (a multiple of the 16-row blocks): some eight chunks a thread. */
+static int64_t dots_chunk_rows(int64_t total, int nth)
+{
+    const int64_t rows = total / ((int64_t) nth * 8) / 16 * 16;
+    return rows < 64 ? 64 : rows;
 }
 
 /* Row r of src1 (r = i11 + ne11 * (i12 + ne12 * i13)). */
@@ -702,17 +714,12 @@ static void dots_for_rows(const struct ggml__cpu_kernels *k, enum ggml_type type
         k->vec_dot[type]((int) K, &c[m], 0, a + m * stride, 0, brow, 0, 1);
 }
 
-static void mul_mat_by_dots(const struct ggml__compute_params *params, struct ggml_tensor *dst)
+/* The outputs [f0, f1) of the flat range of (batch, row of src0) of the product dst. */
+static void dots_for_outputs(const struct ggml__compute_params *params, struct ggml_tensor *dst,
+                             const struct encoded_rows *er, int64_t f0, int64_t f1)
 {
     const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
     const int64_t K = a->ne[0], M = a->ne[1], N = b->ne[1];
-    const struct encoded_rows er = encode_src1_rows(params, a, b, scratch_base(params));
-    if (!er.in_place)
-        ggml__threadpool_barrier(params->pool);
-
-    const int64_t n_batches = b->ne[2] * b->ne[3];
-    int64_t f0, f1;
-    ggml__split_rows(n_batches * M, params->ith, params->nth, &f0, &f1);
     for (int64_t f = f0; f < f1;) {
         const int64_t bt = f / M, m_begin = f % M;
         const int64_t m_end = f1 - bt * M < M ? f1 - bt * M : M;
@@ -721,7 +728,7 @@ static void mul_mat_by_dots(const struct ggml__compute_params *params, struct gg
         const char *brow[GEMV_COLS];
         float *crow[GEMV_COLS];
         for (int64_t j = 0; j < N; j++) {
-            brow[j] = encoded_row(&er, j + b->ne[1] * (i12 + b->ne[2] * i13));
+            brow[j] = encoded_row(er, j + b->ne[1] * (i12 + b->ne[2] * i13));
             crow[j] = (float *) (void *) ((char *) dst->data + j * dst->nb[1] + i12 * dst->nb[2] + i13 * dst->nb[3]);
         }
         /* blocks of rows, read from cache for the other columns */
@@ -732,6 +739,26 @@ static void mul_mat_by_dots(const struct ggml__compute_params *params, struct gg
         }
         f = bt * M + m_end;
     }
+}
+
+static void mul_mat_by_dots(const struct ggml__compute_params *params, struct ggml_tensor *dst)
+{
+    const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
+    char *area = scratch_base(params);
+    const struct encoded_rows er = encode_src1_rows(params, a, b, area);
+    const int64_t total = b->ne[2] * b->ne[3] * a->ne[1];
+    if (params->pool == NULL) {
+        dots_for_outputs(params, dst, &er, 0, total);
+        return;
+    }
+    atomic_llong *next = (atomic_llong *) (void *) (area + align_up(encoded_area_size(a, b, params->nth)));
+    /* every thread passed the barrier before this node: none reads the counter any more */
+    if (params->ith == 0)
+        atomic_store_explicit(next, 0, memory_order_relaxed);
+    ggml__threadpool_barrier(params->pool);   /* src1 encoded, counter set */
+    const int64_t chunk = dots_chunk_rows(total, params->nth);
+    for (int64_t f0; (f0 = atomic_fetch_add_explicit(next, chunk, memory_order_relaxed)) < total;)
+        dots_for_outputs(params, dst, &er, f0, total - f0 < chunk ? total : f0 + chunk);
 }
 
 static size_t mul_mat_work_size(const struct ggml_tensor *dst, int n_tasks)

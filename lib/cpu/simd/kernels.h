@@ -90,7 +90,9 @@ struct ggml__cpu_kernels {
      * vec_dot_rows[t]: s[r] = vec_dot of row r of x (at x + r * bx bytes)
      * with y, for r < nr (1 <= nr <= 4): several weight rows streamed at
      * once against one activation row (more loads in flight).  Each s[r]
-     * is within vec_dot's bounds; NULL: vec_dot row by row.
+     * is within vec_dot's bounds (integer sums of quantized blocks exact,
+     * as vec_dot's); NULL: vec_dot row by row (the generic level has no
+     * entries).  y is a row of the vec_dot_type, as for vec_dot.
      */
     void (*vec_dot_rows[GGML_TYPE_COUNT])(int n, float *s, const void *x, size_t bx, const void *y, int nr);
 

@@ -23,6 +23,12 @@ void ggml__avx2_vec_dot_q8_0_q8_0(GGML__VEC_DOT_PARAMS);
 
 void ggml__avx2_vec_dot_rows_f32(int n, float *s, const void *x, size_t bx, const void *y, int nr);
 void ggml__avx2_vec_dot_rows_f16(int n, float *s, const void *x, size_t bx, const void *y, int nr);
+void ggml__avx2_vec_dot_rows_bf16(int n, float *s, const void *x, size_t bx, const void *y, int nr);
+void ggml__avx2_vec_dot_rows_q4_0(int n, float *s, const void *x, size_t bx, const void *y, int nr);
+void ggml__avx2_vec_dot_rows_q4_1(int n, float *s, const void *x, size_t bx, const void *y, int nr);
+void ggml__avx2_vec_dot_rows_q5_0(int n, float *s, const void *x, size_t bx, const void *y, int nr);
+void ggml__avx2_vec_dot_rows_q5_1(int n, float *s, const void *x, size_t bx, const void *y, int nr);
+void ggml__avx2_vec_dot_rows_q8_0(int n, float *s, const void *x, size_t bx, const void *y, int nr);
 
 /* convert.c */
 void ggml__avx2_f16_to_f32(const void *restrict x, float *restrict y, int64_t n);

@@ -231,63 +231,289 @@ void ggml__avx2_vec_dot_q8_0_q8_0(GGML__VEC_DOT_PARAMS)
 /* ------------------------------------------------ several rows, one y */
 
 /*
- * Float rows against one activation row, nr rows at once: each step loads
- * 16 values of every row, so nr streams of weights are in flight (one
- * stream alone does not reach the memory's bandwidth), and y's values are
- * loaded once for all rows.  Written for a constant nr (expanded below)
- * so that the accumulators stay in registers.
+ * Weight rows against one activation row, nr rows at once (1 <= nr <= 4):
+ * every step reads the same stretch of each row, so nr streams of weights
+ * are in flight, y's values are loaded (and converted) once for all rows,
+ * and each row has accumulators of its own: independent chains of adds
+ * that hide the latency of the fused multiply-adds.
+ *
+ * The kernels are written for a constant nr (the switch of EXPAND_ROWS)
+ * with one named accumulator per row (FOR_EACH_ROW), never an array: the
+ * compiler then keeps them all in registers.
  */
-#define MAX_ROWS 4
+#define FOR_EACH_ROW(STEP, arg) STEP(0, arg) STEP(1, arg) STEP(2, arg) STEP(3, arg)
 
-static inline __m256 load_row8(const void *row, int i, bool half)
+#define EXPAND_ROWS(kernel)                                                  \
+    switch (nr) {                                                            \
+    case 4: kernel(n, s, vx, bx, vy, 4); break;                              \
+    case 3: kernel(n, s, vx, bx, vy, 3); break;                              \
+    case 2: kernel(n, s, vx, bx, vy, 2); break;                              \
+    default: kernel(n, s, vx, bx, vy, 1); break;                             \
+    }
+
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+/*
+ * Float rows: 16 values of a row a step, as two vectors of 8 (lo, hi).
+ * Which value goes to which lane is the loader's choice, the same for x
+ * and y (BF16 puts the even elements in lo and the odd ones in hi: two
+ * operations widen 16 values), so the lane products are still x[i] * y[i].
+ */
+ALWAYS_INLINE void load16_f32(const void *p, __m256 *lo, __m256 *hi)
 {
-    return half ? load_f16((const ggml_fp16_t *) row + i) : load_f32((const float *) row + i);
+    *lo = _mm256_loadu_ps(p);
+    *hi = _mm256_loadu_ps((const float *) p + 8);
 }
 
-static inline float row_value(const void *row, int i, bool half)
+ALWAYS_INLINE void load16_f16(const void *p, __m256 *lo, __m256 *hi)
 {
-    return half ? f16_value(((const ggml_fp16_t *) row)[i]) : ((const float *) row)[i];
+    *lo = load_f16(p);
+    *hi = load_f16((const ggml_fp16_t *) p + 8);
 }
 
-/* x and y are both F32 rows, or both F16 rows (half). */
-static inline __attribute__((always_inline)) void float_rows(int n, float *s, const char *x, size_t bx,
-                                                             const void *y, bool half, const int nr)
+ALWAYS_INLINE void load16_bf16(const void *p, __m256 *lo, __m256 *hi)
 {
-    __m256 acc0[MAX_ROWS], acc1[MAX_ROWS];
-    for (int r = 0; r < nr; r++)
-        acc0[r] = acc1[r] = _mm256_setzero_ps();
-    int i = 0;
-    for (; i + 16 <= n; i += 16) {
-        const __m256 y0 = load_row8(y, i, half), y1 = load_row8(y, i + 8, half);
-        for (int r = 0; r < nr; r++) {
-            const char *row = x + (size_t) r * bx;
-            acc0[r] = _mm256_fmadd_ps(load_row8(row, i, half), y0, acc0[r]);
-            acc1[r] = _mm256_fmadd_ps(load_row8(row, i + 8, half), y1, acc1[r]);
-        }
-    }
-    for (int r = 0; r < nr; r++) {
-        const char *row = x + (size_t) r * bx;
-        float tail = 0.0f;
-        for (int j = i; j < n; j++)
-            tail += row_value(row, j, half) * row_value(y, j, half);
-        s[r] = hsum_ps(_mm256_add_ps(acc0[r], acc1[r])) + tail;
-    }
+    /* a BF16 value is the high half of its float: the element in the low half of a 32-bit lane moves up */
+    const __m256i w = _mm256_loadu_si256(p);
+    *lo = _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
+    *hi = _mm256_castsi256_ps(_mm256_and_si256(w, _mm256_set1_epi32((int) 0xffff0000u)));
 }
 
-#define EXPAND_ROWS(half)                                                   \
-    switch (nr) {                                                           \
-    case 4: float_rows(n, s, vx, bx, vy, half, 4); break;                   \
-    case 3: float_rows(n, s, vx, bx, vy, half, 3); break;                   \
-    case 2: float_rows(n, s, vx, bx, vy, half, 2); break;                   \
-    default: float_rows(n, s, vx, bx, vy, half, 1); break;                  \
+/*
+ * Defines name, the kernel of rows of type T: 16 values a step loaded by
+ * load16, the last n % 16 by the scalar reader scalar.
+ */
+#define FLOAT_ROWS_KERNEL(name, T, load16, scalar)                                                  \
+    ALWAYS_INLINE void name(int n, float *s, const void *vx, size_t bx, const void *vy, const int nr) \
+    {                                                                                               \
+        const char *x = vx;                                                                         \
+        const T *y = vy;                                                                            \
+        __m256 lo0 = _mm256_setzero_ps(), hi0 = lo0, lo1 = lo0, hi1 = lo0;                          \
+        __m256 lo2 = lo0, hi2 = lo0, lo3 = lo0, hi3 = lo0;                                          \
+        int i = 0;                                                                                  \
+        for (; i + 16 <= n; i += 16) {                                                              \
+            __m256 ylo, yhi, xlo, xhi;                                                              \
+            load16(y + i, &ylo, &yhi);                                                              \
+            FOR_EACH_ROW(FLOAT_ROW_STEP, load16)                                                    \
+        }                                                                                           \
+        for (int r = 0; r < nr; r++) {                                                              \
+            const T *row = (const T *) (const void *) (x + (size_t) r * bx);                        \
+            float tail = 0.0f;                                                                      \
+            for (int j = i; j < n; j++)                                                             \
+                tail += scalar(row[j]) * scalar(y[j]);                                              \
+            const __m256 acc = r == 0 ? _mm256_add_ps(lo0, hi0)                                     \
+                             : r == 1 ? _mm256_add_ps(lo1, hi1)                                     \
+                             : r == 2 ? _mm256_add_ps(lo2, hi2)                                     \
+                                      : _mm256_add_ps(lo3, hi3);                                    \
+            s[r] = hsum_ps(acc) + tail;                                                             \
+        }                                                                                           \
     }
+
+/* One step of row r in FLOAT_ROWS_KERNEL: values i..i+15 of the row times ylo, yhi. */
+#define FLOAT_ROW_STEP(r, load16)                                                             \
+    if ((r) < nr) {                                                                           \
+        load16((const void *) (x + (size_t) (r) * bx + (size_t) i * sizeof(*y)), &xlo, &xhi); \
+        lo##r = _mm256_fmadd_ps(xlo, ylo, lo##r);                                             \
+        hi##r = _mm256_fmadd_ps(xhi, yhi, hi##r);                                             \
+    }
+
+FLOAT_ROWS_KERNEL(rows_f32, float, load16_f32, f32_value)
+FLOAT_ROWS_KERNEL(rows_f16, ggml_fp16_t, load16_f16, f16_value)
+FLOAT_ROWS_KERNEL(rows_bf16, uint16_t, load16_bf16, bf16_value)
 
 void ggml__avx2_vec_dot_rows_f32(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
 {
-    EXPAND_ROWS(false)
+    EXPAND_ROWS(rows_f32)
 }
 
 void ggml__avx2_vec_dot_rows_f16(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
 {
-    EXPAND_ROWS(true)
+    EXPAND_ROWS(rows_f16)
+}
+
+void ggml__avx2_vec_dot_rows_bf16(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
+{
+    EXPAND_ROWS(rows_bf16)
+}
+
+/*
+ * Quantized rows against Q8_0 or Q8_1 blocks, four rows a step of one
+ * block: each row's 32 products are summed exactly in integers, then the
+ * four rows' sums are gathered into one vector by horizontal adds, lanes
+ * [r0 r1 r2 r3 | r0 r1 r2 r3] (the sums over elements 0..15 and 16..31 of
+ * the block), so that one conversion and one multiply-add by the four
+ * rows' scales serve all four rows.  What depends on y alone is computed
+ * once a step.  Fewer than four rows: the missing rows read row 0 again,
+ * their sums are not stored.
+ */
+
+/* The four rows of a multi-row call, as block arrays (rows past nr alias row 0). */
+struct four_rows {
+    const char *r0, *r1, *r2, *r3;
+};
+
+static inline struct four_rows four_rows(const void *vx, size_t bx, int nr)
+{
+    const char *x = vx;
+    return (struct four_rows) { x, nr > 1 ? x + bx : x, nr > 2 ? x + 2 * bx : x, nr > 3 ? x + 3 * bx : x };
+}
+
+/*
+ * [d0 d1 d2 d3 d0 d1 d2 d3] * dy: the scales of four blocks (F16 values
+ * d0..d3) times the activation block's scale.
+ */
+static inline __m256 four_scales(ggml_fp16_t d0, ggml_fp16_t d1, ggml_fp16_t d2, ggml_fp16_t d3, __m128 dy)
+{
+    const uint64_t bits = (uint64_t) d0 | (uint64_t) d1 << 16 | (uint64_t) d2 << 32 | (uint64_t) d3 << 48;
+    const __m128 sc = _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi64_si128((long long) bits)), dy);
+    return _mm256_set_m128(sc, sc);
+}
+
+/* s[r] = the two lanes of row r of acc (lanes r and r + 4) added, for r < nr. */
+static inline void store_four_sums(float *s, __m256 acc, int nr)
+{
+    float sums[4];
+    _mm_storeu_ps(sums, _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1)));
+    for (int r = 0; r < nr; r++)
+        s[r] = sums[r];
+}
+
+#define BLOCK_OF(row, type, b) ((const type *) (const void *) (row) + (b))
+
+void ggml__avx2_vec_dot_rows_q8_0(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
+{
+    const struct four_rows x = four_rows(vx, bx, nr);
+    const block_q8_0 *y = vy;
+    __m256 acc = _mm256_setzero_ps();
+    for (int b = 0; b < n / QK8_0; b++) {
+        const block_q8_0 *x0 = BLOCK_OF(x.r0, block_q8_0, b), *x1 = BLOCK_OF(x.r1, block_q8_0, b);
+        const block_q8_0 *x2 = BLOCK_OF(x.r2, block_q8_0, b), *x3 = BLOCK_OF(x.r3, block_q8_0, b);
+        const __m256i ya = load_q8(y[b].qs);
+        /* 32-bit sums: a block's products reach 32 * 128 * 127 */
+        const __m256i i01 = _mm256_hadd_epi32(dot_i8(load_q8(x0->qs), ya), dot_i8(load_q8(x1->qs), ya));
+        const __m256i i23 = _mm256_hadd_epi32(dot_i8(load_q8(x2->qs), ya), dot_i8(load_q8(x3->qs), ya));
+        const __m256 sc = four_scales(x0->d, x1->d, x2->d, x3->d, _mm_set1_ps(f16_value(y[b].d)));
+        acc = _mm256_fmadd_ps(sc, _mm256_cvtepi32_ps(_mm256_hadd_epi32(i01, i23)), acc);
+    }
+    store_four_sums(s, acc, nr);
+}
+
+/*
+ * The 4- and 5-bit formats (Q4_0, Q4_1, Q5_0, Q5_1): the weights of a
+ * block as unsigned values u (0..15, or 0..31 with the fifth bits); the
+ * symmetric formats' weights are u - 8 (Q4_0) and u - 16 (Q5_0), the
+ * others' d * u + m.  ALWAYS_INLINE with a constant type: one kernel per
+ * format.
+ */
+ALWAYS_INLINE int nibble_offset(enum ggml_type t)
+{
+    return t == GGML_TYPE_Q4_0 ? 8 : t == GGML_TYPE_Q5_0 ? 16 : 0;
+}
+
+ALWAYS_INLINE bool has_min(enum ggml_type t)
+{
+    return t == GGML_TYPE_Q4_1 || t == GGML_TYPE_Q5_1;
+}
+
+ALWAYS_INLINE size_t nibble_block_bytes(enum ggml_type t)
+{
+    return t == GGML_TYPE_Q4_0 ? sizeof(block_q4_0) : t == GGML_TYPE_Q4_1 ? sizeof(block_q4_1)
+         : t == GGML_TYPE_Q5_0 ? sizeof(block_q5_0) : sizeof(block_q5_1);
+}
+
+/* The block's scale d and (Q4_1, Q5_1) minimum m; the block starts at p. */
+ALWAYS_INLINE ggml_fp16_t nibble_d(const char *p)
+{
+    ggml_fp16_t d;
+    memcpy(&d, p, sizeof d);   /* d opens every one of these blocks */
+    return d;
+}
+
+ALWAYS_INLINE ggml_fp16_t nibble_m(enum ggml_type t, const char *p)
+{
+    return t == GGML_TYPE_Q4_1 ? ((const block_q4_1 *) (const void *) p)->m
+                               : ((const block_q5_1 *) (const void *) p)->m;
+}
+
+/* u of the 32 elements of the block at p, in element order. */
+ALWAYS_INLINE __m256i nibble_values(enum ggml_type t, const char *p)
+{
+    const uint8_t *qs = t == GGML_TYPE_Q4_0 ? ((const block_q4_0 *) (const void *) p)->qs
+                      : t == GGML_TYPE_Q4_1 ? ((const block_q4_1 *) (const void *) p)->qs
+                      : t == GGML_TYPE_Q5_0 ? ((const block_q5_0 *) (const void *) p)->qs
+                                            : ((const block_q5_1 *) (const void *) p)->qs;
+    const __m256i packed = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) (const void *) qs));
+    /* the upper copy of the 16 bytes shifted by 4: its low nibbles are the high ones (elements 16..31) */
+    __m256i u = _mm256_and_si256(_mm256_srlv_epi32(packed, _mm256_set_epi32(4, 4, 4, 4, 0, 0, 0, 0)),
+                                 _mm256_set1_epi8(0x0f));
+    if (t == GGML_TYPE_Q5_0)
+        u = _mm256_or_si256(u, fifth_bits(((const block_q5_0 *) (const void *) p)->qh));
+    else if (t == GGML_TYPE_Q5_1)
+        u = _mm256_or_si256(u, fifth_bits(((const block_q5_1 *) (const void *) p)->qh));
+    return u;
+}
+
+/*
+ * The 4- and 5-bit rows against Q8_0 (symmetric formats) or Q8_1 rows.
+ * The products w * y of a block, summed in pairs of lanes by maddubs (u *
+ * y, then minus offset * y for the symmetric formats), are at most 31 *
+ * 127 (Q5_1) or 16 * 127 (Q5_0) in magnitude, so any sum of 8 of them
+ * fits in 16 bits: two horizontal adds stay in 16 bits, madd widens the
+ * sums of 16 products to 32.  The minimum's part, m * s_y, is summed
+ * apart, four rows in four lanes.
+ */
+ALWAYS_INLINE void nibble_rows(enum ggml_type t, int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
+{
+    const struct four_rows x = four_rows(vx, bx, nr);
+    const size_t step = nibble_block_bytes(t), ystep = has_min(t) ? sizeof(block_q8_1) : sizeof(block_q8_0);
+    const char *yb = vy;
+    __m256 acc = _mm256_setzero_ps();
+    __m128 mins = _mm_setzero_ps();
+    for (int b = 0; b < n / 32; b++, yb += ystep) {
+        const char *x0 = x.r0 + b * step, *x1 = x.r1 + b * step, *x2 = x.r2 + b * step, *x3 = x.r3 + b * step;
+        const __m256i ya = load_q8((const int8_t *) (const void *) (yb + (has_min(t) ? 4 : 2)));
+        const __m256i offset = _mm256_maddubs_epi16(_mm256_set1_epi8((char) nibble_offset(t)), ya);
+#define NIBBLE_PAIRS(xb)                                                                   \
+        (nibble_offset(t) ? _mm256_sub_epi16(_mm256_maddubs_epi16(nibble_values(t, xb), ya), offset) \
+                          : _mm256_maddubs_epi16(nibble_values(t, xb), ya))
+        const __m256i h01 = _mm256_hadd_epi16(NIBBLE_PAIRS(x0), NIBBLE_PAIRS(x1));
+        const __m256i h23 = _mm256_hadd_epi16(NIBBLE_PAIRS(x2), NIBBLE_PAIRS(x3));
+#undef NIBBLE_PAIRS
+        const __m256i isum = _mm256_madd_epi16(_mm256_hadd_epi16(h01, h23), _mm256_set1_epi16(1));
+        ggml_fp16_t dy, sy;
+        memcpy(&dy, yb, sizeof dy);   /* d opens Q8_0 and Q8_1 blocks, s follows in Q8_1 */
+        const __m256 sc = four_scales(nibble_d(x0), nibble_d(x1), nibble_d(x2), nibble_d(x3),
+                                      _mm_set1_ps(f16_value(dy)));
+        acc = _mm256_fmadd_ps(sc, _mm256_cvtepi32_ps(isum), acc);
+        if (has_min(t)) {
+            memcpy(&sy, yb + 2, sizeof sy);
+            const __m256 m = four_scales(nibble_m(t, x0), nibble_m(t, x1), nibble_m(t, x2), nibble_m(t, x3),
+                                         _mm_set1_ps(f16_value(sy)));
+            mins = _mm_add_ps(mins, _mm256_castps256_ps128(m));
+        }
+    }
+    if (has_min(t))
+        /* the minimums' lanes counted once: added to the lower half only */
+        acc = _mm256_add_ps(acc, _mm256_castps128_ps256(mins));
+    store_four_sums(s, acc, nr);
+}
+
+void ggml__avx2_vec_dot_rows_q4_0(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
+{
+    nibble_rows(GGML_TYPE_Q4_0, n, s, vx, bx, vy, nr);
+}
+
+void ggml__avx2_vec_dot_rows_q4_1(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
+{
+    nibble_rows(GGML_TYPE_Q4_1, n, s, vx, bx, vy, nr);
+}
+
+void ggml__avx2_vec_dot_rows_q5_0(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
+{
+    nibble_rows(GGML_TYPE_Q5_0, n, s, vx, bx, vy, nr);
+}
+
+void ggml__avx2_vec_dot_rows_q5_1(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
+{
+    nibble_rows(GGML_TYPE_Q5_1, n, s, vx, bx, vy, nr);
 }
