@@ -55,15 +55,17 @@
  * factors 2^(n/2) and 2^(n - n/2), both normal for n in [-152, 130], so
  * that a result near the overflow or subnormal range is rounded once.
  */
-static inline VM_F VM_NAME(exp_parts)(VM_F hi, VM_F lo)
+static inline VM_F VM_NAME(exp_reduced)(VM_F hi, VM_F lo, bool has_lo)
 {
     const VM_F ln2_hi = VM_SET1(0.693145751953125f); /* 15 significant bits */
     const VM_F ln2_lo = VM_SET1(1.42860682030941723212e-6f);
     hi = VM_MIN(VM_SET1(89.0f), VM_MAX(VM_SET1(-104.0f), hi));
-    const VM_F n = VM_ROUND(VM_MUL(VM_ADD(hi, lo), VM_SET1(1.44269504088896340736f)));
+    /* (x + 0 is not x for x = -0: a plain exp skips the additions of lo) */
+    const VM_F n = VM_ROUND(VM_MUL(has_lo ? VM_ADD(hi, lo) : hi, VM_SET1(1.44269504088896340736f)));
     VM_F r = VM_FNMADD(n, ln2_hi, hi);
     r = VM_FNMADD(n, ln2_lo, r);
-    r = VM_ADD(r, lo);
+    if (has_lo)
+        r = VM_ADD(r, lo);
 
     VM_F p = VM_SET1(1.0f / 5040.0f);
     p = VM_FMADD(p, r, VM_SET1(1.0f / 720.0f));
@@ -76,17 +78,26 @@ static inline VM_F VM_NAME(exp_parts)(VM_F hi, VM_F lo)
 
     /* a NaN's n converts to INT32_MIN: the factors are then garbage, p is NaN */
     const VM_I ni = VM_CVT_I(n);
-    const VM_I n1 = VM_I_SRAI(ni, 1), n2 = VM_I_SUB(ni, n1);
     const VM_I bias = VM_I_SET1(127);
+    /* every |n| < 126 (the usual case): 2^n is one normal factor, and
+       scaling by it rounds exactly as the two factors below do */
+    if (VM_NONE(VM_GE(VM_ANDNOT(VM_SET1(-0.0f), n), VM_SET1(126.0f))))
+        return VM_MUL(p, VM_I_AS_F(VM_I_SLLI(VM_I_ADD(ni, bias), 23)));
+    const VM_I n1 = VM_I_SRAI(ni, 1), n2 = VM_I_SUB(ni, n1);
     const VM_F f1 = VM_I_AS_F(VM_I_SLLI(VM_I_ADD(n1, bias), 23));
     const VM_F f2 = VM_I_AS_F(VM_I_SLLI(VM_I_ADD(n2, bias), 23));
     return VM_MUL(VM_MUL(p, f1), f2);
 }
 
+static inline VM_F VM_NAME(exp_parts)(VM_F hi, VM_F lo)
+{
+    return VM_NAME(exp_reduced)(hi, lo, true);
+}
+
 /* e^x; max relative error 2.5e-7 (exp_parts). */
 static inline VM_F VM_NAME(exp)(VM_F x)
 {
-    return VM_NAME(exp_parts)(x, VM_SET1(0.0f));
+    return VM_NAME(exp_reduced)(x, x, false);
 }
 
 /*
@@ -224,6 +235,7 @@ static inline VM_F VM_NAME(gelu_erf)(VM_F x)
 #undef VM_LT
 #undef VM_GE
 #undef VM_SELECT
+#undef VM_NONE
 #undef VM_CVT_I
 #undef VM_ROUND
 #undef VM_I_ADD

@@ -34,6 +34,7 @@
 #define VM_LT(a, b)         _mm256_cmp_ps(a, b, _CMP_LT_OQ)
 #define VM_GE(a, b)         _mm256_cmp_ps(a, b, _CMP_GE_OQ)
 #define VM_SELECT(m, a, b)  _mm256_blendv_ps(b, a, m)
+#define VM_NONE(m)          (_mm256_movemask_ps(m) == 0)
 #define VM_ROUND(x)         _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
 #define VM_CVT_I(x)         _mm256_cvtps_epi32(x)
 #define VM_I_ADD(a, b)      _mm256_add_epi32(a, b)

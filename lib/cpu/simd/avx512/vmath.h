@@ -38,6 +38,7 @@
 #define VM_LT(a, b)         _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ)
 #define VM_GE(a, b)         _mm512_cmp_ps_mask(a, b, _CMP_GE_OQ)
 #define VM_SELECT(m, a, b)  _mm512_mask_blend_ps(m, b, a)
+#define VM_NONE(m)          ((m) == 0)
 #define VM_ROUND(x)         _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
 #define VM_CVT_I(x)         _mm512_cvtps_epi32(x)
 #define VM_I_ADD(a, b)      _mm512_add_epi32(a, b)
