@@ -565,6 +565,19 @@ static void check_unary(const struct ggml__cpu_kernels *k)
             at += (size_t) len;
         }
         all_ok = out[count + 1] == 12345.0f && memcmp(out + 1, inplace + 1, count * sizeof *out) == 0;
+        if (k->unary_stream[u->op] != NULL) {
+            /* the non-temporal form: the same bits, nothing past the end */
+            inplace[count + 1] = 12345.0f;
+            for (size_t at = 0; at < count; li++) {
+                const int64_t len = (int64_t) (count - at) < lengths[li % 6] ? (int64_t) (count - at) : lengths[li % 6];
+                k->unary_stream[u->op](len, inplace + 1 + at, in + at);
+                at += (size_t) len;
+            }
+            if (inplace[count + 1] != 12345.0f || memcmp(out + 1, inplace + 1, count * sizeof *out) != 0) {
+                tap_diag("%s: unary_stream differs from unary", u->name);
+                all_ok = false;
+            }
+        }
         for (size_t i = 0; i < count; i++) {
             const double want = u->ref((double) in[i]);
             if (!within(out[1 + i], want, u->bound * (1.0 + u->cond((double) in[i])), 0x1p-148, &worst) && all_ok) {
@@ -572,8 +585,9 @@ static void check_unary(const struct ggml__cpu_kernels *k)
                 all_ok = false;
             }
         }
-        ok(all_ok, "%s: unary %s within %.2g relative of double precision over %zu inputs (worst %.3g)",
-           ggml__isa_name(k->level), u->name, u->bound, count, worst);
+        ok(all_ok, "%s: unary %s%s within %.2g relative of double precision over %zu inputs (worst %.3g)",
+           ggml__isa_name(k->level), u->name, k->unary_stream[u->op] != NULL ? " (and its streaming form)" : "",
+           u->bound, count, worst);
     }
     free(in);
     free(out);

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #    include <cpuid.h>
@@ -208,12 +209,50 @@ static enum ggml__isa requested_isa(const struct ggml__isa_caps *c, enum ggml__i
     return best;
 }
 
+/*
+ * The size of the last-level cache CPU 0 sees, from the kernel's cache
+ * description (sysfs: what the processor reports, a virtual machine's
+ * share included), else from the C library, else 32 MiB.
+ */
+static size_t last_level_cache_bytes(void)
+{
+    long best_level = 0, best_size = -1;
+    for (int index = 0; index < 8; index++) {
+        char path[80];
+        long level = 0, size = 0;
+        char unit = 'K';
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", index);
+        FILE *f = fopen(path, "r");
+        if (f == NULL)
+            break;
+        const bool have_level = fscanf(f, "%ld", &level) == 1;
+        fclose(f);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", index);
+        if (!have_level || (f = fopen(path, "r")) == NULL)
+            continue;
+        const int got = fscanf(f, "%ld%c", &size, &unit);
+        fclose(f);
+        if (got >= 1 && size > 0 && level >= best_level) {
+            best_level = level;
+            best_size = size * (got == 2 && unit == 'M' ? 1L << 20 : got == 2 && unit == 'K' ? 1L << 10 : 1L);
+        }
+    }
+#if defined(_SC_LEVEL3_CACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE)
+    if (best_size <= 0)
+        best_size = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (best_size <= 0)
+        best_size = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+    return best_size > 0 ? (size_t) best_size : (size_t) 32 << 20;
+}
+
 static void choose_kernels(void)
 {
     fill_isa_caps(&isa_caps, cpu());
     const enum ggml__isa level = requested_isa(&isa_caps, best_isa(&isa_caps));
     if (!ggml__kernels_build(&kernels, level, &isa_caps))
         (void) ggml__kernels_build(&kernels, GGML__ISA_GENERIC, &isa_caps);
+    kernels.stream_min_bytes = last_level_cache_bytes();
 }
 
 const struct ggml__cpu_kernels *ggml__kernels(void)

@@ -493,7 +493,10 @@ static void unary_kernel(const struct ggml__compute_params *params, struct ggml_
     if (op == GGML_UNARY_OP_XIELU)
         for (int k = 0; k < 4; k++)
             args.p[k] = ggml__get_op_params_f32(dst, 1 + k);
-    map_rows(params, dst, &unary_fns[op], params->kernels->unary[op], &args);
+    /* an output larger than the last-level cache: stored around it */
+    const struct ggml__cpu_kernels *k = params->kernels;
+    const bool stream = k->unary_stream[op] != NULL && ggml__nbytes(dst) >= k->stream_min_bytes;
+    map_rows(params, dst, &unary_fns[op], stream ? k->unary_stream[op] : k->unary[op], &args);
 }
 
 const struct ggml__op_impl ggml__op_unary = {

@@ -78,6 +78,10 @@ struct ggml__isa_caps {
 
 struct ggml__cpu_kernels {
     enum ggml__isa level;
+    /* Outputs of at least this many bytes (the last-level cache's size)
+       are written by the unary_stream entries (set with the table in
+       lib/cpu/features.c; SIZE_MAX in a table built elsewhere). */
+    size_t stream_min_bytes;
 
     /*
      * vec_dot[t]: dot product of a row of type t with a row of
@@ -112,6 +116,10 @@ struct ggml__cpu_kernels {
      * portable row function.
      */
     void (*unary[GGML_UNARY_OP_COUNT])(int64_t n, float *y, const float *x);
+    /* unary_stream[op]: unary[op] storing y around the caches (non-temporal
+       stores), for outputs larger than the last-level cache, the same
+       bits; NULL where the level has none. */
+    void (*unary_stream[GGML_UNARY_OP_COUNT])(int64_t n, float *y, const float *x);
     void (*glu[GGML_GLU_OP_COUNT])(int64_t n, float *y, const float *x, const float *g);
 
     /*

@@ -15,6 +15,7 @@
  */
 #include "config.h"
 
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 
@@ -170,6 +171,16 @@ static void fill_avx2(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *
     k->unary[GGML_UNARY_OP_GELU] = ggml__avx2_unary_gelu;
     k->unary[GGML_UNARY_OP_GELU_QUICK] = ggml__avx2_unary_gelu_quick;
     k->unary[GGML_UNARY_OP_GELU_ERF] = ggml__avx2_unary_gelu_erf;
+    k->unary_stream[GGML_UNARY_OP_ABS] = ggml__avx2_unary_stream_abs;
+    k->unary_stream[GGML_UNARY_OP_NEG] = ggml__avx2_unary_stream_neg;
+    k->unary_stream[GGML_UNARY_OP_RELU] = ggml__avx2_unary_stream_relu;
+    k->unary_stream[GGML_UNARY_OP_TANH] = ggml__avx2_unary_stream_tanh;
+    k->unary_stream[GGML_UNARY_OP_SIGMOID] = ggml__avx2_unary_stream_sigmoid;
+    k->unary_stream[GGML_UNARY_OP_EXP] = ggml__avx2_unary_stream_exp;
+    k->unary_stream[GGML_UNARY_OP_SILU] = ggml__avx2_unary_stream_silu;
+    k->unary_stream[GGML_UNARY_OP_GELU] = ggml__avx2_unary_stream_gelu;
+    k->unary_stream[GGML_UNARY_OP_GELU_QUICK] = ggml__avx2_unary_stream_gelu_quick;
+    k->unary_stream[GGML_UNARY_OP_GELU_ERF] = ggml__avx2_unary_stream_gelu_erf;
     k->glu[GGML_GLU_OP_REGLU] = ggml__avx2_glu_reglu;
     k->glu[GGML_GLU_OP_SWIGLU] = ggml__avx2_glu_swiglu;
     k->glu[GGML_GLU_OP_GEGLU] = ggml__avx2_glu_geglu;
@@ -232,6 +243,16 @@ static void fill_avx512(struct ggml__cpu_kernels *k, const struct ggml__isa_caps
     k->unary[GGML_UNARY_OP_GELU] = ggml__avx512_unary_gelu;
     k->unary[GGML_UNARY_OP_GELU_QUICK] = ggml__avx512_unary_gelu_quick;
     k->unary[GGML_UNARY_OP_GELU_ERF] = ggml__avx512_unary_gelu_erf;
+    k->unary_stream[GGML_UNARY_OP_ABS] = ggml__avx512_unary_stream_abs;
+    k->unary_stream[GGML_UNARY_OP_NEG] = ggml__avx512_unary_stream_neg;
+    k->unary_stream[GGML_UNARY_OP_RELU] = ggml__avx512_unary_stream_relu;
+    k->unary_stream[GGML_UNARY_OP_TANH] = ggml__avx512_unary_stream_tanh;
+    k->unary_stream[GGML_UNARY_OP_SIGMOID] = ggml__avx512_unary_stream_sigmoid;
+    k->unary_stream[GGML_UNARY_OP_EXP] = ggml__avx512_unary_stream_exp;
+    k->unary_stream[GGML_UNARY_OP_SILU] = ggml__avx512_unary_stream_silu;
+    k->unary_stream[GGML_UNARY_OP_GELU] = ggml__avx512_unary_stream_gelu;
+    k->unary_stream[GGML_UNARY_OP_GELU_QUICK] = ggml__avx512_unary_stream_gelu_quick;
+    k->unary_stream[GGML_UNARY_OP_GELU_ERF] = ggml__avx512_unary_stream_gelu_erf;
     k->glu[GGML_GLU_OP_REGLU] = ggml__avx512_glu_reglu;
     k->glu[GGML_GLU_OP_SWIGLU] = ggml__avx512_glu_swiglu;
     k->glu[GGML_GLU_OP_GEGLU] = ggml__avx512_glu_geglu;
@@ -315,6 +336,7 @@ bool ggml__kernels_build(struct ggml__cpu_kernels *k, enum ggml__isa level, cons
         return false;
     memset(k, 0, sizeof *k);
     k->level = level;
+    k->stream_min_bytes = SIZE_MAX;
     fill_generic(k, caps);
 #if HAVE_ISA_AVX2
     if (level == GGML__ISA_AVX2 || level == GGML__ISA_AVX512)

@@ -32,6 +32,27 @@
         }                                                                                   \
     }
 
+/*
+ * Defines ggml__avx2_unary_stream_<name>: ggml__avx2_unary_<name> with
+ * non-temporal stores for the whole 32-byte lines of y (the ends through
+ * the plain function: the same bits).
+ */
+#define DEFINE_UNARY_STREAM(name)                                                           \
+    void ggml__avx2_unary_stream_##name(int64_t n, float *y, const float *x)               \
+    {                                                                                       \
+        const int64_t head = (int64_t) (((32u - ((uintptr_t) y & 31u)) & 31u) / sizeof(float)); \
+        if (head >= n) {                                                                    \
+            ggml__avx2_unary_##name(n, y, x);                                              \
+            return;                                                                         \
+        }                                                                                   \
+        ggml__avx2_unary_##name(head, y, x);                                               \
+        int64_t i = head;                                                                   \
+        for (; i + 8 <= n; i += 8)                                                        \
+            _mm256_stream_ps(y + i, avx2_##name(_mm256_loadu_ps(x + i)));                         \
+        _mm_sfence();                                                                       \
+        ggml__avx2_unary_##name(n - i, y + i, x + i);                                      \
+    }
+
 /* Defines ggml__avx2_glu_<glu>: y[i] = avx2_<act>(x[i]) * g[i]. */
 #define DEFINE_GLU(glu, act)                                                                \
     void ggml__avx2_glu_##glu(int64_t n, float *y, const float *x, const float *g)          \
@@ -48,15 +69,25 @@
     }
 
 DEFINE_UNARY(abs)
+DEFINE_UNARY_STREAM(abs)
 DEFINE_UNARY(neg)
+DEFINE_UNARY_STREAM(neg)
 DEFINE_UNARY(relu)
+DEFINE_UNARY_STREAM(relu)
 DEFINE_UNARY(tanh)
+DEFINE_UNARY_STREAM(tanh)
 DEFINE_UNARY(exp)
+DEFINE_UNARY_STREAM(exp)
 DEFINE_UNARY(sigmoid)
+DEFINE_UNARY_STREAM(sigmoid)
 DEFINE_UNARY(silu)
+DEFINE_UNARY_STREAM(silu)
 DEFINE_UNARY(gelu)
+DEFINE_UNARY_STREAM(gelu)
 DEFINE_UNARY(gelu_quick)
+DEFINE_UNARY_STREAM(gelu_quick)
 DEFINE_UNARY(gelu_erf)
+DEFINE_UNARY_STREAM(gelu_erf)
 
 DEFINE_GLU(reglu, relu)
 DEFINE_GLU(swiglu, silu)

@@ -60,6 +60,17 @@ void ggml__avx512_unary_silu(int64_t n, float *y, const float *x);
 void ggml__avx512_unary_gelu(int64_t n, float *y, const float *x);
 void ggml__avx512_unary_gelu_quick(int64_t n, float *y, const float *x);
 void ggml__avx512_unary_gelu_erf(int64_t n, float *y, const float *x);
+/* ... with non-temporal stores (the unary_stream entries) */
+void ggml__avx512_unary_stream_abs(int64_t n, float *y, const float *x);
+void ggml__avx512_unary_stream_neg(int64_t n, float *y, const float *x);
+void ggml__avx512_unary_stream_relu(int64_t n, float *y, const float *x);
+void ggml__avx512_unary_stream_tanh(int64_t n, float *y, const float *x);
+void ggml__avx512_unary_stream_sigmoid(int64_t n, float *y, const float *x);
+void ggml__avx512_unary_stream_exp(int64_t n, float *y, const float *x);
+void ggml__avx512_unary_stream_silu(int64_t n, float *y, const float *x);
+void ggml__avx512_unary_stream_gelu(int64_t n, float *y, const float *x);
+void ggml__avx512_unary_stream_gelu_quick(int64_t n, float *y, const float *x);
+void ggml__avx512_unary_stream_gelu_erf(int64_t n, float *y, const float *x);
 void ggml__avx512_glu_reglu(int64_t n, float *y, const float *x, const float *g);
 void ggml__avx512_glu_swiglu(int64_t n, float *y, const float *x, const float *g);
 void ggml__avx512_glu_geglu(int64_t n, float *y, const float *x, const float *g);

@@ -33,6 +33,27 @@
         }                                                                                   \
     }
 
+/*
+ * Defines ggml__avx512_unary_stream_<name>: ggml__avx512_unary_<name> with
+ * non-temporal stores for the whole 64-byte lines of y (the ends through
+ * the plain function: the same bits).
+ */
+#define DEFINE_UNARY_STREAM(name)                                                           \
+    void ggml__avx512_unary_stream_##name(int64_t n, float *y, const float *x)               \
+    {                                                                                       \
+        const int64_t head = (int64_t) (((64u - ((uintptr_t) y & 63u)) & 63u) / sizeof(float)); \
+        if (head >= n) {                                                                    \
+            ggml__avx512_unary_##name(n, y, x);                                              \
+            return;                                                                         \
+        }                                                                                   \
+        ggml__avx512_unary_##name(head, y, x);                                               \
+        int64_t i = head;                                                                   \
+        for (; i + 16 <= n; i += 16)                                                        \
+            _mm512_stream_ps(y + i, avx512_##name(_mm512_loadu_ps(x + i)));                         \
+        _mm_sfence();                                                                       \
+        ggml__avx512_unary_##name(n - i, y + i, x + i);                                      \
+    }
+
 /* Defines ggml__avx512_glu_<glu>: y[i] = avx512_<act>(x[i]) * g[i]. */
 #define DEFINE_GLU(glu, act)                                                                \
     void ggml__avx512_glu_##glu(int64_t n, float *y, const float *x, const float *g)        \
@@ -49,15 +70,25 @@
     }
 
 DEFINE_UNARY(abs)
+DEFINE_UNARY_STREAM(abs)
 DEFINE_UNARY(neg)
+DEFINE_UNARY_STREAM(neg)
 DEFINE_UNARY(relu)
+DEFINE_UNARY_STREAM(relu)
 DEFINE_UNARY(tanh)
+DEFINE_UNARY_STREAM(tanh)
 DEFINE_UNARY(exp)
+DEFINE_UNARY_STREAM(exp)
 DEFINE_UNARY(sigmoid)
+DEFINE_UNARY_STREAM(sigmoid)
 DEFINE_UNARY(silu)
+DEFINE_UNARY_STREAM(silu)
 DEFINE_UNARY(gelu)
+DEFINE_UNARY_STREAM(gelu)
 DEFINE_UNARY(gelu_quick)
+DEFINE_UNARY_STREAM(gelu_quick)
 DEFINE_UNARY(gelu_erf)
+DEFINE_UNARY_STREAM(gelu_erf)
 
 DEFINE_GLU(reglu, relu)
 DEFINE_GLU(swiglu, silu)

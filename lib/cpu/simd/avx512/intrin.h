@@ -190,6 +190,15 @@ static inline void ggml__emu_mask_storeu_epi16(void *p, simde__mmask32 k, simde_
         }
 }
 
+/* A non-temporal store needs an aligned address: two aligned halves. */
+static inline void ggml__emu_stream_ps(void *p, simde__m512 v)
+{
+    simde_mm256_stream_ps((float *) p, ggml__emu_lo_ps(v));
+    simde_mm256_stream_ps((float *) p + 8, ggml__emu_hi_ps(v));
+}
+
+#    undef _mm512_stream_ps
+#    define _mm512_stream_ps(p, v)         ggml__emu_stream_ps(p, v)
 #    undef _mm512_cvtph_ps
 #    undef _mm512_cvtps_ph
 #    undef _mm512_cvtps_epi32
