@@ -685,7 +685,7 @@ static void check_rows(const struct ggml__cpu_kernels *k, const struct ggml__cpu
 {
     enum { N = 1000 };
     float *x = malloc((N + 1) * sizeof *x), *y = malloc((N + 1) * sizeof *y);
-    float *z = malloc((N + 2) * sizeof *z), *zg = malloc((N + 2) * sizeof *zg);
+    float *z = malloc((N + 3) * sizeof *z), *zg = malloc((N + 2) * sizeof *zg);
     bool max_ok = true, scale_ok = true, sums_ok = true, bin_ok = true, exp_ok = true;
     double exp_worst = 0.0;
     for (size_t li = 0; li < N_ROW_LENGTHS; li++) {
@@ -790,6 +790,15 @@ static void check_rows(const struct ggml__cpu_kernels *k, const struct ggml__cpu
             k->binary[op](n, z + 1, z + 1, ys);
             generic->binary[op](n, zg + 1, xs, ys);
             bin_ok = bin_ok && memcmp(z + 1, zg + 1, (size_t) n * sizeof *z) == 0;
+            if (k->binary_stream[op] != NULL) {
+                /* the non-temporal form: the same bits, at two alignments of z, nothing past the end */
+                for (int shift = 0; shift < 2; shift++) {
+                    z[1 + shift + n] = 12345.0f;
+                    k->binary_stream[op](n, z + 1 + shift, xs, ys);
+                    bin_ok = bin_ok && memcmp(z + 1 + shift, zg + 1, (size_t) n * sizeof *z) == 0 &&
+                             z[1 + shift + n] == 12345.0f;
+                }
+            }
         }
     }
     ok(max_ok, "%s: reduce_max exact, NaN skipped (first, middle, last), -inf for n = 0 and rows of NaN",
@@ -798,8 +807,8 @@ static void check_rows(const struct ggml__cpu_kernels *k, const struct ggml__cpu
        ggml__isa_name(k->level), exp_worst);
     ok(scale_ok, "%s: scale is the float product", ggml__isa_name(k->level));
     ok(sums_ok, "%s: sum, sum_sq, sum_sq_dev within 1e-13 of double precision", ggml__isa_name(k->level));
-    ok(bin_ok, "%s: add, sub, mul, div rows and scalars equal the float operation and generic, in place too",
-       ggml__isa_name(k->level));
+    ok(bin_ok, "%s: add, sub, mul, div rows (and their streaming forms) and scalars equal the float operation "
+       "and generic, in place too", ggml__isa_name(k->level));
     free(x);
     free(y);
     free(z);

@@ -37,19 +37,22 @@ static enum ggml__binary_op binary_op_of(enum ggml_op op)
 
 /*
  * out[i] = x[i] op y[i % ny] for i < n (y repeats when ny < n), with the
- * kernel table's rows: binary_scalar for ny == 1, binary per repetition
- * otherwise.  Both levels give the same bits (single IEEE operations).
+ * kernel table's rows: binary_scalar for ny == 1, binary (binary_stream
+ * when stream) per repetition otherwise.  All levels give the same bits
+ * (single IEEE operations).
  */
 static void apply(const struct ggml__cpu_kernels *k, enum ggml__binary_op op, int64_t n, float *out,
-                  const float *x, const float *y, int64_t ny)
+                  const float *x, const float *y, int64_t ny, bool stream)
 {
     if (ny == 1) {
         k->binary_scalar[op](n, out, x, y[0]);
         return;
     }
+    void (*const rows)(int64_t, float *, const float *, const float *) =
+        stream && k->binary_stream[op] != NULL ? k->binary_stream[op] : k->binary[op];
     for (int64_t start = 0; start < n; start += ny) {
         const int64_t len = n - start < ny ? n - start : ny;
-        k->binary[op](len, out + start, x + start, y);
+        rows(len, out + start, x + start, y);
     }
 }
 
@@ -70,6 +73,8 @@ static void binary_kernel(const struct ggml__compute_params *params, struct ggml
     const enum ggml__binary_op op = binary_op_of(dst->op);
     float *xrow = (float *) params->wdata + (size_t) params->ith * 2 * (size_t) (ne0 + 16);
     float *yrow = xrow + ne0 + 16;
+    /* an output larger than the last-level cache: stored around it */
+    const bool stream = ggml__nbytes(dst) >= k->stream_min_bytes;
 
     int64_t first, last;
     ggml__split_rows(ggml_nrows(dst), params->ith, params->nth, &first, &last);
@@ -80,12 +85,12 @@ static void binary_kernel(const struct ggml__compute_params *params, struct ggml
                            (i2 % b->ne[2]) * b->nb[2] + (i3 % b->ne[3]) * b->nb[3];
         char *drow = (char *) dst->data + i1 * dst->nb[1] + i2 * dst->nb[2] + i3 * dst->nb[3];
         if (fast) {
-            apply(k, op, ne0, (float *) drow, (const float *) arow, (const float *) brow, ne10);
+            apply(k, op, ne0, (float *) drow, (const float *) arow, (const float *) brow, ne10, stream);
             continue;
         }
         ggml__load_row_float(a->type, arow, a->nb[0], ne0, xrow);
         ggml__load_row_float(b->type, brow, b->nb[0], ne10, yrow);
-        apply(k, op, ne0, xrow, xrow, yrow, ne10);
+        apply(k, op, ne0, xrow, xrow, yrow, ne10, false);
         ggml__store_row_float(dst->type, drow, dst->nb[0], ne0, xrow);
     }
 }

@@ -79,7 +79,7 @@ struct ggml__isa_caps {
 struct ggml__cpu_kernels {
     enum ggml__isa level;
     /* Outputs of at least this many bytes (the last-level cache's size)
-       are written by the unary_stream entries (set with the table in
+       are written by the unary_stream and binary_stream entries (set with the table in
        lib/cpu/features.c; SIZE_MAX in a table built elsewhere). */
     size_t stream_min_bytes;
 
@@ -148,6 +148,10 @@ struct ggml__cpu_kernels {
     /* z[i] = x[i] op y[i] (binary), z[i] = x[i] op s (binary_scalar); IEEE single precision, exact ops. */
     void (*binary[GGML__BINARY_COUNT])(int64_t n, float *z, const float *x, const float *y);
     void (*binary_scalar[GGML__BINARY_COUNT])(int64_t n, float *z, const float *x, float s);
+    /* binary_stream[op]: binary[op] storing z around the caches
+       (non-temporal stores), for outputs larger than the last-level cache;
+       the same bits; NULL where the level has none. */
+    void (*binary_stream[GGML__BINARY_COUNT])(int64_t n, float *z, const float *x, const float *y);
 
     /*
      * Transposes (added for the copies of ops/copy.c): a matrix of rows x

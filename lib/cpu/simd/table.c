@@ -201,6 +201,10 @@ static void fill_avx2(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *
     k->binary_scalar[GGML__BINARY_SUB] = ggml__avx2_sub_scalar;
     k->binary_scalar[GGML__BINARY_MUL] = ggml__avx2_mul_scalar;
     k->binary_scalar[GGML__BINARY_DIV] = ggml__avx2_div_scalar;
+    k->binary_stream[GGML__BINARY_ADD] = ggml__avx2_add_stream;
+    k->binary_stream[GGML__BINARY_SUB] = ggml__avx2_sub_stream;
+    k->binary_stream[GGML__BINARY_MUL] = ggml__avx2_mul_stream;
+    k->binary_stream[GGML__BINARY_DIV] = ggml__avx2_div_stream;
     k->transpose32 = ggml__avx2_transpose32;
     k->transpose16 = ggml__avx2_transpose16;
 }
@@ -273,6 +277,10 @@ static void fill_avx512(struct ggml__cpu_kernels *k, const struct ggml__isa_caps
     k->binary_scalar[GGML__BINARY_SUB] = ggml__avx512_sub_scalar;
     k->binary_scalar[GGML__BINARY_MUL] = ggml__avx512_mul_scalar;
     k->binary_scalar[GGML__BINARY_DIV] = ggml__avx512_div_scalar;
+    k->binary_stream[GGML__BINARY_ADD] = ggml__avx512_add_stream;
+    k->binary_stream[GGML__BINARY_SUB] = ggml__avx512_sub_stream;
+    k->binary_stream[GGML__BINARY_MUL] = ggml__avx512_mul_stream;
+    k->binary_stream[GGML__BINARY_DIV] = ggml__avx512_div_stream;
     /* transpose16: the AVX2 level's (avx512/transpose.c says why) */
     k->transpose32 = ggml__avx512_transpose32;
 #    if HAVE_ISA_AVX512_VNNI

@@ -84,6 +84,11 @@ void ggml__avx2_add_scalar(int64_t n, float *z, const float *x, float s);
 void ggml__avx2_sub_scalar(int64_t n, float *z, const float *x, float s);
 void ggml__avx2_mul_scalar(int64_t n, float *z, const float *x, float s);
 void ggml__avx2_div_scalar(int64_t n, float *z, const float *x, float s);
+/* ... the binary_stream entries (non-temporal stores) */
+void ggml__avx2_add_stream(int64_t n, float *z, const float *x, const float *y);
+void ggml__avx2_sub_stream(int64_t n, float *z, const float *x, const float *y);
+void ggml__avx2_mul_stream(int64_t n, float *z, const float *x, const float *y);
+void ggml__avx2_div_stream(int64_t n, float *z, const float *x, const float *y);
 /* transpose.c */
 void ggml__avx2_transpose32(int64_t rows, int64_t cols, const void *restrict src, ptrdiff_t src_stride,
                             void *restrict dst, ptrdiff_t dst_stride);

@@ -166,3 +166,29 @@ DEFINE_BINARY(add, _mm256_add_ps, +)
 DEFINE_BINARY(sub, _mm256_sub_ps, -)
 DEFINE_BINARY(mul, _mm256_mul_ps, *)
 DEFINE_BINARY(div, _mm256_div_ps, /)
+
+/*
+ * Defines ggml__avx2_<name>_stream, the binary_stream entry: the binary
+ * entry with non-temporal stores for the whole 32-byte lines of z (the
+ * ends through the plain function: the same bits).
+ */
+#define DEFINE_BINARY_STREAM(name, vop)                                                       \
+    void ggml__avx2_##name##_stream(int64_t n, float *z, const float *x, const float *y)     \
+    {                                                                                         \
+        const int64_t head = (int64_t) (((32u - ((uintptr_t) z & 31u)) & 31u) / sizeof(float)); \
+        if (head >= n) {                                                                      \
+            ggml__avx2_##name(n, z, x, y);                                                   \
+            return;                                                                           \
+        }                                                                                     \
+        ggml__avx2_##name(head, z, x, y);                                                    \
+        int64_t i = head;                                                                     \
+        for (; i + 8 <= n; i += 8)                                                          \
+            _mm256_stream_ps(z + i, vop(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i)));                     \
+        _mm_sfence();                                                                         \
+        ggml__avx2_##name(n - i, z + i, x + i, y + i);                                       \
+    }
+
+DEFINE_BINARY_STREAM(add, _mm256_add_ps)
+DEFINE_BINARY_STREAM(sub, _mm256_sub_ps)
+DEFINE_BINARY_STREAM(mul, _mm256_mul_ps)
+DEFINE_BINARY_STREAM(div, _mm256_div_ps)

@@ -92,6 +92,11 @@ void ggml__avx512_add_scalar(int64_t n, float *z, const float *x, float s);
 void ggml__avx512_sub_scalar(int64_t n, float *z, const float *x, float s);
 void ggml__avx512_mul_scalar(int64_t n, float *z, const float *x, float s);
 void ggml__avx512_div_scalar(int64_t n, float *z, const float *x, float s);
+/* ... the binary_stream entries (non-temporal stores) */
+void ggml__avx512_add_stream(int64_t n, float *z, const float *x, const float *y);
+void ggml__avx512_sub_stream(int64_t n, float *z, const float *x, const float *y);
+void ggml__avx512_mul_stream(int64_t n, float *z, const float *x, const float *y);
+void ggml__avx512_div_stream(int64_t n, float *z, const float *x, const float *y);
 
 /* transpose.c (transpose16: the AVX2 level's, see there) */
 void ggml__avx512_transpose32(int64_t rows, int64_t cols, const void *restrict src, ptrdiff_t src_stride,

@@ -179,3 +179,29 @@ DEFINE_BINARY(add, _mm512_add_ps)
 DEFINE_BINARY(sub, _mm512_sub_ps)
 DEFINE_BINARY(mul, _mm512_mul_ps)
 DEFINE_BINARY(div, _mm512_div_ps)
+
+/*
+ * Defines ggml__avx512_<name>_stream, the binary_stream entry: the binary
+ * entry with non-temporal stores for the whole 64-byte lines of z (the
+ * ends through the plain function: the same bits).
+ */
+#define DEFINE_BINARY_STREAM(name, vop)                                                       \
+    void ggml__avx512_##name##_stream(int64_t n, float *z, const float *x, const float *y)     \
+    {                                                                                         \
+        const int64_t head = (int64_t) (((64u - ((uintptr_t) z & 63u)) & 63u) / sizeof(float)); \
+        if (head >= n) {                                                                      \
+            ggml__avx512_##name(n, z, x, y);                                                   \
+            return;                                                                           \
+        }                                                                                     \
+        ggml__avx512_##name(head, z, x, y);                                                    \
+        int64_t i = head;                                                                     \
+        for (; i + 16 <= n; i += 16)                                                          \
+            _mm512_stream_ps(z + i, vop(_mm512_loadu_ps(x + i), _mm512_loadu_ps(y + i)));                     \
+        _mm_sfence();                                                                         \
+        ggml__avx512_##name(n - i, z + i, x + i, y + i);                                       \
+    }
+
+DEFINE_BINARY_STREAM(add, _mm512_add_ps)
+DEFINE_BINARY_STREAM(sub, _mm512_sub_ps)
+DEFINE_BINARY_STREAM(mul, _mm512_mul_ps)
+DEFINE_BINARY_STREAM(div, _mm512_div_ps)
