@@ -197,6 +197,12 @@ static inline bool ggml__rows_contiguous(const struct ggml_tensor *t)
            (ggml__blck_size_of(t->type) != 0 && t->nb[0] == ggml__type_size_of(t->type));
 }
 
+/* ggml_is_empty of a non-NULL tensor, without the argument check. */
+static inline bool ggml__has_no_elements(const struct ggml_tensor *t)
+{
+    return t->ne[0] == 0 || t->ne[1] == 0 || t->ne[2] == 0 || t->ne[3] == 0;
+}
+
 static inline bool ggml__same_shape(const struct ggml_tensor *a, const struct ggml_tensor *b)
 {
     return a->ne[0] == b->ne[0] && a->ne[1] == b->ne[1] && a->ne[2] == b->ne[2] && a->ne[3] == b->ne[3];

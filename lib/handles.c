@@ -19,6 +19,7 @@
 #include "config.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -113,10 +114,15 @@ static bool set_contains_locked(const struct pointer_set *set, const void *p)
 /* A lookup without the lock (see the top of the file). */
 static inline __attribute__((always_inline)) bool set_contains(const struct pointer_set *set, const void *p)
 {
-    for (;;) {
+    for (unsigned tries = 1;; tries++) {
         const unsigned seq = atomic_load_explicit(&table_seq, memory_order_acquire);
-        if (seq & 1u)
-            continue; /* a writer is busy: its changes take a few hundred ns */
+        if (seq & 1u) {
+            /* a writer is busy: its changes take a few hundred ns, unless
+               it was preempted; then its CPU is given back to it */
+            if (tries % 64 == 0)
+                sched_yield();
+            continue;
+        }
         slot_t *slots = atomic_load_explicit(&set->slots, memory_order_relaxed);
         const size_t capacity = atomic_load_explicit(&set->capacity, memory_order_relaxed);
         bool found = false;

@@ -68,6 +68,7 @@ libggml_backend_core_la_SOURCES = \
 	lib/cpu/simd/kernels.h \
 	lib/cpu/simd/vmath-template.h \
 	lib/cpu/simd/transpose-tiles.h \
+	lib/cpu/simd/prefetch-rows.h \
 	lib/cpu/simd/table.c \
 	lib/cpu/simd/generic/generic.h \
 	lib/cpu/simd/generic/lanes.h \

@@ -427,10 +427,7 @@ void ggml_unravel_index(const struct ggml_tensor *tensor, int64_t i,
 bool ggml_is_empty(const struct ggml_tensor *tensor)
 {
     REQUIRE_TENSOR(tensor);
-    for (int i = 0; i < GGML_MAX_DIMS; i++)
-        if (tensor->ne[i] == 0)
-            return true;
-    return false;
+    return ggml__has_no_elements(tensor);
 }
 
 bool ggml_is_view(const struct ggml_tensor *tensor)

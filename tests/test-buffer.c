@@ -2,7 +2,7 @@
  * test-buffer.c - buffer types and buffers: every ggml_backend_buft_* and
  * ggml_backend_buffer_* wrapper and the default it supplies for an absent
  * optional member, usage flags, clear, reset, init_tensor, the CPU buffer
- * types, multi-buffers, moving tensor data in and out of buffers (bounds,
+ * types (huge pages for large ones), multi-buffers, moving tensor data in and out of buffers (bounds,
  * views, copies across buffers), ggml_backend_tensor_alloc,
  * ggml_backend_view_init, and the handle checks (NULL, double free, use
  * after free, foreign buffers).
@@ -701,6 +701,56 @@ static void test_cpu_buffer_type(void)
     ggml_backend_buffer_free(b);
 }
 
+/*
+ * The VmFlags line of the mapping of /proc/self/smaps that holds addr,
+ * copied to flags (size bytes); false when the file cannot be read.
+ */
+static bool mapping_flags(const void *addr, char *flags, size_t size)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f)
+        return false;
+    char line[512];
+    bool inside = false, found = false;
+    while (!found && fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
+            inside = (uintptr_t) addr >= lo && (uintptr_t) addr < hi;
+        else if (inside && strncmp(line, "VmFlags:", 8) == 0) {
+            snprintf(flags, size, "%s", line + 8);
+            found = true;
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+/* Buffers of 2 MiB or more start on a 2 MiB boundary and are advised for huge pages. */
+static void test_cpu_buffer_huge_pages(void)
+{
+    ggml_backend_buffer_type_t cpu = ggml_backend_cpu_buffer_type();
+    static const size_t sizes[] = { (size_t) 2 << 20, ((size_t) 5 << 20) + 3 };
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        ggml_backend_buffer_t b = ggml_backend_buft_alloc_buffer(cpu, sizes[i]);
+        if (!ok(b != NULL, "cpu buffer of %zu bytes", sizes[i]))
+            continue;
+        unsigned char *base = ggml_backend_buffer_get_base(b);
+        ok((uintptr_t) base % ((size_t) 2 << 20) == 0, "cpu buffer of %zu bytes starts on a 2 MiB boundary", sizes[i]);
+        ggml_backend_buffer_clear(b, 0x5A);
+        ok(base[0] == 0x5A && base[sizes[i] - 1] == 0x5A, "cpu buffer of %zu bytes: clear reaches both ends", sizes[i]);
+        char flags[256];
+        FILE *thp = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+        if (thp == NULL || !mapping_flags(base, flags, sizeof flags))
+            tap_skip(1, "no transparent huge pages here, or no /proc/self/smaps");
+        else
+            ok(strstr(flags, " hg") != NULL, "cpu buffer of %zu bytes is advised for huge pages (VmFlags:%s)", sizes[i],
+               strtok(flags, "\n"));
+        if (thp)
+            fclose(thp);
+        ggml_backend_buffer_free(b);
+    }
+}
+
 static void test_cpu_buffer_from_ptr(void)
 {
     static _Alignas(64) unsigned char mapped[256];
@@ -1256,6 +1306,7 @@ int main(void)
     test_usage();
     test_handles();
     test_cpu_buffer_type();
+    test_cpu_buffer_huge_pages();
     test_cpu_buffer_from_ptr();
     test_multi_buffer();
     test_tensor_alloc();

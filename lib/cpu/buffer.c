@@ -193,7 +193,9 @@ static ggml_backend_buffer_t wrap_memory(ggml_backend_buffer_type_t buft, struct
  * New memory follows the NUMA layout: with DISTRIBUTE, ISOLATE or MIRROR
  * it is fresh pages, bound to the caller's node (ISOLATE) or left for the
  * threads that first write them; otherwise (DISABLED, NUMACTL) it comes
- * from the heap under the process's own memory policy.
+ * from the heap under the process's own memory policy.  Either way a
+ * buffer of GGML__HUGE_PAGE_BYTES or more is asked to sit on huge pages
+ * (cpu-private.h).
  */
 static ggml_backend_buffer_t cpu_buft_alloc_buffer(ggml_backend_buffer_type_t buft, size_t size)
 {
@@ -204,8 +206,10 @@ static ggml_backend_buffer_t cpu_buft_alloc_buffer(ggml_backend_buffer_type_t bu
     const struct ggml__numa_layout *layout = ggml__numa_layout();
     if (layout->strategy == GGML_NUMA_STRATEGY_DISABLED || layout->strategy == GGML_NUMA_STRATEGY_NUMACTL) {
         void *data = NULL;
-        if (posix_memalign(&data, CPU_BUFFER_ALIGNMENT, padded) != 0)
+        const size_t alignment = padded >= GGML__HUGE_PAGE_BYTES ? GGML__HUGE_PAGE_BYTES : CPU_BUFFER_ALIGNMENT;
+        if (posix_memalign(&data, alignment, padded) != 0)
             return NULL;
+        ggml__advise_huge_pages(data, padded);
         return wrap_memory(buft, cpu_buffer_iface, data, size, padded, CPU_MEMORY_HEAP);
     }
     void *pages = ggml__numa_alloc_pages(padded);

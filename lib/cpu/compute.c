@@ -125,6 +125,12 @@ bool ggml__op_is_noop(enum ggml_op op)
            op == GGML_OP_PERMUTE || op == GGML_OP_TRANSPOSE;
 }
 
+/* The op's own support test, once every operand's layout passed. */
+static inline bool impl_accepts(const struct ggml__op_impl *impl, const struct ggml_tensor *node)
+{
+    return impl != NULL && (impl->supports == NULL || impl->supports(node));
+}
+
 bool ggml__cpu_supports(const struct ggml_tensor *node)
 {
     if (ggml__op_is_noop(node->op))
@@ -135,14 +141,7 @@ bool ggml__cpu_supports(const struct ggml_tensor *node)
     for (int j = 0; j < GGML_MAX_SRC; j++)
         if (node->src[j] != NULL && !ggml__layout_in_bounds(node->src[j]))
             return false;
-    const struct ggml__op_impl *impl = ggml__cpu_op_impl(node->op);
-    return impl != NULL && (impl->supports == NULL || impl->supports(node));
-}
-
-/* ggml_is_empty without its argument check */
-static bool has_no_elements(const struct ggml_tensor *t)
-{
-    return t->ne[0] == 0 || t->ne[1] == 0 || t->ne[2] == 0 || t->ne[3] == 0;
+    return impl_accepts(ggml__cpu_op_impl(node->op), node);
 }
 
 /* Asks for the cache lines of t the graph walk reads (shape, op, sources,
@@ -160,7 +159,7 @@ static inline void prefetch_node(const struct ggml_tensor *t)
 /* Nodes the engine skips: nothing to compute, or not marked for compute. */
 static bool skip_node(const struct ggml_tensor *node)
 {
-    return ggml__op_is_noop(node->op) || has_no_elements(node) ||
+    return ggml__op_is_noop(node->op) || ggml__has_no_elements(node) ||
            !(node->flags & GGML_TENSOR_FLAG_COMPUTE);
 }
 
@@ -356,7 +355,8 @@ static void release_default_pool(void)
 }
 
 /*
- * The checks of ggml__cpu_supports and of memory for one node, in one
+ * The checks of ggml__cpu_supports (the same predicates, sources the walk
+ * accepted just before skipped) and of memory for one node, in one
  * pass over its sources that also tells whether the node is tiny.
  * checked holds the last nodes this walk accepted: a source among them
  * passed all this already (in a chain, every source).  Logs the first
@@ -377,14 +377,14 @@ static bool check_node(const struct ggml_tensor *node, const struct ggml__op_imp
         if (src == checked[0] || src == checked[1])
             continue;
         supported = ggml__layout_in_bounds(src);
-        if (no_memory_src < 0 && src->data == NULL && !has_no_elements(src))
+        if (no_memory_src < 0 && src->data == NULL && !ggml__has_no_elements(src))
             no_memory_src = j;
         if (live != NULL && !ggml__tensor_buffer_live(live, src))
             return false;
     }
     if (live != NULL && !ggml__tensor_buffer_live(live, node))
         return false;
-    if (!supported || (impl->supports != NULL && !impl->supports(node))) {
+    if (!supported || !impl_accepts(impl, node)) {
         ggml__error("node %d ('%s', %s %s) is not supported by the CPU backend", i, node->name,
                     ggml_op_desc(node), ggml_type_name(node->type));
         return false;

@@ -338,10 +338,24 @@ bool ggml__numa_place_memory(void *ptr, size_t size, struct ggml__buffer_place p
     return ok;
 }
 
+void ggml__advise_huge_pages(void *ptr, size_t size)
+{
+#ifdef MADV_HUGEPAGE
+    if (ptr != NULL && size >= GGML__HUGE_PAGE_BYTES)
+        (void) madvise(ptr, size, MADV_HUGEPAGE);   /* EINVAL without THP: 4 KiB pages, as asked for */
+#else
+    (void) ptr;
+    (void) size;
+#endif
+}
+
 void *ggml__numa_alloc_pages(size_t size)
 {
     void *pages = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    return pages != MAP_FAILED ? pages : NULL;
+    if (pages == MAP_FAILED)
+        return NULL;
+    ggml__advise_huge_pages(pages, size);
+    return pages;
 }
 
 void ggml__numa_free_pages(void *ptr, size_t size)

@@ -74,7 +74,7 @@ static void binary_kernel(const struct ggml__compute_params *params, struct ggml
     float *xrow = (float *) params->wdata + (size_t) params->ith * 2 * (size_t) (ne0 + 16);
     float *yrow = xrow + ne0 + 16;
     /* an output larger than the last-level cache: stored around it */
-    const bool stream = ggml__nbytes(dst) >= k->stream_min_bytes;
+    const bool stream = ggml__output_streams(k, dst);
 
     int64_t first, last;
     ggml__split_rows(ggml_nrows(dst), params->ith, params->nth, &first, &last);

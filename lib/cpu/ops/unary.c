@@ -495,7 +495,7 @@ static void unary_kernel(const struct ggml__compute_params *params, struct ggml_
             args.p[k] = ggml__get_op_params_f32(dst, 1 + k);
     /* an output larger than the last-level cache: stored around it */
     const struct ggml__cpu_kernels *k = params->kernels;
-    const bool stream = k->unary_stream[op] != NULL && ggml__nbytes(dst) >= k->stream_min_bytes;
+    const bool stream = k->unary_stream[op] != NULL && ggml__output_streams(k, dst);
     map_rows(params, dst, &unary_fns[op], stream ? k->unary_stream[op] : k->unary[op], &args);
 }
 

@@ -10,6 +10,7 @@
  *   vmath-template.h   exp, tanh, erfc and the activations, written once
  *                      for the vector levels' widths (each level's vmath.h)
  *   transpose-tiles.h  the cache tiles of the vector levels' transposes
+ *   prefetch-rows.h    software prefetch of the rows after a vec_dot_rows call
  *   generic/           portable C: the fallback, and what every level is
  *                      tested against (compiled with the library's flags)
  *   avx2/              x86-64 with AVX2, FMA and F16C (-mavx2 -mfma -mf16c)

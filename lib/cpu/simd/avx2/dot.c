@@ -23,6 +23,7 @@
 #include "fp16-impl.h"
 #include "quants-impl.h"
 #include "avx2.h"
+#include "prefetch-rows.h"
 
 #define ONE_ROW_ONLY() ((void) bs, (void) bx, (void) by, (void) nrc)
 
@@ -290,9 +291,11 @@ ALWAYS_INLINE void load16_bf16(const void *p, __m256 *lo, __m256 *hi)
         const T *y = vy;                                                                            \
         __m256 lo0 = _mm256_setzero_ps(), hi0 = lo0, lo1 = lo0, hi1 = lo0;                          \
         __m256 lo2 = lo0, hi2 = lo0, lo3 = lo0, hi3 = lo0;                                          \
+        struct ggml__rows_prefetch ahead = ggml__rows_prefetch_init(vx, bx, nr, n / 16);            \
         int i = 0;                                                                                  \
         for (; i + 16 <= n; i += 16) {                                                              \
             __m256 ylo, yhi, xlo, xhi;                                                              \
+            ggml__rows_prefetch_step(&ahead);                                                       \
             load16(y + i, &ylo, &yhi);                                                              \
             FOR_EACH_ROW(FLOAT_ROW_STEP, load16)                                                    \
         }                                                                                           \
@@ -385,7 +388,9 @@ void ggml__avx2_vec_dot_rows_q8_0(int n, float *s, const void *vx, size_t bx, co
     const struct four_rows x = four_rows(vx, bx, nr);
     const block_q8_0 *y = vy;
     __m256 acc = _mm256_setzero_ps();
+    struct ggml__rows_prefetch ahead = ggml__rows_prefetch_init(vx, bx, nr, n / QK8_0);
     for (int b = 0; b < n / QK8_0; b++) {
+        ggml__rows_prefetch_step(&ahead);
         const block_q8_0 *x0 = BLOCK_OF(x.r0, block_q8_0, b), *x1 = BLOCK_OF(x.r1, block_q8_0, b);
         const block_q8_0 *x2 = BLOCK_OF(x.r2, block_q8_0, b), *x3 = BLOCK_OF(x.r3, block_q8_0, b);
         const __m256i ya = load_q8(y[b].qs);
@@ -469,7 +474,9 @@ ALWAYS_INLINE void nibble_rows(enum ggml_type t, int n, float *s, const void *vx
     const char *yb = vy;
     __m256 acc = _mm256_setzero_ps();
     __m128 mins = _mm_setzero_ps();
+    struct ggml__rows_prefetch ahead = ggml__rows_prefetch_init(vx, bx, nr, n / 32);
     for (int b = 0; b < n / 32; b++, yb += ystep) {
+        ggml__rows_prefetch_step(&ahead);
         const char *x0 = x.r0 + b * step, *x1 = x.r1 + b * step, *x2 = x.r2 + b * step, *x3 = x.r3 + b * step;
         const __m256i ya = load_q8((const int8_t *) (const void *) (yb + (has_min(t) ? 4 : 2)));
         const __m256i offset = _mm256_maddubs_epi16(_mm256_set1_epi8((char) nibble_offset(t)), ya);

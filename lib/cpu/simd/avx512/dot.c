@@ -21,6 +21,7 @@
 #include "quants-impl.h"
 #include "intrin.h"
 #include "avx512.h"
+#include "prefetch-rows.h"
 
 #define ONE_ROW_ONLY() ((void) bs, (void) bx, (void) by, (void) nrc)
 
@@ -113,9 +114,11 @@ static inline __attribute__((always_inline)) void float_rows(int n, float *s, co
     __m512 acc0[MAX_ROWS], acc1[MAX_ROWS];
     for (int r = 0; r < nr; r++)
         acc0[r] = acc1[r] = _mm512_setzero_ps();
+    struct ggml__rows_prefetch ahead = ggml__rows_prefetch_init(x, bx, nr, n / 32);
     int i = 0;
     for (; i + 32 <= n; i += 32) {
         const __m512 y0 = load16(y, i, e), y1 = load16(y, i + 16, e);
+        ggml__rows_prefetch_step(&ahead);
         for (int r = 0; r < nr; r++) {
             const char *row = x + (size_t) r * bx;
             acc0[r] = _mm512_fmadd_ps(load16(row, i, e), y0, acc0[r]);
