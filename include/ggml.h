@@ -308,7 +308,10 @@ extern "C" {
         GGML_TYPE_TQ2_0   = 35,
         /* 36, 37 and 38 are retired */
         GGML_TYPE_MXFP4   = 39,
-        GGML_TYPE_COUNT   = 40,
+        GGML_TYPE_NVFP4   = 40, /* 64 E2M1 values in 4 groups, each with a UE4M3 scale */
+        GGML_TYPE_Q1_0    = 41,
+        GGML_TYPE_Q2_0    = 42,
+        GGML_TYPE_COUNT   = 43,
     };
 
     /* Precision requested for an operation (stored in its op_params). */
@@ -350,6 +353,9 @@ extern "C" {
         GGML_FTYPE_MOSTLY_IQ1_M         = 23,
         GGML_FTYPE_MOSTLY_BF16          = 24,
         GGML_FTYPE_MOSTLY_MXFP4         = 25,
+        GGML_FTYPE_MOSTLY_NVFP4         = 26,
+        GGML_FTYPE_MOSTLY_Q1_0          = 27,
+        GGML_FTYPE_MOSTLY_Q2_0          = 28,
     };
 
     /* Operations (ggml_tensor.op).  The order is upstream's. */
@@ -445,6 +451,10 @@ extern "C" {
         GGML_OP_RWKV_WKV7,
         GGML_OP_SOLVE_TRI,
         GGML_OP_GATED_DELTA_NET,
+        GGML_OP_LIGHTNING_INDEXER,
+        GGML_OP_DSV4_HC_COMB,
+        GGML_OP_DSV4_HC_PRE,
+        GGML_OP_DSV4_HC_POST,
 
         GGML_OP_UNARY,
 
@@ -1129,12 +1139,6 @@ extern "C" {
             struct ggml_context * ctx,
             struct ggml_tensor  * a);
 
-    /* Gradient of SiLU: a is the input x, b the output gradient dy. */
-    GGML_API struct ggml_tensor * ggml_silu_back(
-            struct ggml_context * ctx,
-            struct ggml_tensor  * a,
-            struct ggml_tensor  * b);
-
     /* a * min(max(a + 3, 0), 6) / 6. */
     GGML_API struct ggml_tensor * ggml_hardswish(
             struct ggml_context * ctx,
@@ -1328,13 +1332,6 @@ extern "C" {
     GGML_API struct ggml_tensor * ggml_l2_norm_inplace(
             struct ggml_context * ctx,
             struct ggml_tensor  * a,
-            float                 eps);
-
-    /* Gradient of RMS norm: a is the input x, b the output gradient dy. */
-    GGML_API struct ggml_tensor * ggml_rms_norm_back(
-            struct ggml_context * ctx,
-            struct ggml_tensor  * a,
-            struct ggml_tensor  * b,
             float                 eps);
 
     /* Matrix product with b transposed: a is [k, n, ...], b is [k, m, ...]
@@ -1573,13 +1570,6 @@ extern "C" {
             struct ggml_tensor  * a,
             struct ggml_tensor  * b);
 
-    /* Gradient of ggml_get_rows: scatters-adds a into rows b of a tensor shaped like c. */
-    GGML_API struct ggml_tensor * ggml_get_rows_back(
-            struct ggml_context * ctx,
-            struct ggml_tensor  * a,
-            struct ggml_tensor  * b,
-            struct ggml_tensor  * c);
-
     /* Writes the rows of b into the rows of a named by I64/I32 indices c
      * (broadcast over dims 2 and 3); returns a view of a. */
     GGML_API struct ggml_tensor * ggml_set_rows(
@@ -1645,21 +1635,6 @@ extern "C" {
     GGML_API void ggml_soft_max_add_sinks(
             struct ggml_tensor * a,
             struct ggml_tensor * sinks);
-
-    /* Gradient of ggml_soft_max_ext: a is dy, b the forward result. */
-    GGML_API struct ggml_tensor * ggml_soft_max_ext_back(
-            struct ggml_context * ctx,
-            struct ggml_tensor  * a,
-            struct ggml_tensor  * b,
-            float                 scale,
-            float                 max_bias);
-
-    GGML_API struct ggml_tensor * ggml_soft_max_ext_back_inplace(
-            struct ggml_context * ctx,
-            struct ggml_tensor  * a,
-            struct ggml_tensor  * b,
-            float                 scale,
-            float                 max_bias);
 
     /* Rotary position embedding of the first n_dims of each row of a, with
      * I32 positions b (one per a->ne[2]); mode is a GGML_ROPE_TYPE_* value. */
@@ -1778,39 +1753,6 @@ extern "C" {
     GGML_API void ggml_rope_yarn_corr_dims(
         int n_dims, int n_ctx_orig, float freq_base, float beta_fast, float beta_slow, float dims[2]);
 
-    /* Gradient of ggml_rope_ext: a is dy, b the positions, c the frequency factors. */
-    GGML_API struct ggml_tensor * ggml_rope_ext_back(
-            struct ggml_context * ctx,
-            struct ggml_tensor  * a,
-            struct ggml_tensor  * b,
-            struct ggml_tensor  * c,
-            int                   n_dims,
-            int                   mode,
-            int                   n_ctx_orig,
-            float                 freq_base,
-            float                 freq_scale,
-            float                 ext_factor,
-            float                 attn_factor,
-            float                 beta_fast,
-            float                 beta_slow);
-
-    /* Gradient of ggml_rope_multi. */
-    GGML_API struct ggml_tensor * ggml_rope_multi_back(
-            struct ggml_context * ctx,
-            struct ggml_tensor  * a,
-            struct ggml_tensor  * b,
-            struct ggml_tensor  * c,
-            int                   n_dims,
-            int                   sections[4],
-            int                   mode,
-            int                   n_ctx_orig,
-            float                 freq_base,
-            float                 freq_scale,
-            float                 ext_factor,
-            float                 attn_factor,
-            float                 beta_fast,
-            float                 beta_slow);
-
     /* Each element limited to [min, max]; computed in place, returns a view of a. */
     GGML_API struct ggml_tensor * ggml_clamp(
             struct ggml_context * ctx,
@@ -1833,20 +1775,6 @@ extern "C" {
             int                   d1,
             bool                  is_2D,
             enum ggml_type        dst_type);
-
-    /* Gradient of ggml_im2col: folds b back into an input of shape ne. */
-    GGML_API struct ggml_tensor * ggml_im2col_back(
-        struct ggml_context * ctx,
-        struct ggml_tensor  * a,
-        struct ggml_tensor  * b,
-        int64_t             * ne,
-        int                   s0,
-        int                   s1,
-        int                   p0,
-        int                   p1,
-        int                   d0,
-        int                   d1,
-        bool                  is_2D);
 
     /* Overlap-add of GEMM columns a [K*oc, T_in] into a 1-d signal
      * [T_out, oc] with stride s0 and padding p0 cropped from each end:
@@ -2042,19 +1970,6 @@ extern "C" {
     GGML_API struct ggml_tensor * ggml_pool_2d(
             struct ggml_context * ctx,
             struct ggml_tensor  * a,
-            enum ggml_op_pool     op,
-            int                   k0,
-            int                   k1,
-            int                   s0,
-            int                   s1,
-            float                 p0,
-            float                 p1);
-
-    /* Gradient of ggml_pool_2d: a is dy, af the forward input. */
-    GGML_API struct ggml_tensor * ggml_pool_2d_back(
-            struct ggml_context * ctx,
-            struct ggml_tensor  * a,
-            struct ggml_tensor  * af,
             enum ggml_op_pool     op,
             int                   k0,
             int                   k1,
@@ -2260,15 +2175,6 @@ extern "C" {
             struct ggml_tensor * a,
             struct ggml_tensor * sinks);
 
-    /* Gradient of the older flash attention; d is dy. */
-    GGML_API struct ggml_tensor * ggml_flash_attn_back(
-           struct ggml_context * ctx,
-           struct ggml_tensor  * q,
-           struct ggml_tensor  * k,
-           struct ggml_tensor  * v,
-           struct ggml_tensor  * d,
-           bool                  masked);
-
     /* Depthwise causal convolution of state space models: sx is the
      * concatenated state and input, c the kernel. */
     GGML_API struct ggml_tensor * ggml_ssm_conv(
@@ -2375,20 +2281,6 @@ extern "C" {
             bool                  lower,
             bool                  uni);
 
-    /* Gated delta rule recurrence: q, k [S_k, H_k, n_tokens, n_seqs],
-     * v [S_v, H_v, n_tokens, n_seqs], gate g, beta, initial state
-     * [S_v, S_v, H_v, n_seqs]; the result holds the outputs followed by
-     * K state snapshots. */
-    GGML_API struct ggml_tensor * ggml_gated_delta_net(
-            struct ggml_context * ctx,
-            struct ggml_tensor  * q,
-            struct ggml_tensor  * k,
-            struct ggml_tensor  * v,
-            struct ggml_tensor  * g,
-            struct ggml_tensor  * beta,
-            struct ggml_tensor  * state,
-            int64_t               K);
-
     /* ------------------------------------------------- custom operators */
 
     /* User kernels: thread ith of nth computes its share of dst. */
@@ -2478,36 +2370,6 @@ extern "C" {
 
     /* ------------------------------------------------- loss, optimizers */
 
-    /* Cross-entropy of logits a against label distribution b (scalar). */
-    GGML_API struct ggml_tensor * ggml_cross_entropy_loss(
-            struct ggml_context * ctx,
-            struct ggml_tensor  * a,
-            struct ggml_tensor  * b);
-
-    /* Gradient of ggml_cross_entropy_loss: a logits, b labels, c dloss. */
-    GGML_API struct ggml_tensor * ggml_cross_entropy_loss_back(
-            struct ggml_context * ctx,
-            struct ggml_tensor  * a,
-            struct ggml_tensor  * b,
-            struct ggml_tensor  * c);
-
-    /* One AdamW update of parameters a from grad, with moments m and v and
-     * hyper-parameters adamw_params (alpha, beta1, beta2, eps, wd, ...). */
-    GGML_API struct ggml_tensor * ggml_opt_step_adamw(
-            struct ggml_context * ctx,
-            struct ggml_tensor  * a,
-            struct ggml_tensor  * grad,
-            struct ggml_tensor  * m,
-            struct ggml_tensor  * v,
-            struct ggml_tensor  * adamw_params);
-
-    /* One SGD update with weight decay; sgd_params holds alpha and wd. */
-    GGML_API struct ggml_tensor * ggml_opt_step_sgd(
-            struct ggml_context * ctx,
-            struct ggml_tensor *  a,
-            struct ggml_tensor *  grad,
-            struct ggml_tensor *  sgd_params);
-
     /* ----------------------------------------------------------- graphs */
 
     /* Adds tensors[0..n_tensors) to the graph but marks only tensors[idx]
@@ -2521,12 +2383,6 @@ extern "C" {
     /* Adds tensor and every node it depends on to the graph, sources first.
      * A NULL tensor marks the graph as failed. */
     GGML_API void ggml_build_forward_expand(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor);
-    /* Appends the backward pass of a forward graph built with grads; ctx
-     * holds the gradient tensors, grad_accs optional accumulators. */
-    GGML_API void ggml_build_backward_expand(
-        struct ggml_context *  ctx,
-        struct ggml_cgraph  *  cgraph,
-        struct ggml_tensor  ** grad_accs);
 
     /* New graph of GGML_DEFAULT_GRAPH_SIZE nodes without gradients. */
     GGML_API struct ggml_cgraph * ggml_new_graph       (struct ggml_context * ctx);

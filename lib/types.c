@@ -23,7 +23,7 @@
 #include "ggml-impl.h"
 #include "quants-impl.h"
 
-static_assert(GGML_TYPE_COUNT == 40, "the type table below lists 40 slots: update it");
+static_assert(GGML_TYPE_COUNT == 43, "the type table below lists 43 slots: update it");
 
 /* Adapters giving the public row converters the traits' exact signatures. */
 static void f16_to_float(const void *restrict x, float *restrict y, int64_t k)
@@ -137,6 +137,12 @@ const struct ggml_type_traits ggml__type_traits_table[GGML_TYPE_COUNT] = {
     [38] = REMOVED("TYPE_IQ4_NL_8_8 REMOVED, use IQ4_NL with runtime repacking"),
     /* uint8 e (E8M0 exponent), qs[16] (32 values a block) */
     [GGML_TYPE_MXFP4] = { .type_name = "mxfp4", .blck_size = 32, .type_size = 17, .is_quantized = true },
+    /* uint8 d[4] (UE4M3 scales of 16 values each), qs[32] (E2M1 values) */
+    [GGML_TYPE_NVFP4] = { .type_name = "nvfp4", .blck_size = 64, .type_size = 36, .is_quantized = true },
+    /* d, qs[16] (one bit a value) */
+    [GGML_TYPE_Q1_0] = { .type_name = "q1_0", .blck_size = 128, .type_size = 18, .is_quantized = true },
+    /* d, qs[16] (two bits a value) */
+    [GGML_TYPE_Q2_0] = { .type_name = "q2_0", .blck_size = 64, .type_size = 18, .is_quantized = true },
 };
 
 /* ------------------------------------------------------------- lookups */
@@ -242,6 +248,9 @@ enum ggml_type ggml_ftype_to_ggml_type(enum ggml_ftype ftype)
     case GGML_FTYPE_MOSTLY_Q5_1:    return GGML_TYPE_Q5_1;
     case GGML_FTYPE_MOSTLY_Q8_0:    return GGML_TYPE_Q8_0;
     case GGML_FTYPE_MOSTLY_MXFP4:   return GGML_TYPE_MXFP4;
+    case GGML_FTYPE_MOSTLY_NVFP4:   return GGML_TYPE_NVFP4;
+    case GGML_FTYPE_MOSTLY_Q1_0:    return GGML_TYPE_Q1_0;
+    case GGML_FTYPE_MOSTLY_Q2_0:    return GGML_TYPE_Q2_0;
     case GGML_FTYPE_MOSTLY_Q2_K:    return GGML_TYPE_Q2_K;
     case GGML_FTYPE_MOSTLY_Q3_K:    return GGML_TYPE_Q3_K;
     case GGML_FTYPE_MOSTLY_Q4_K:    return GGML_TYPE_Q4_K;
@@ -323,7 +332,10 @@ static const struct row_check row_checks[GGML_TYPE_COUNT] = {
     [GGML_TYPE_TQ1_0]   = HALVES1(52),
     [GGML_TYPE_TQ2_0]   = HALVES1(64),
     [GGML_TYPE_MXFP4]   = { CHECK_E8M0, 1, { 0, 0 } },
-    /* I8, I16, I32, I64: every bit pattern is a value */
+    [GGML_TYPE_Q1_0]    = HALVES1(0),
+    [GGML_TYPE_Q2_0]    = HALVES1(0),
+    /* I8, I16, I32, I64, NVFP4 (its UE4M3 scales have no NaN or
+       infinity here): every bit pattern is a value */
 };
 
 static uint16_t load_u16(const uint8_t *p)

@@ -64,12 +64,12 @@ tap_test_programs = \
 	tests/test-blas
 
 check_PROGRAMS += $(tap_test_programs)
-TESTS += $(tap_test_programs) tests/check-abi.sh tests/check-man.sh tests/check-numa.sh
+TESTS += $(tap_test_programs) tests/check-abi.sh tests/check-man.sh tests/check-numa.sh tests/check-declared.sh
 
 noinst_HEADERS += tests/tap.h tests/op-test.h
 LDADD = libggml-backend.la -lm
 
-EXTRA_DIST += tests/check-abi.sh tests/check-man.sh tests/abi/libggml-backend.symbols tests/run-levels.sh
+EXTRA_DIST += tests/check-abi.sh tests/check-man.sh tests/check-declared.sh tests/abi/libggml-backend.symbols tests/run-levels.sh
 
 # test-numa checks the placement plans directly: lib/cpu/numa-plan.c is
 # compiled into it (the library does not export it).

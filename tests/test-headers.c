@@ -1,9 +1,12 @@
 /*
  * test-headers.c - the ABI facts of the public headers.
  *
- * Every number below is written out by hand from upstream ggml's headers
- * (enum values, struct layouts on LP64), not computed from our headers, so
- * that an accidental reordering or a changed field shows up here.  Type
+ * Every number below is upstream ggml 0.21.0's (include/*.h), not computed
+ * from our headers, so that an accidental reordering or a changed field
+ * shows up here.  The enumerators of ggml_type, ggml_ftype, ggml_op,
+ * ggml_unary_op and ggml_glu_op are all listed, in upstream's order, with
+ * the numbers a program compiled against upstream's ggml.h printed; their
+ * COUNT values match too, so our enums can have no other member either.  Type
  * numbers are stored in model files; struct layouts are shared with
  * programs and plugins built against upstream headers.
  */
@@ -61,17 +64,42 @@ static void test_types(void)
     VALUE(GGML_TYPE_TQ1_0, 34);
     VALUE(GGML_TYPE_TQ2_0, 35);
     VALUE(GGML_TYPE_MXFP4, 39);
-    VALUE(GGML_TYPE_COUNT, 40);
+    VALUE(GGML_TYPE_NVFP4, 40);
+    VALUE(GGML_TYPE_Q1_0, 41);
+    VALUE(GGML_TYPE_Q2_0, 42);
+    VALUE(GGML_TYPE_COUNT, 43);
 
     VALUE(GGML_PREC_DEFAULT, 0);
     VALUE(GGML_PREC_F32, 10);
 
     VALUE(GGML_FTYPE_UNKNOWN, -1);
     VALUE(GGML_FTYPE_ALL_F32, 0);
+    VALUE(GGML_FTYPE_MOSTLY_F16, 1);
+    VALUE(GGML_FTYPE_MOSTLY_Q4_0, 2);
+    VALUE(GGML_FTYPE_MOSTLY_Q4_1, 3);
     VALUE(GGML_FTYPE_MOSTLY_Q4_1_SOME_F16, 4);
     VALUE(GGML_FTYPE_MOSTLY_Q8_0, 7);
+    VALUE(GGML_FTYPE_MOSTLY_Q5_0, 8);
+    VALUE(GGML_FTYPE_MOSTLY_Q5_1, 9);
+    VALUE(GGML_FTYPE_MOSTLY_Q2_K, 10);
+    VALUE(GGML_FTYPE_MOSTLY_Q3_K, 11);
+    VALUE(GGML_FTYPE_MOSTLY_Q4_K, 12);
+    VALUE(GGML_FTYPE_MOSTLY_Q5_K, 13);
+    VALUE(GGML_FTYPE_MOSTLY_Q6_K, 14);
+    VALUE(GGML_FTYPE_MOSTLY_IQ2_XXS, 15);
+    VALUE(GGML_FTYPE_MOSTLY_IQ2_XS, 16);
+    VALUE(GGML_FTYPE_MOSTLY_IQ3_XXS, 17);
+    VALUE(GGML_FTYPE_MOSTLY_IQ1_S, 18);
+    VALUE(GGML_FTYPE_MOSTLY_IQ4_NL, 19);
+    VALUE(GGML_FTYPE_MOSTLY_IQ3_S, 20);
+    VALUE(GGML_FTYPE_MOSTLY_IQ2_S, 21);
+    VALUE(GGML_FTYPE_MOSTLY_IQ4_XS, 22);
+    VALUE(GGML_FTYPE_MOSTLY_IQ1_M, 23);
     VALUE(GGML_FTYPE_MOSTLY_BF16, 24);
     VALUE(GGML_FTYPE_MOSTLY_MXFP4, 25);
+    VALUE(GGML_FTYPE_MOSTLY_NVFP4, 26);
+    VALUE(GGML_FTYPE_MOSTLY_Q1_0, 27);
+    VALUE(GGML_FTYPE_MOSTLY_Q2_0, 28);
 }
 
 static void test_ops(void)
@@ -163,17 +191,21 @@ static void test_ops(void)
     VALUE(GGML_OP_RWKV_WKV7, 84);
     VALUE(GGML_OP_SOLVE_TRI, 85);
     VALUE(GGML_OP_GATED_DELTA_NET, 86);
-    VALUE(GGML_OP_UNARY, 87);
-    VALUE(GGML_OP_MAP_CUSTOM1, 88);
-    VALUE(GGML_OP_MAP_CUSTOM2, 89);
-    VALUE(GGML_OP_MAP_CUSTOM3, 90);
-    VALUE(GGML_OP_CUSTOM, 91);
-    VALUE(GGML_OP_CROSS_ENTROPY_LOSS, 92);
-    VALUE(GGML_OP_CROSS_ENTROPY_LOSS_BACK, 93);
-    VALUE(GGML_OP_OPT_STEP_ADAMW, 94);
-    VALUE(GGML_OP_OPT_STEP_SGD, 95);
-    VALUE(GGML_OP_GLU, 96);
-    VALUE(GGML_OP_COUNT, 97);
+    VALUE(GGML_OP_LIGHTNING_INDEXER, 87);
+    VALUE(GGML_OP_DSV4_HC_COMB, 88);
+    VALUE(GGML_OP_DSV4_HC_PRE, 89);
+    VALUE(GGML_OP_DSV4_HC_POST, 90);
+    VALUE(GGML_OP_UNARY, 91);
+    VALUE(GGML_OP_MAP_CUSTOM1, 92);
+    VALUE(GGML_OP_MAP_CUSTOM2, 93);
+    VALUE(GGML_OP_MAP_CUSTOM3, 94);
+    VALUE(GGML_OP_CUSTOM, 95);
+    VALUE(GGML_OP_CROSS_ENTROPY_LOSS, 96);
+    VALUE(GGML_OP_CROSS_ENTROPY_LOSS_BACK, 97);
+    VALUE(GGML_OP_OPT_STEP_ADAMW, 98);
+    VALUE(GGML_OP_OPT_STEP_SGD, 99);
+    VALUE(GGML_OP_GLU, 100);
+    VALUE(GGML_OP_COUNT, 101);
 
     VALUE(GGML_UNARY_OP_ABS, 0);
     VALUE(GGML_UNARY_OP_SGN, 1);

@@ -50,6 +50,9 @@ static const struct expected_type expected[] = {
     { GGML_TYPE_TQ1_0,   "tq1_0",   256, 54,  true },  /* 48 + 4 + d */
     { GGML_TYPE_TQ2_0,   "tq2_0",   256, 66,  true },  /* 64 + d */
     { GGML_TYPE_MXFP4,   "mxfp4",   32,  17,  true },  /* e + 16 */
+    { GGML_TYPE_NVFP4,   "nvfp4",   64,  36,  true },  /* 4 scales + 32 */
+    { GGML_TYPE_Q1_0,    "q1_0",    128, 18,  true },  /* d + 16 */
+    { GGML_TYPE_Q2_0,    "q2_0",    64,  18,  true },  /* d + 16 */
 };
 
 static const struct {
@@ -232,6 +235,9 @@ static void check_ftypes(void)
         { GGML_FTYPE_MOSTLY_IQ1_M, GGML_TYPE_IQ1_M },
         { GGML_FTYPE_MOSTLY_BF16, GGML_TYPE_BF16 },
         { GGML_FTYPE_MOSTLY_MXFP4, GGML_TYPE_MXFP4 },
+        { GGML_FTYPE_MOSTLY_NVFP4, GGML_TYPE_NVFP4 },
+        { GGML_FTYPE_MOSTLY_Q1_0, GGML_TYPE_Q1_0 },
+        { GGML_FTYPE_MOSTLY_Q2_0, GGML_TYPE_Q2_0 },
     };
     /* the file-type numbers are a file format too */
     is_int(GGML_FTYPE_MOSTLY_Q4_1_SOME_F16, 4, "ftype Q4_1_SOME_F16 is 4");
@@ -354,6 +360,19 @@ static void check_validate(void)
     mx[17] = 0xff;
     ok(!ggml_validate_row_data(GGML_TYPE_MXFP4, mx, sizeof mx), "mxfp4 exponent 0xff is not valid");
     logged_one_error("an mxfp4 exponent of 0xff logs one error");
+
+    /* q1_0 and q2_0: the block opens with its binary16 scale; nvfp4's scales are all values */
+    uint8_t q10[18] = { 0 };
+    put_u16(q10, 0x7e00);
+    ok(!ggml_validate_row_data(GGML_TYPE_Q1_0, q10, sizeof q10), "a NaN q1_0 d is not valid");
+    logged_one_error("a NaN q1_0 d logs one error");
+    ok(!ggml_validate_row_data(GGML_TYPE_Q2_0, q10, sizeof q10), "a NaN q2_0 d is not valid");
+    logged_one_error("a NaN q2_0 d logs one error");
+    uint8_t nv[72];
+    memset(nv, 0xff, sizeof nv);
+    ok(ggml_validate_row_data(GGML_TYPE_NVFP4, nv, sizeof nv), "nvfp4 blocks of 0xff bytes are valid");
+    ok(!ggml_validate_row_data(GGML_TYPE_NVFP4, nv, 40), "40 bytes are not whole nvfp4 blocks");
+    logged_one_error("a partial nvfp4 block logs one error");
 
     /* iq1_m: the scale's four nibbles are the tops of the 16-bit words at 48..55 */
     uint8_t iq[56] = { 0 };
