@@ -63,6 +63,10 @@ extern "C" {
         void         (*set_tensor)   (ggml_backend_buffer_t buffer,       struct ggml_tensor * tensor, const void * data, size_t offset, size_t size);
         /* copies size bytes of the tensor at offset into host memory */
         void         (*get_tensor)   (ggml_backend_buffer_t buffer, const struct ggml_tensor * tensor,       void * data, size_t offset, size_t size);
+        /* (optional) n_copies runs of set_tensor / get_tensor at offset + i * stride_tensor in the tensor and
+           data + i * stride_data on the host, n_copies > 1 (defaults to one set_tensor / get_tensor a run) */
+        void         (*set_tensor_2d)(ggml_backend_buffer_t buffer,       struct ggml_tensor * tensor, const void * data, size_t offset, size_t size, size_t n_copies, size_t stride_tensor, size_t stride_data);
+        void         (*get_tensor_2d)(ggml_backend_buffer_t buffer, const struct ggml_tensor * tensor,       void * data, size_t offset, size_t size, size_t n_copies, size_t stride_tensor, size_t stride_data);
         /* (optional) copies src (any buffer) into dst (this buffer); false if it cannot (defaults to false: the caller copies through host memory) */
         bool         (*cpy_tensor)   (ggml_backend_buffer_t buffer, const struct ggml_tensor * src, struct ggml_tensor * dst);
         /* sets every byte of the buffer to value */
@@ -112,6 +116,10 @@ extern "C" {
         void (*set_tensor_async)(ggml_backend_t backend,       struct ggml_tensor * tensor, const void * data, size_t offset, size_t size);
         /* (optional) queues a tensor-to-host copy (defaults to a blocking ggml_backend_tensor_get) */
         void (*get_tensor_async)(ggml_backend_t backend, const struct ggml_tensor * tensor,       void * data, size_t offset, size_t size);
+        /* (optional) the queued forms of the buffer's set_tensor_2d / get_tensor_2d (defaults to one
+           set_tensor_async / get_tensor_async a run) */
+        void (*set_tensor_2d_async)(ggml_backend_t backend,       struct ggml_tensor * tensor, const void * data, size_t offset, size_t size, size_t n_copies, size_t stride_tensor, size_t stride_data);
+        void (*get_tensor_2d_async)(ggml_backend_t backend, const struct ggml_tensor * tensor,       void * data, size_t offset, size_t size, size_t n_copies, size_t stride_tensor, size_t stride_data);
         /* (optional) queues a copy between backends; false if it cannot (defaults to false: synchronize and copy) */
         bool (*cpy_tensor_async)(ggml_backend_t backend_src, ggml_backend_t backend_dst, const struct ggml_tensor * src, struct ggml_tensor * dst);
 

@@ -87,7 +87,7 @@ extern "C" {
     GGML_API void                           ggml_backend_buffer_reset         (ggml_backend_buffer_t buffer);
 
     /* Copies the data of src into dst (same layout, any buffers, any backends). */
-    GGML_API void ggml_backend_tensor_copy(struct ggml_tensor * src, struct ggml_tensor * dst);
+    GGML_API void ggml_backend_tensor_copy(const struct ggml_tensor * src, struct ggml_tensor * dst);
 
     /* --------------------------------------------------- backend (stream) */
 
@@ -108,11 +108,19 @@ extern "C" {
      * data at byte offset; data must stay valid until ggml_backend_synchronize. */
     GGML_API void ggml_backend_tensor_set_async(ggml_backend_t backend,       struct ggml_tensor * tensor, const void * data, size_t offset, size_t size);
     GGML_API void ggml_backend_tensor_get_async(ggml_backend_t backend, const struct ggml_tensor * tensor,       void * data, size_t offset, size_t size);
+    /* As ggml_backend_tensor_set_2d and _get_2d, queued. */
+    GGML_API void ggml_backend_tensor_set_2d_async(ggml_backend_t backend,       struct ggml_tensor * tensor, const void * data, size_t offset, size_t size, size_t n_copies, size_t stride_tensor, size_t stride_data);
+    GGML_API void ggml_backend_tensor_get_2d_async(ggml_backend_t backend, const struct ggml_tensor * tensor,       void * data, size_t offset, size_t size, size_t n_copies, size_t stride_tensor, size_t stride_data);
 
     /* Copies size bytes between host memory and the tensor's data at byte
      * offset; the range must lie inside the tensor. */
     GGML_API void ggml_backend_tensor_set(      struct ggml_tensor * tensor, const void * data, size_t offset, size_t size);
     GGML_API void ggml_backend_tensor_get(const struct ggml_tensor * tensor,       void * data, size_t offset, size_t size);
+    /* n_copies runs of size bytes: run i at byte offset + i * stride_tensor
+     * of the tensor and at data + i * stride_data on the host; every run
+     * must lie inside the tensor. */
+    GGML_API void ggml_backend_tensor_set_2d(      struct ggml_tensor * tensor, const void * data, size_t offset, size_t size, size_t n_copies, size_t stride_tensor, size_t stride_data);
+    GGML_API void ggml_backend_tensor_get_2d(const struct ggml_tensor * tensor,       void * data, size_t offset, size_t size, size_t n_copies, size_t stride_tensor, size_t stride_data);
     /* Sets size bytes of the tensor's data at offset to value. */
     GGML_API void ggml_backend_tensor_memset(   struct ggml_tensor * tensor,     uint8_t value, size_t offset, size_t size);
 
@@ -137,7 +145,7 @@ extern "C" {
     /* Copies src into dst after the work queued on backend_src; backend_dst
      * waits for the copy before its later work.  Falls back to a blocking
      * copy when the backends cannot do it asynchronously. */
-    GGML_API void ggml_backend_tensor_copy_async(ggml_backend_t backend_src, ggml_backend_t backend_dst, struct ggml_tensor * src, struct ggml_tensor * dst);
+    GGML_API void ggml_backend_tensor_copy_async(ggml_backend_t backend_src, ggml_backend_t backend_dst, const struct ggml_tensor * src, struct ggml_tensor * dst);
 
     /* Device the backend runs on. */
     GGML_API ggml_backend_dev_t ggml_backend_get_device(ggml_backend_t backend);
@@ -172,6 +180,8 @@ extern "C" {
         bool host_buffer;          /* pinned host buffer type */
         bool buffer_from_host_ptr; /* buffers wrapping host memory */
         bool events;               /* event synchronization */
+        bool mmap_support;         /* tensors may be loaded from memory-mapped files
+                                      (its buffers read host memory the program maps) */
     };
 
     /* Everything known about a device. */

@@ -121,6 +121,7 @@ extern "C" {
     /* SVE vector length in bytes, 0 without SVE. */
     GGML_BACKEND_API int ggml_cpu_get_sve_cnt    (void);
     GGML_BACKEND_API int ggml_cpu_has_sme        (void);
+    GGML_BACKEND_API int ggml_cpu_has_sme2       (void);
     /* other architectures */
     GGML_BACKEND_API int ggml_cpu_has_riscv_v    (void);
     /* RISC-V vector length in bytes, 0 without RVV. */

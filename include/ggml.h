@@ -685,6 +685,9 @@ extern "C" {
     GGML_API bool ggml_is_contiguous_0(const struct ggml_tensor * tensor); /* same as ggml_is_contiguous */
     GGML_API bool ggml_is_contiguous_1(const struct ggml_tensor * tensor); /* contiguous from dimension 1 up */
     GGML_API bool ggml_is_contiguous_2(const struct ggml_tensor * tensor); /* contiguous from dimension 2 up */
+    GGML_API bool ggml_is_contiguous_to_1(const struct ggml_tensor * tensor); /* dimension 0 dense */
+    GGML_API bool ggml_is_contiguous_to_2(const struct ggml_tensor * tensor); /* dimensions 0 and 1 dense */
+    GGML_API bool ggml_is_contiguous_to_3(const struct ggml_tensor * tensor); /* dimensions 0 to 2 dense */
 
     /* Data fills one gap-free block, in any dimension order. */
     GGML_API bool ggml_is_contiguously_allocated(const struct ggml_tensor * tensor);
@@ -2183,7 +2186,9 @@ extern "C" {
             struct ggml_tensor  * c);
 
     /* Selective scan (Mamba): state s, input x, step dt, matrices A, B, C,
-     * ids choosing the state of each sequence. */
+     * ids choosing the state of each sequence.  The result holds y, the
+     * final states, then K - 1 earlier states (state k of a sequence: its
+     * state k tokens before the end); K >= 1, and 1 for per-state A. */
     GGML_API struct ggml_tensor * ggml_ssm_scan(
             struct ggml_context * ctx,
             struct ggml_tensor  * s,
@@ -2192,7 +2197,8 @@ extern "C" {
             struct ggml_tensor  * A,
             struct ggml_tensor  * B,
             struct ggml_tensor  * C,
-            struct ggml_tensor  * ids);
+            struct ggml_tensor  * ids,
+            int64_t               K);
 
     /* Splits dims 1 and 2 into w x w windows (zero-padded), one per dim-3 index. */
     GGML_API struct ggml_tensor * ggml_win_part(

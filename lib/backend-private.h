@@ -128,6 +128,16 @@ ggml_backend_buffer_t ggml__tensor_buffer(const struct ggml_tensor *tensor, cons
 ggml_backend_buffer_t ggml__check_tensor_transfer(const struct ggml_tensor *tensor, const void *data,
                                                   size_t offset, size_t size, const char *func);
 
+/*
+ * The same for a transfer of n_copies runs of size bytes (run i at offset
+ * + i * stride_tensor in the tensor, data + i * stride_data on the host):
+ * every run inside the tensor, the host span not overflowing.  n_copies
+ * and size are not 0.
+ */
+ggml_backend_buffer_t ggml__check_tensor_transfer_2d(const struct ggml_tensor *tensor, const void *data,
+                                                     size_t offset, size_t size, size_t n_copies,
+                                                     size_t stride_tensor, size_t stride_data, const char *func);
+
 /* Same type, shape and strides (data of one can be copied into the other). */
 bool ggml__same_layout(const struct ggml_tensor *a, const struct ggml_tensor *b);
 

@@ -105,6 +105,44 @@ void ggml_backend_tensor_get_async(ggml_backend_t backend, const struct ggml_ten
         ggml_backend_tensor_get(tensor, data, offset, size);
 }
 
+void ggml_backend_tensor_set_2d_async(ggml_backend_t backend, struct ggml_tensor *tensor, const void *data,
+                                      size_t offset, size_t size, size_t n_copies, size_t stride_tensor,
+                                      size_t stride_data)
+{
+    REQUIRE_BACKEND(backend, );
+    if ((size == 0 || n_copies == 0) && tensor != NULL)
+        return;
+    if (ggml__check_tensor_transfer_2d(tensor, data, offset, size, n_copies, stride_tensor, stride_data,
+                                       __func__) == NULL)
+        return;
+    if (n_copies > 1 && backend->iface.set_tensor_2d_async != NULL)
+        backend->iface.set_tensor_2d_async(backend, tensor, data, offset, size, n_copies, stride_tensor,
+                                           stride_data);
+    else
+        for (size_t i = 0; i < n_copies; i++)
+            ggml_backend_tensor_set_async(backend, tensor, (const char *) data + i * stride_data,
+                                          offset + i * stride_tensor, size);
+}
+
+void ggml_backend_tensor_get_2d_async(ggml_backend_t backend, const struct ggml_tensor *tensor, void *data,
+                                      size_t offset, size_t size, size_t n_copies, size_t stride_tensor,
+                                      size_t stride_data)
+{
+    REQUIRE_BACKEND(backend, );
+    if ((size == 0 || n_copies == 0) && tensor != NULL)
+        return;
+    if (ggml__check_tensor_transfer_2d(tensor, data, offset, size, n_copies, stride_tensor, stride_data,
+                                       __func__) == NULL)
+        return;
+    if (n_copies > 1 && backend->iface.get_tensor_2d_async != NULL)
+        backend->iface.get_tensor_2d_async(backend, tensor, data, offset, size, n_copies, stride_tensor,
+                                           stride_data);
+    else
+        for (size_t i = 0; i < n_copies; i++)
+            ggml_backend_tensor_get_async(backend, tensor, (char *) data + i * stride_data,
+                                          offset + i * stride_tensor, size);
+}
+
 void ggml_backend_synchronize(ggml_backend_t backend)
 {
     REQUIRE_BACKEND(backend, );
@@ -237,7 +275,7 @@ ggml_backend_dev_t ggml_backend_get_device(ggml_backend_t backend)
 }
 
 void ggml_backend_tensor_copy_async(ggml_backend_t backend_src, ggml_backend_t backend_dst,
-                                    struct ggml_tensor *src, struct ggml_tensor *dst)
+                                    const struct ggml_tensor *src, struct ggml_tensor *dst)
 {
     REQUIRE_BACKEND(backend_src, );
     REQUIRE_BACKEND(backend_dst, );

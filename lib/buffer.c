@@ -384,6 +384,28 @@ ggml_backend_buffer_t ggml__check_tensor_transfer(const struct ggml_tensor *tens
     return buffer;
 }
 
+/* (n_copies - 1) * stride + size: the bytes n_copies runs span, SIZE_MAX when that overflows. */
+static size_t runs_span(size_t size, size_t n_copies, size_t stride)
+{
+    const size_t steps = n_copies - 1;
+    if (stride != 0 && steps > (SIZE_MAX - size) / stride)
+        return SIZE_MAX;
+    return steps * stride + size;
+}
+
+ggml_backend_buffer_t ggml__check_tensor_transfer_2d(const struct ggml_tensor *tensor, const void *data,
+                                                     size_t offset, size_t size, size_t n_copies,
+                                                     size_t stride_tensor, size_t stride_data, const char *func)
+{
+    if (runs_span(size, n_copies, stride_data) == SIZE_MAX) {
+        ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "%zu runs of %zu bytes, %zu bytes apart, overflow the host memory",
+                     n_copies, size, stride_data);
+        return NULL;
+    }
+    /* the runs lie between the first's start and the last's end */
+    return ggml__check_tensor_transfer(tensor, data, offset, runs_span(size, n_copies, stride_tensor), func);
+}
+
 void ggml_backend_tensor_set(struct ggml_tensor *tensor, const void *data, size_t offset, size_t size)
 {
     if (size == 0 && tensor != NULL)
@@ -400,6 +422,41 @@ void ggml_backend_tensor_get(const struct ggml_tensor *tensor, void *data, size_
     ggml_backend_buffer_t buffer = ggml__check_tensor_transfer(tensor, data, offset, size, __func__);
     if (buffer)
         buffer->iface.get_tensor(buffer, tensor, data, offset, size);
+}
+
+void ggml_backend_tensor_set_2d(struct ggml_tensor *tensor, const void *data, size_t offset, size_t size,
+                                size_t n_copies, size_t stride_tensor, size_t stride_data)
+{
+    if ((size == 0 || n_copies == 0) && tensor != NULL)
+        return;
+    ggml_backend_buffer_t buffer =
+        ggml__check_tensor_transfer_2d(tensor, data, offset, size, n_copies, stride_tensor, stride_data, __func__);
+    if (buffer == NULL)
+        return;
+    if (n_copies > 1 && buffer->iface.set_tensor_2d != NULL) {
+        buffer->iface.set_tensor_2d(buffer, tensor, data, offset, size, n_copies, stride_tensor, stride_data);
+        return;
+    }
+    for (size_t i = 0; i < n_copies; i++)
+        buffer->iface.set_tensor(buffer, tensor, (const char *) data + i * stride_data, offset + i * stride_tensor,
+                                 size);
+}
+
+void ggml_backend_tensor_get_2d(const struct ggml_tensor *tensor, void *data, size_t offset, size_t size,
+                                size_t n_copies, size_t stride_tensor, size_t stride_data)
+{
+    if ((size == 0 || n_copies == 0) && tensor != NULL)
+        return;
+    ggml_backend_buffer_t buffer =
+        ggml__check_tensor_transfer_2d(tensor, data, offset, size, n_copies, stride_tensor, stride_data, __func__);
+    if (buffer == NULL)
+        return;
+    if (n_copies > 1 && buffer->iface.get_tensor_2d != NULL) {
+        buffer->iface.get_tensor_2d(buffer, tensor, data, offset, size, n_copies, stride_tensor, stride_data);
+        return;
+    }
+    for (size_t i = 0; i < n_copies; i++)
+        buffer->iface.get_tensor(buffer, tensor, (char *) data + i * stride_data, offset + i * stride_tensor, size);
 }
 
 void ggml_backend_tensor_memset(struct ggml_tensor *tensor, uint8_t value, size_t offset, size_t size)
@@ -456,7 +513,7 @@ bool ggml_backend_buffer_copy_tensor(const struct ggml_tensor *src, struct ggml_
     return dst_buffer->iface.cpy_tensor ? dst_buffer->iface.cpy_tensor(dst_buffer, src, dst) : false;
 }
 
-void ggml_backend_tensor_copy(struct ggml_tensor *src, struct ggml_tensor *dst)
+void ggml_backend_tensor_copy(const struct ggml_tensor *src, struct ggml_tensor *dst)
 {
     if (!ggml__check_copy(src, dst, __func__) || src == dst)
         return;

@@ -75,10 +75,15 @@ struct ggml_tensor *ggml_ssm_conv(struct ggml_context *ctx, struct ggml_tensor *
 
 struct ggml_tensor *ggml_ssm_scan(struct ggml_context *ctx, struct ggml_tensor *s, struct ggml_tensor *x,
                                   struct ggml_tensor *dt, struct ggml_tensor *A, struct ggml_tensor *B,
-                                  struct ggml_tensor *C, struct ggml_tensor *ids)
+                                  struct ggml_tensor *C, struct ggml_tensor *ids, int64_t K)
 {
     if (s == NULL || x == NULL || dt == NULL || A == NULL || B == NULL || C == NULL || ids == NULL)
         return NULL;
+    if (K < 1 || K > INT32_MAX || (A->ne[0] != 1 && K != 1)) {
+        ggml__error("K = %" PRId64 " states: want 1 to INT32_MAX, and 1 when A has a decay per state "
+                    "(A->ne[0] = %" PRId64 ")", K, A->ne[0]);
+        return NULL;
+    }
     if (!check_f32(s, "state", __func__) || !check_f32(x, "input", __func__) || !check_f32(dt, "step", __func__) ||
         !check_f32(A, "A", __func__) || !check_f32(B, "B", __func__) || !check_f32(C, "C", __func__))
         return NULL;
@@ -105,8 +110,8 @@ struct ggml_tensor *ggml_ssm_scan(struct ggml_context *ctx, struct ggml_tensor *
                     B->ne[0], B->ne[1], B->ne[2], B->ne[3], ids->ne[0]);
         return NULL;
     }
-    /* the outputs y (x's shape) followed by the final state of each sequence */
-    const int64_t ne[1] = { ggml_nelements(x) + d_state * head_dim * n_head * n_seqs };
+    /* the outputs y (x's shape), then K states of every sequence: the final ones, then earlier ones */
+    const int64_t ne[1] = { ggml_nelements(x) + K * d_state * head_dim * n_head * n_seqs };
     struct ggml_tensor *result = ggml__new_tensor_impl(ctx, GGML_TYPE_F32, 1, ne, NULL, 0, __func__);
     if (result == NULL)
         return NULL;
@@ -118,6 +123,7 @@ struct ggml_tensor *ggml_ssm_scan(struct ggml_context *ctx, struct ggml_tensor *
     result->src[4] = B;
     result->src[5] = C;
     result->src[6] = ids;
+    ggml__set_op_params_i32(result, 0, (int32_t) K);
     return result;
 }
 

@@ -486,18 +486,20 @@ bool ggml_is_permuted(const struct ggml_tensor *tensor)
 }
 
 /*
- * Contiguous from dimension n upwards: the dims below n may be strided,
- * the dims from n on are packed (dims of extent 1 never break contiguity).
+ * The elements of a row are adjacent (whole blocks for block types), and
+ * each dimension i with free < i < end follows the one below it without a
+ * gap; dimensions up to free may be strided, those from end on are not
+ * looked at.  Dimensions of extent 1 never break contiguity.
  */
-static bool is_contiguous_from(const struct ggml_tensor *tensor, int n)
+static bool is_contiguous_dims(const struct ggml_tensor *tensor, int free, int end)
 {
     size_t next_nb = ggml_type_size(tensor->type);
     if (tensor->ne[0] != ggml_blck_size(tensor->type) && tensor->nb[0] != next_nb)
         return false;
     next_nb *= (size_t) (tensor->ne[0] / ggml_blck_size(tensor->type));
-    for (int i = 1; i < GGML_MAX_DIMS; i++) {
+    for (int i = 1; i < end; i++) {
         if (tensor->ne[i] != 1) {
-            if (i > n) {
+            if (i > free) {
                 if (tensor->nb[i] != next_nb)
                     return false;
                 next_nb *= (size_t) tensor->ne[i];
@@ -508,6 +510,12 @@ static bool is_contiguous_from(const struct ggml_tensor *tensor, int n)
         }
     }
     return true;
+}
+
+/* Contiguous from dimension n upwards: the dims below n may be strided. */
+static bool is_contiguous_from(const struct ggml_tensor *tensor, int n)
+{
+    return is_contiguous_dims(tensor, n, GGML_MAX_DIMS);
 }
 
 bool ggml_is_contiguous(const struct ggml_tensor *tensor)
@@ -532,6 +540,24 @@ bool ggml_is_contiguous_2(const struct ggml_tensor *tensor)
 {
     REQUIRE_TENSOR(tensor);
     return is_contiguous_from(tensor, 2);
+}
+
+bool ggml_is_contiguous_to_1(const struct ggml_tensor *tensor)
+{
+    REQUIRE_TENSOR(tensor);
+    return is_contiguous_dims(tensor, 0, 1);
+}
+
+bool ggml_is_contiguous_to_2(const struct ggml_tensor *tensor)
+{
+    REQUIRE_TENSOR(tensor);
+    return is_contiguous_dims(tensor, 0, 2);
+}
+
+bool ggml_is_contiguous_to_3(const struct ggml_tensor *tensor)
+{
+    REQUIRE_TENSOR(tensor);
+    return is_contiguous_dims(tensor, 0, 3);
 }
 
 bool ggml_is_contiguously_allocated(const struct ggml_tensor *tensor)

@@ -145,9 +145,13 @@ man3_MANS += \
 	man/man3/ggml_backend_tensor_copy.3 \
 	man/man3/ggml_backend_tensor_copy_async.3 \
 	man/man3/ggml_backend_tensor_get.3 \
+	man/man3/ggml_backend_tensor_get_2d.3 \
+	man/man3/ggml_backend_tensor_get_2d_async.3 \
 	man/man3/ggml_backend_tensor_get_async.3 \
 	man/man3/ggml_backend_tensor_memset.3 \
 	man/man3/ggml_backend_tensor_set.3 \
+	man/man3/ggml_backend_tensor_set_2d.3 \
+	man/man3/ggml_backend_tensor_set_2d_async.3 \
 	man/man3/ggml_backend_tensor_set_async.3 \
 	man/man3/ggml_backend_unload.3 \
 	man/man3/ggml_backend_view_init.3 \
@@ -213,6 +217,7 @@ man3_MANS += \
 	man/man3/ggml_cpu_has_neon.3 \
 	man/man3/ggml_cpu_has_riscv_v.3 \
 	man/man3/ggml_cpu_has_sme.3 \
+	man/man3/ggml_cpu_has_sme2.3 \
 	man/man3/ggml_cpu_has_sse3.3 \
 	man/man3/ggml_cpu_has_ssse3.3 \
 	man/man3/ggml_cpu_has_sve.3 \
@@ -344,6 +349,9 @@ man3_MANS += \
 	man/man3/ggml_is_contiguous_2.3 \
 	man/man3/ggml_is_contiguous_channels.3 \
 	man/man3/ggml_is_contiguous_rows.3 \
+	man/man3/ggml_is_contiguous_to_1.3 \
+	man/man3/ggml_is_contiguous_to_2.3 \
+	man/man3/ggml_is_contiguous_to_3.3 \
 	man/man3/ggml_is_contiguously_allocated.3 \
 	man/man3/ggml_is_empty.3 \
 	man/man3/ggml_is_matrix.3 \

@@ -927,7 +927,7 @@ static struct ggml_tensor *op_recurrent(struct builder *b)
         struct ggml_tensor *C = mut_leaf(b, ds, g, n_t, n_s);
         struct ggml_tensor *ids = index_leaf(b, n_s, 1, 1);
         bool n = NULLS3(s, x, dt) || NULLS3(A, B, C) || ids == NULL;
-        return OP(b, "ggml_ssm_scan", n, ggml_ssm_scan(ctx, s, x, dt, A, B, C, ids));
+        return OP(b, "ggml_ssm_scan", n, ggml_ssm_scan(ctx, s, x, dt, A, B, C, ids, 1));
     }
     case 2: {
         struct ggml_tensor *k = mut_leaf(b, d, h, n_t, 1), *v = mut_leaf(b, d, h, n_t, 1), *r = mut_leaf(b, d, h, n_t, 1);

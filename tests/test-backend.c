@@ -42,7 +42,7 @@
 /* Calls of the members of the in-test tables since the last reset_calls(). */
 static struct {
     int init_backend, backend_free;
-    int set_async, get_async, cpy_async, synchronize;
+    int set_async, get_async, set_2d_async, get_2d_async, cpy_async, synchronize;
     int plan_create, plan_free, plan_update, plan_compute, graph_compute;
     int event_record, event_wait, event_new, event_free, event_sync;
     int supports_op, supports_buft, offload_op, host_buft, from_host_ptr;
@@ -287,6 +287,27 @@ static void tk_get_async(ggml_backend_t backend, const struct ggml_tensor *tenso
     b->iface.get_tensor(b, tensor, data, offset, size);
 }
 
+/* The 2-D forms: the runs one by one through the buffer, counted once a call. */
+static void tk_set_2d_async(ggml_backend_t backend, struct ggml_tensor *tensor, const void *data, size_t offset,
+                            size_t size, size_t n_copies, size_t stride_tensor, size_t stride_data)
+{
+    (void) backend;
+    calls.set_2d_async++;
+    ggml_backend_buffer_t b = tensor->view_src ? tensor->view_src->buffer : tensor->buffer;
+    for (size_t i = 0; i < n_copies; i++)
+        b->iface.set_tensor(b, tensor, (const char *) data + i * stride_data, offset + i * stride_tensor, size);
+}
+
+static void tk_get_2d_async(ggml_backend_t backend, const struct ggml_tensor *tensor, void *data, size_t offset,
+                            size_t size, size_t n_copies, size_t stride_tensor, size_t stride_data)
+{
+    (void) backend;
+    calls.get_2d_async++;
+    ggml_backend_buffer_t b = tensor->view_src ? tensor->view_src->buffer : tensor->buffer;
+    for (size_t i = 0; i < n_copies; i++)
+        b->iface.get_tensor(b, tensor, (char *) data + i * stride_data, offset + i * stride_tensor, size);
+}
+
 static bool tk_cpy_async(ggml_backend_t backend_src, ggml_backend_t backend_dst,
                          const struct ggml_tensor *src, struct ggml_tensor *dst)
 {
@@ -369,6 +390,8 @@ static const struct ggml_backend_i full_backend_iface = {
     .free = tk_backend_free,
     .set_tensor_async = tk_set_async,
     .get_tensor_async = tk_get_async,
+    .set_tensor_2d_async = tk_set_2d_async,
+    .get_tensor_2d_async = tk_get_2d_async,
     .cpy_tensor_async = tk_cpy_async,
     .synchronize = tk_synchronize,
     .graph_plan_create = tk_plan_create,
@@ -698,7 +721,8 @@ static void test_device_wrappers(void)
     is_uint(props.memory_total, 2000, "props(min): memory_total");
     is_int(props.type, GGML_BACKEND_DEVICE_TYPE_GPU, "props(min): type");
     is_ptr(props.device_id, NULL, "props(min): device_id left by the device is zeroed (NULL)");
-    ok(!props.caps.async && !props.caps.host_buffer && !props.caps.buffer_from_host_ptr && !props.caps.events,
+    ok(!props.caps.async && !props.caps.host_buffer && !props.caps.buffer_from_host_ptr && !props.caps.events &&
+           !props.caps.mmap_support,
        "props(min): caps left by the device are zeroed (false)");
 
     memset(&props, 0, sizeof props);
@@ -889,6 +913,29 @@ static void test_async_transfers(void)
     is_int(calls.get_async, 1, "bad get_async calls never reached the member");
     ggml_backend_tensor_get(t, out, 0, sizeof out);
     ok(out[0] == 1 && out[4] == 9 && out[7] == 12, "bad calls wrote nothing");
+
+    /* 2-D: elements 1 and 5 (two runs of one float, 16 bytes apart) from a packed pair; t holds
+       1 2 3 4 9 10 11 12 */
+    const float pair[2] = { -1, -5 };
+    float got[4] = { 0, 0, 0, 0 };
+    reset_calls();
+    ggml_backend_tensor_set_2d_async(fb, t, pair, sizeof(float), sizeof(float), 2, 4 * sizeof(float), sizeof(float));
+    ggml_backend_tensor_get_2d_async(fb, t, got, 0, 2 * sizeof(float), 2, 4 * sizeof(float), 2 * sizeof(float));
+    ggml_backend_synchronize(fb);
+    is_int(calls.set_2d_async, 1, "set_tensor_2d_async present: one call for two runs");
+    is_int(calls.get_2d_async, 1, "get_tensor_2d_async present: one call for two runs");
+    ok(got[0] == 1 && got[1] == -1 && got[2] == 9 && got[3] == -5, "2-D async present: the runs at their strides");
+    const float back[2] = { 2, 6 };
+    ggml_backend_tensor_set_2d_async(mb, t, back, sizeof(float), sizeof(float), 2, 4 * sizeof(float), sizeof(float));
+    ggml_backend_tensor_get_2d_async(mb, t, got, 0, 2 * sizeof(float), 2, 4 * sizeof(float), 2 * sizeof(float));
+    ggml_backend_synchronize(mb);
+    ok(got[0] == 1 && got[1] == 2 && got[2] == 9 && got[3] == 6, "2-D async absent: one transfer a run");
+    is_int(tap_log_errors(), 0, "2-D async: silent");
+    ggml_backend_tensor_set_2d_async(fb, t, back, sizeof(float), sizeof(float), 3, 4 * sizeof(float), sizeof(float));
+    logged_one_error("set_2d_async whose last run leaves the tensor logs one error");
+    ggml_backend_tensor_get_2d_async(NULL, t, got, 0, 4, 2, 16, 8);
+    logged_one_error("get_2d_async on a NULL backend logs one error");
+    is_int(calls.set_2d_async + calls.get_2d_async, 2, "bad 2-D calls never reached the members");
 
     ggml_backend_buffer_free(buf);
     ggml_backend_free(mb);

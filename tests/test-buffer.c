@@ -70,7 +70,7 @@ struct tb_buffer {
 static struct {
     int alloc_buffer, get_alignment, get_max_size, get_alloc_size, is_host;
     int free_buffer, get_base, init_tensor, memset_tensor, set_tensor, get_tensor;
-    int cpy_tensor, clear, reset;
+    int set_tensor_2d, get_tensor_2d, cpy_tensor, clear, reset;
     int clear_value;
 } calls;
 
@@ -168,6 +168,29 @@ static void tb_get_tensor(ggml_backend_buffer_t buffer, const struct ggml_tensor
         memcpy(data, p, size);
 }
 
+/* The runs of a 2-D transfer, each through tb_locate (so each is bounds-checked). */
+static void tb_set_tensor_2d(ggml_backend_buffer_t buffer, struct ggml_tensor *tensor, const void *data,
+                             size_t offset, size_t size, size_t n_copies, size_t stride_tensor, size_t stride_data)
+{
+    calls.set_tensor_2d++;
+    for (size_t i = 0; i < n_copies; i++) {
+        unsigned char *p = tb_locate(buffer, tensor, offset + i * stride_tensor, size);
+        if (p)
+            memcpy(p, (const char *) data + i * stride_data, size);
+    }
+}
+
+static void tb_get_tensor_2d(ggml_backend_buffer_t buffer, const struct ggml_tensor *tensor, void *data,
+                             size_t offset, size_t size, size_t n_copies, size_t stride_tensor, size_t stride_data)
+{
+    calls.get_tensor_2d++;
+    for (size_t i = 0; i < n_copies; i++) {
+        unsigned char *p = tb_locate(buffer, tensor, offset + i * stride_tensor, size);
+        if (p)
+            memcpy((char *) data + i * stride_data, p, size);
+    }
+}
+
 static ggml_backend_buffer_t tb_buft_alloc_buffer(ggml_backend_buffer_type_t buft, size_t size);
 
 /* Copies only from another buffer of a full in-test type. */
@@ -225,6 +248,8 @@ static const struct ggml_backend_buffer_i full_buffer_iface = {
     .memset_tensor = tb_memset_tensor,
     .set_tensor = tb_set_tensor,
     .get_tensor = tb_get_tensor,
+    .set_tensor_2d = tb_set_tensor_2d,
+    .get_tensor_2d = tb_get_tensor_2d,
     .cpy_tensor = tb_cpy_tensor,
     .clear = tb_clear,
     .reset = tb_reset,
@@ -1106,6 +1131,73 @@ static void test_tensor_data(void)
     ggml_backend_buffer_free(full);
 }
 
+/*
+ * ggml_backend_tensor_set_2d / get_2d on buffer (name for messages): a
+ * 4 x 3 F32 matrix gets columns 1..2 of each row from a packed 3 x 2 array
+ * and gives them back; the other elements keep the fill.  Returns through
+ * the counts what the members saw.
+ */
+static void check_tensor_io_2d(ggml_backend_buffer_t buffer, const char *name)
+{
+    struct ggml_tensor *m = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 4, 3);
+    if (!ok(m && place(buffer, m, 0), "%s: 2-D transfer: a 4 x 3 matrix", name))
+        return;
+    const float fill[12] = { -1, -2, -3, -4, -5, -6, -7, -8, -9, -10, -11, -12 };
+    ggml_backend_tensor_set(m, fill, 0, sizeof fill);
+    const float cols[3][2] = { { 1, 2 }, { 3, 4 }, { 5, 6 } };
+    ggml_backend_tensor_set_2d(m, cols, sizeof(float), 2 * sizeof(float), 3, m->nb[1], sizeof cols[0]);
+    float all[12];
+    ggml_backend_tensor_get(m, all, 0, sizeof all);
+    bool right = true;
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 4; c++) {
+            const float want = c == 1 || c == 2 ? cols[r][c - 1] : fill[4 * r + c];
+            right = right && all[4 * r + c] == want;
+        }
+    ok(right, "%s: set_2d wrote columns 1..2 of each row and nothing else", name);
+    /* read column 3 of the three rows into a strided host array (every other float) */
+    float back[6] = { 0, 0, 0, 0, 0, 0 };
+    ggml_backend_tensor_get_2d(m, back, 3 * sizeof(float), sizeof(float), 3, m->nb[1], 2 * sizeof(float));
+    ok(back[0] == -4 && back[2] == -8 && back[4] == -12 && back[1] == 0 && back[3] == 0 && back[5] == 0,
+       "%s: get_2d read column 3 into every other float", name);
+
+    /* bounds: the last run one float past the end; nothing written */
+    tap_log_errors();
+    ggml_backend_tensor_set_2d(m, cols, 2 * sizeof(float) + sizeof(float), 2 * sizeof(float), 3, m->nb[1],
+                               sizeof cols[0]);
+    logged_one_error("%s: set_2d whose last run leaves the tensor logs one error", name);
+    ggml_backend_tensor_get(m, all, 0, sizeof all);
+    ok(all[3] == -4 && all[11] == -12, "%s: ... and writes nothing", name);
+    ggml_backend_tensor_get_2d(m, back, 0, 4, SIZE_MAX / 2, 16, 4);
+    logged_one_error("%s: get_2d with an overflowing extent logs one error", name);
+    ggml_backend_tensor_set_2d(m, NULL, 0, 4, 2, 16, 4);
+    logged_one_error("%s: set_2d of NULL data logs one error", name);
+    ggml_backend_tensor_set_2d(m, NULL, 0, 0, 2, 16, 4);
+    ggml_backend_tensor_get_2d(m, NULL, 0, 4, 0, 16, 4);
+    is_int(tap_log_errors(), 0, "%s: zero size or zero runs copy nothing and log nothing", name);
+}
+
+static void test_tensor_data_2d(void)
+{
+    ggml_backend_buffer_t cpu = ggml_backend_buft_alloc_buffer(ggml_backend_cpu_buffer_type(), 256);
+    ggml_backend_buffer_t min = ggml_backend_buft_alloc_buffer(&min_buft, 256);
+    ggml_backend_buffer_t full = ggml_backend_buft_alloc_buffer(&full_buft, 256);
+    if (!ok(cpu && min && full, "2-D transfers: buffers"))
+        return;
+    check_tensor_io_2d(cpu, "cpu");
+    reset_calls();
+    check_tensor_io_2d(min, "min");
+    ok(calls.set_tensor >= 3 && calls.get_tensor >= 3, "min: the runs went through set_tensor / get_tensor");
+    reset_calls();
+    check_tensor_io_2d(full, "full");
+    is_int(calls.set_tensor_2d, 1, "full: one set_tensor_2d call for three runs");
+    is_int(calls.get_tensor_2d, 1, "full: one get_tensor_2d call for three runs");
+    is_int(violations, 0, "2-D transfers: no range outside the test buffers");
+    ggml_backend_buffer_free(cpu);
+    ggml_backend_buffer_free(min);
+    ggml_backend_buffer_free(full);
+}
+
 /* ----------------------------------------------------------- tensor copy */
 
 /* Allocates a fresh buffer of buft holding one f32 [8] tensor filled with seed. */
@@ -1312,6 +1404,7 @@ int main(void)
     test_tensor_alloc();
     test_view_init();
     test_tensor_data();
+    test_tensor_data_2d();
     test_tensor_copy();
     test_quantized_views();
 

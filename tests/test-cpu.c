@@ -1413,8 +1413,8 @@ static void test_backend(void)
     for (size_t i = 0; i < sizeof caps; i++)
         caps_set = caps_set && caps[i] <= 1;
     ok(caps_set, "props: every capability set (no byte left unwritten)");
-    ok(!props.caps.async && !props.caps.events && props.caps.buffer_from_host_ptr,
-       "props: synchronous, no events, buffers from host pointers");
+    ok(!props.caps.async && !props.caps.events && props.caps.buffer_from_host_ptr && props.caps.mmap_support,
+       "props: synchronous, no events, buffers from host pointers, tensors from mapped files");
     logged_nothing("device queries: no messages");
 
     /* computing through the backend */
@@ -1543,6 +1543,7 @@ static const struct {
     { "MATMUL_INT8", ggml_cpu_has_matmul_int8, NULL },
     { "SVE", ggml_cpu_has_sve, NULL },
     { "SME", ggml_cpu_has_sme, NULL },
+    { "SME2", ggml_cpu_has_sme2, NULL },
     { "RISCV_V", ggml_cpu_has_riscv_v, NULL },
     { "VSX", ggml_cpu_has_vsx, NULL },
     { "VXE", ggml_cpu_has_vxe, NULL },

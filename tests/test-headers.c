@@ -405,11 +405,12 @@ static void test_layouts(void)
     OFFSET(struct ggml_tallocr, alignment, 16);
     OFFSET(struct ggml_tallocr, offset, 24);
 
-    SIZE(struct ggml_backend_dev_caps, 4);
+    SIZE(struct ggml_backend_dev_caps, 5);
     OFFSET(struct ggml_backend_dev_caps, async, 0);
     OFFSET(struct ggml_backend_dev_caps, host_buffer, 1);
     OFFSET(struct ggml_backend_dev_caps, buffer_from_host_ptr, 2);
     OFFSET(struct ggml_backend_dev_caps, events, 3);
+    OFFSET(struct ggml_backend_dev_caps, mmap_support, 4);
 
     SIZE(struct ggml_backend_dev_props, 56);
     OFFSET(struct ggml_backend_dev_props, name, 0);
@@ -434,26 +435,30 @@ static void test_layouts(void)
     OFFSET(struct ggml_backend_buffer_type, device, 48);
     OFFSET(struct ggml_backend_buffer_type, context, 56);
 
-    SIZE(struct ggml_backend_buffer_i, 72);
+    SIZE(struct ggml_backend_buffer_i, 88);
     OFFSET(struct ggml_backend_buffer_i, init_tensor, 16);
-    OFFSET(struct ggml_backend_buffer_i, cpy_tensor, 48);
-    OFFSET(struct ggml_backend_buffer_i, reset, 64);
-    SIZE(struct ggml_backend_buffer, 104);
-    OFFSET(struct ggml_backend_buffer, buft, 72);
-    OFFSET(struct ggml_backend_buffer, context, 80);
-    OFFSET(struct ggml_backend_buffer, size, 88);
-    OFFSET(struct ggml_backend_buffer, usage, 96);
+    OFFSET(struct ggml_backend_buffer_i, set_tensor_2d, 48);
+    OFFSET(struct ggml_backend_buffer_i, get_tensor_2d, 56);
+    OFFSET(struct ggml_backend_buffer_i, cpy_tensor, 64);
+    OFFSET(struct ggml_backend_buffer_i, reset, 80);
+    SIZE(struct ggml_backend_buffer, 120);
+    OFFSET(struct ggml_backend_buffer, buft, 88);
+    OFFSET(struct ggml_backend_buffer, context, 96);
+    OFFSET(struct ggml_backend_buffer, size, 104);
+    OFFSET(struct ggml_backend_buffer, usage, 112);
 
-    SIZE(struct ggml_backend_i, 112);
-    OFFSET(struct ggml_backend_i, synchronize, 40);
-    OFFSET(struct ggml_backend_i, graph_compute, 80);
-    OFFSET(struct ggml_backend_i, event_wait, 96);
-    OFFSET(struct ggml_backend_i, graph_optimize, 104);
-    SIZE(struct ggml_backend, 136);
+    SIZE(struct ggml_backend_i, 128);
+    OFFSET(struct ggml_backend_i, set_tensor_2d_async, 32);
+    OFFSET(struct ggml_backend_i, get_tensor_2d_async, 40);
+    OFFSET(struct ggml_backend_i, synchronize, 56);
+    OFFSET(struct ggml_backend_i, graph_compute, 96);
+    OFFSET(struct ggml_backend_i, event_wait, 112);
+    OFFSET(struct ggml_backend_i, graph_optimize, 120);
+    SIZE(struct ggml_backend, 152);
     OFFSET(struct ggml_backend, guid, 0);
     OFFSET(struct ggml_backend, iface, 8);
-    OFFSET(struct ggml_backend, device, 120);
-    OFFSET(struct ggml_backend, context, 128);
+    OFFSET(struct ggml_backend, device, 136);
+    OFFSET(struct ggml_backend, context, 144);
 
     SIZE(struct ggml_backend_event, 16);
 

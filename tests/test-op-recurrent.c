@@ -170,7 +170,7 @@ static double softplus_ref(double v)
  */
 static void test_ssm_scan_case(int64_t d_state, int64_t head_dim, int64_t n_head, int64_t n_group,
                                int64_t n_tokens, int64_t n_seqs, int64_t n_states, bool per_state_decay,
-                               bool strided, uint64_t *seed)
+                               bool strided, int64_t n_kept, uint64_t *seed)
 {
     struct ggml_context *ctx = new_ctx();
     struct ggml_tensor *s = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, d_state, head_dim, n_head, n_states);
@@ -202,7 +202,8 @@ static void test_ssm_scan_case(int64_t d_state, int64_t head_dim, int64_t n_head
         optest_set(ids, 1, 0, 0, 0, -1); /* out of range: starts from a zero state */
 
     const int64_t ny = head_dim * n_head * n_tokens * n_seqs, per_seq = d_state * head_dim * n_head;
-    double *ref = malloc((size_t) (ny + per_seq * n_seqs) * sizeof *ref);
+    /* n_kept <= n_tokens: every kept state is written */
+    double *ref = malloc((size_t) (ny + n_kept * per_seq * n_seqs) * sizeof *ref);
     double *st = malloc((size_t) per_seq * sizeof *st);
     for (int64_t q = 0; q < n_seqs; q++) {
         const int64_t id = (int64_t) optest_get(ids, q, 0, 0, 0);
@@ -210,7 +211,7 @@ static void test_ssm_scan_case(int64_t d_state, int64_t head_dim, int64_t n_head
             for (int64_t r = 0; r < head_dim; r++)
                 for (int64_t i = 0; i < d_state; i++)
                     st[(h * head_dim + r) * d_state + i] = id >= 0 && id < n_states ? optest_get(s, i, r, h, id) : 0.0;
-        for (int64_t t = 0; t < n_tokens; t++)
+        for (int64_t t = 0; t < n_tokens; t++) {
             for (int64_t h = 0; h < n_head; h++) {
                 const int64_t g = h / (n_head / n_group);
                 const double d = softplus_ref(optest_get(dt, h, t, q, 0));
@@ -225,17 +226,22 @@ static void test_ssm_scan_case(int64_t d_state, int64_t head_dim, int64_t n_head
                     ref[((q * n_tokens + t) * n_head + h) * head_dim + r] = y;
                 }
             }
-        for (int64_t e = 0; e < per_seq; e++)
-            ref[ny + q * per_seq + e] = st[e];
+            /* after token t: kept state k = n_tokens - 1 - t (0: the final one) */
+            const int64_t k = n_tokens - 1 - t;
+            if (k < n_kept)
+                for (int64_t e = 0; e < per_seq; e++)
+                    ref[ny + (k * n_seqs + q) * per_seq + e] = st[e];
+        }
     }
-    struct ggml_tensor *out = ggml_ssm_scan(ctx, s, x, dt, A, B, C, ids);
-    ok(out != NULL && out->op == GGML_OP_SSM_SCAN && ggml_n_dims(out) == 1 && out->ne[0] == ny + per_seq * n_seqs,
-       "ssm_scan: result holds y and %lld final states", (long long) n_seqs);
+    struct ggml_tensor *out = ggml_ssm_scan(ctx, s, x, dt, A, B, C, ids, n_kept);
+    ok(out != NULL && out->op == GGML_OP_SSM_SCAN && ggml_n_dims(out) == 1 &&
+           out->ne[0] == ny + n_kept * per_seq * n_seqs,
+       "ssm_scan: result holds y and %lld x %lld states", (long long) n_kept, (long long) n_seqs);
     char what[160];
     snprintf(what, sizeof what, "ssm_scan %s, d_state %lld, head_dim %lld, heads %lld, groups %lld, tokens %lld, "
-             "seqs %lld%s", per_state_decay ? "mamba-1" : "mamba-2", (long long) d_state, (long long) head_dim,
-             (long long) n_head, (long long) n_group, (long long) n_tokens, (long long) n_seqs,
-             strided ? ", strided B/C" : "");
+             "seqs %lld, %lld states kept%s", per_state_decay ? "mamba-1" : "mamba-2", (long long) d_state,
+             (long long) head_dim, (long long) n_head, (long long) n_group, (long long) n_tokens,
+             (long long) n_seqs, (long long) n_kept, strided ? ", strided B/C" : "");
     check_all(ctx, out, ref, 1e-9, what);
     free(st);
     free(ref);
@@ -245,11 +251,13 @@ static void test_ssm_scan_case(int64_t d_state, int64_t head_dim, int64_t n_head
 static void test_ssm_scan(void)
 {
     uint64_t seed = 0x55a4;
-    test_ssm_scan_case(1, 1, 1, 1, 1, 1, 1, false, false, &seed);
-    test_ssm_scan_case(5, 3, 4, 2, 3, 2, 3, false, false, &seed);
-    test_ssm_scan_case(16, 1, 33, 1, 5, 3, 4, true, false, &seed);   /* mamba-1 layout */
-    test_ssm_scan_case(7, 5, 6, 3, 4, 3, 3, false, true, &seed);
-    test_ssm_scan_case(3, 1, 31, 1, 2, 1, 2, true, true, &seed);
+    test_ssm_scan_case(1, 1, 1, 1, 1, 1, 1, false, false, 1, &seed);
+    test_ssm_scan_case(5, 3, 4, 2, 3, 2, 3, false, false, 1, &seed);
+    test_ssm_scan_case(16, 1, 33, 1, 5, 3, 4, true, false, 1, &seed);   /* mamba-1 layout */
+    test_ssm_scan_case(7, 5, 6, 3, 4, 3, 3, false, true, 1, &seed);
+    test_ssm_scan_case(3, 1, 31, 1, 2, 1, 2, true, true, 1, &seed);
+    test_ssm_scan_case(5, 3, 4, 2, 3, 2, 3, false, false, 3, &seed);   /* every state kept */
+    test_ssm_scan_case(7, 5, 6, 3, 5, 3, 3, false, true, 2, &seed);
 }
 
 /* ------------------------------- RWKV_WKV6, GATED_LINEAR_ATTN, RWKV_WKV7 */
@@ -445,29 +453,37 @@ static void test_errors(void)
     struct ggml_tensor *C4 = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 4, 4, 5, 2);
     struct ggml_tensor *dt_bad = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 6, 4, 2);
     struct ggml_tensor *ids3 = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 3);
-    ok(ggml_ssm_scan(ctx, s, x, dt, A, B, C, ids) != NULL, "ssm_scan: valid arguments give a tensor");
+    ok(ggml_ssm_scan(ctx, s, x, dt, A, B, C, ids, 1) != NULL, "ssm_scan: valid arguments give a tensor");
     is_int(tap_log_errors(), 0, "ssm_scan: valid arguments log nothing");
-    ok(ggml_ssm_scan(ctx, s, x16, dt, A, B, C, ids) == NULL, "ssm_scan: an f16 input gives NULL");
+    ok(ggml_ssm_scan(ctx, s, x16, dt, A, B, C, ids, 1) == NULL, "ssm_scan: an f16 input gives NULL");
     logged_one_error("ssm_scan: an f16 input logs one error");
-    ok(ggml_ssm_scan(ctx, s, x, dt, A, B, C, ids_f) == NULL, "ssm_scan: f32 ids give NULL");
+    ok(ggml_ssm_scan(ctx, s, x, dt, A, B, C, ids_f, 1) == NULL, "ssm_scan: f32 ids give NULL");
     logged_one_error("ssm_scan: f32 ids log one error");
-    ok(ggml_ssm_scan(ctx, s, x, dt, A_bad, B, C, ids) == NULL, "ssm_scan: a bad A gives NULL");
+    ok(ggml_ssm_scan(ctx, s, x, dt, A_bad, B, C, ids, 1) == NULL, "ssm_scan: a bad A gives NULL");
     logged_one_error("ssm_scan: a bad A logs one error");
-    ok(ggml_ssm_scan(ctx, s, x, dt, A, B4, C4, ids) == NULL, "ssm_scan: groups not dividing heads give NULL");
+    ok(ggml_ssm_scan(ctx, s, x, dt, A, B4, C4, ids, 1) == NULL, "ssm_scan: groups not dividing heads give NULL");
     logged_one_error("ssm_scan: groups not dividing heads log one error");
-    ok(ggml_ssm_scan(ctx, s, x, dt, A, B, C4, ids) == NULL, "ssm_scan: B and C of different shapes give NULL");
+    ok(ggml_ssm_scan(ctx, s, x, dt, A, B, C4, ids, 1) == NULL, "ssm_scan: B and C of different shapes give NULL");
     logged_one_error("ssm_scan: B and C of different shapes log one error");
-    ok(ggml_ssm_scan(ctx, s, x, dt_bad, A, B, C, ids) == NULL, "ssm_scan: a bad dt gives NULL");
+    ok(ggml_ssm_scan(ctx, s, x, dt_bad, A, B, C, ids, 1) == NULL, "ssm_scan: a bad dt gives NULL");
     logged_one_error("ssm_scan: a bad dt logs one error");
-    ok(ggml_ssm_scan(ctx, s, x, dt, A, B, C, ids3) == NULL, "ssm_scan: too many ids give NULL");
+    ok(ggml_ssm_scan(ctx, s, x, dt, A, B, C, ids3, 1) == NULL, "ssm_scan: too many ids give NULL");
     logged_one_error("ssm_scan: too many ids log one error");
+    ok(ggml_ssm_scan(ctx, s, x, dt, A, B, C, ids, 0) == NULL, "ssm_scan: K = 0 gives NULL");
+    logged_one_error("ssm_scan: K = 0 logs one error");
+    ok(ggml_ssm_scan(ctx, s, x, dt, A, B, C, ids, (int64_t) INT32_MAX + 1) == NULL, "ssm_scan: K > INT32_MAX gives NULL");
+    logged_one_error("ssm_scan: K > INT32_MAX logs one error");
+    struct ggml_tensor *A_states = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 4, 6);
+    ok(ggml_ssm_scan(ctx, s, x, dt, A_states, B, C, ids, 1) != NULL, "ssm_scan: a decay per state with K = 1 works");
+    ok(ggml_ssm_scan(ctx, s, x, dt, A_states, B, C, ids, 2) == NULL, "ssm_scan: a decay per state with K = 2 gives NULL");
+    logged_one_error("ssm_scan: a decay per state with K = 2 logs one error");
     struct ggml_tensor *in[7] = { s, x, dt, A, B, C, ids };
     bool all_null = true;
     for (int k = 0; k < 7; k++) {
         struct ggml_tensor *arg[7];
         for (int j = 0; j < 7; j++)
             arg[j] = j == k ? NULL : in[j];
-        all_null = all_null && ggml_ssm_scan(ctx, arg[0], arg[1], arg[2], arg[3], arg[4], arg[5], arg[6]) == NULL;
+        all_null = all_null && ggml_ssm_scan(ctx, arg[0], arg[1], arg[2], arg[3], arg[4], arg[5], arg[6], 1) == NULL;
     }
     ok(all_null, "ssm_scan: a NULL input gives NULL");
     is_int(tap_log_errors(), 0, "ssm_scan: a NULL input logs nothing");

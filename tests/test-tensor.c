@@ -324,6 +324,45 @@ static void test_layout_predicates(void)
     is_int(tap_log_errors(), 0, "layout predicates log no error");
 }
 
+/* ggml_is_contiguous_to_1/2/3 of t: want1..want3. */
+static void check_contiguous_to(const struct ggml_tensor *t, const char *what, bool want1, bool want2, bool want3)
+{
+    if (!ok(t != NULL, "%s created", what))
+        return;
+    is_int(ggml_is_contiguous_to_1(t), want1, "%s: ggml_is_contiguous_to_1", what);
+    is_int(ggml_is_contiguous_to_2(t), want2, "%s: ggml_is_contiguous_to_2", what);
+    is_int(ggml_is_contiguous_to_3(t), want3, "%s: ggml_is_contiguous_to_3", what);
+}
+
+/* The low dimensions only: dense up to dimension 1, 2 or 3, whatever lies above. */
+static void test_contiguous_to(void)
+{
+    struct ggml_tensor *a = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 4, 3, 2, 2);
+    check_contiguous_to(a, "contiguous [4,3,2,2]", true, true, true);
+    check_contiguous_to(ggml_transpose(ctx, ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 4, 3)), "transposed [4,3]",
+                        false, false, false);
+    struct ggml_tensor *wide = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 8, 4);
+    check_contiguous_to(ggml_view_2d(ctx, wide, 5, 4, wide->nb[1], 0), "column slice [5 of 8, 4]", true, false,
+                        false);
+    struct ggml_tensor *cube = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 4, 3, 2);
+    check_contiguous_to(ggml_view_3d(ctx, cube, 4, 2, 2, cube->nb[1], cube->nb[2], 0), "row slice [4, 2 of 3, 2]",
+                        true, true, false);
+    /* whole [4,3,2] blocks, 2 of them 5 blocks' worth of bytes apart */
+    struct ggml_tensor *big = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 4, 3, 5, 2);
+    struct ggml_tensor *blocks = ggml_view_4d(ctx, big, 4, 3, 2, 2, big->nb[1], big->nb[2], big->nb[3], 0);
+    check_contiguous_to(blocks, "[4,3,2] blocks of a [4,3,5,2]", true, true, true);
+    ok(blocks && !ggml_is_contiguous(blocks) && !ggml_is_contiguous_2(blocks),
+       "... which is not contiguous as a whole, nor from dimension 2");
+    /* dimensions of extent 1 never break it, whatever their stride */
+    struct ggml_tensor *ones = ggml_view_4d(ctx, big, 4, 1, 1, 2, 999 * F32_SIZE, 77 * F32_SIZE, big->nb[3], 0);
+    check_contiguous_to(ones, "[4,1,1,2] with odd strides in the unit dimensions", true, true, true);
+    struct ggml_tensor *q = ggml_new_tensor_2d(ctx, GGML_TYPE_Q4_0, 64, 4);
+    check_contiguous_to(q, "q4_0 [64,4]", true, true, true);
+    check_contiguous_to(ggml_view_2d(ctx, q, 32, 4, q->nb[1], 0), "q4_0 first block of each row", true, false,
+                        false);
+    is_int(tap_log_errors(), 0, "contiguous_to predicates log no error");
+}
+
 static void test_same_and_repeat(void)
 {
     struct ggml_tensor *a = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 4, 3);
@@ -768,6 +807,7 @@ int main(void)
     test_bad_shapes();
     test_dims_predicates();
     test_layout_predicates();
+    test_contiguous_to();
     test_same_and_repeat();
     test_names();
     test_dup_and_view_tensor();

@@ -653,6 +653,7 @@ static void blas_dev_get_props(ggml_backend_dev_t dev, struct ggml_backend_dev_p
         .host_buffer = false,
         .buffer_from_host_ptr = true,
         .events = false,
+        .mmap_support = true,
     };
 }
 

@@ -265,6 +265,7 @@ static void cpu_dev_get_props(ggml_backend_dev_t dev, struct ggml_backend_dev_pr
     props->caps.host_buffer = false;
     props->caps.buffer_from_host_ptr = true;
     props->caps.events = false;
+    props->caps.mmap_support = true;
 }
 
 static ggml_backend_t cpu_dev_init_backend(ggml_backend_dev_t dev, const char *params)

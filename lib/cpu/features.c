@@ -30,7 +30,7 @@ struct cpu_features {
     bool sse3, ssse3, avx, avx_vnni, avx2, bmi2, f16c, fma;
     bool avx512, avx512_vbmi, avx512_vnni, avx512_bf16, amx_int8;
     bool avx512_bw, avx512_dq, avx512_vl;   /* with F: the AVX-512 kernel level */
-    bool neon, arm_fma, fp16_va, dotprod, matmul_int8, sve, sme;
+    bool neon, arm_fma, fp16_va, dotprod, matmul_int8, sve, sme, sme2;
     int sve_cnt;
 };
 
@@ -95,6 +95,7 @@ static void detect_arm(struct cpu_features *f)
     f->sve = hw & (1ul << 22);       /* HWCAP_SVE */
     f->matmul_int8 = hw2 & (1ul << 13); /* HWCAP2_I8MM */
     f->sme = hw2 & (1ul << 23);      /* HWCAP2_SME */
+    f->sme2 = hw2 & (1ul << 37);     /* HWCAP2_SME2 */
     if (f->sve) {
         /* the vector length the kernel gives this process, in bytes */
         int vl = prctl(PR_SVE_GET_VL);
@@ -139,6 +140,7 @@ int ggml_cpu_has_matmul_int8(void) { return cpu()->matmul_int8; }
 int ggml_cpu_has_sve(void)         { return cpu()->sve; }
 int ggml_cpu_get_sve_cnt(void)     { return cpu()->sve_cnt; }
 int ggml_cpu_has_sme(void)         { return cpu()->sme; }
+int ggml_cpu_has_sme2(void)        { return cpu()->sme2; }
 /* architectures this library does not target: never present */
 int ggml_cpu_has_riscv_v(void)     { return 0; }
 int ggml_cpu_get_rvv_vlen(void)    { return 0; }
@@ -277,7 +279,8 @@ void ggml_cpu_init(void)
     ggml__cpu_features_init();
 }
 
-static struct ggml_backend_feature feature_list[28];
+/* room for the 22 CPU features of fill_feature_list, the four ISA entries and the terminator */
+static struct ggml_backend_feature feature_list[32];
 static pthread_once_t feature_list_once = PTHREAD_ONCE_INIT;
 /* "generic,avx2,...": the levels built in, and those this CPU runs */
 static char isa_built_list[64], isa_runnable_list[64];
@@ -309,7 +312,7 @@ static void fill_feature_list(void)
         { "AVX512", f->avx512 }, { "AVX512_VBMI", f->avx512_vbmi }, { "AVX512_VNNI", f->avx512_vnni },
         { "AVX512_BF16", f->avx512_bf16 }, { "AMX_INT8", f->amx_int8 }, { "NEON", f->neon },
         { "ARM_FMA", f->arm_fma }, { "FP16_VA", f->fp16_va }, { "DOTPROD", f->dotprod },
-        { "MATMUL_INT8", f->matmul_int8 }, { "SVE", f->sve }, { "SME", f->sme },
+        { "MATMUL_INT8", f->matmul_int8 }, { "SVE", f->sve }, { "SME", f->sme }, { "SME2", f->sme2 },
     };
     size_t n = 0;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)

@@ -156,8 +156,10 @@ const struct ggml__op_impl ggml__op_ssm_conv = {
  * element i:
  *     d = softplus(dt[h]),  state = state * exp(d * A[i or 0, h]) + B[i, g] * x[r, h] * d
  *     y[r, h] = sum over i of state * C[i, g]
- * dst holds y (x's shape) and then the final states [d_state, head_dim,
- * n_head, n_seqs].  An id outside [0, n_states) starts from a zero state.
+ * dst holds y (x's shape) and then n_kept (op_params[0], ggml_ssm_scan's
+ * K) blocks of states [d_state, head_dim, n_head, n_seqs]: the final
+ * states, then those 1, 2, ... tokens before the end.  An id outside
+ * [0, n_states) starts from a zero state.
  */
 static bool ssm_scan_supports(const struct ggml_tensor *dst)
 {
@@ -167,12 +169,13 @@ static bool ssm_scan_supports(const struct ggml_tensor *dst)
         return false;
     const int64_t d_state = s->ne[0], head_dim = x->ne[0], n_head = x->ne[1];
     const int64_t n_tokens = x->ne[2], n_seqs = x->ne[3];
+    const int64_t n_kept = ggml__get_op_params_i32(dst, 0);   /* K of ggml_ssm_scan */
     return ggml_are_same_shape(B, C) && ggml_is_3d(dt) && dt->ne[0] == n_head && dt->ne[1] == n_tokens &&
            dt->ne[2] == n_seqs && s->ne[1] == head_dim && s->ne[2] == n_head && B->ne[0] == d_state &&
            B->ne[2] == n_tokens && B->ne[3] == n_seqs && B->ne[1] > 0 && n_head % B->ne[1] == 0 &&
            ggml_is_vector(ids) && ids->ne[0] == n_seqs && ggml_is_matrix(A) && A->ne[1] == n_head &&
-           (A->ne[0] == 1 || A->ne[0] == d_state) &&
-           ggml_nelements(dst) == ggml_nelements(x) + d_state * head_dim * n_head * n_seqs;
+           (A->ne[0] == 1 || A->ne[0] == d_state) && n_kept >= 1 && (A->ne[0] == 1 || n_kept == 1) &&
+           ggml_nelements(dst) == ggml_nelements(x) + n_kept * d_state * head_dim * n_head * n_seqs;
 }
 
 static inline float softplus(float v)
@@ -189,8 +192,10 @@ static void ssm_scan_kernel(const struct ggml__compute_params *params, struct gg
     const bool scalar_decay = A->ne[0] == 1;
     const bool fast = !params->use_ref && B->nb[0] == sizeof(float) && C->nb[0] == sizeof(float) &&
                       (scalar_decay || A->nb[0] == sizeof(float));
+    const int64_t n_kept = ggml__get_op_params_i32(dst, 0);
     float *y_all = (float *) dst->data;
-    float *states = y_all + ggml_nelements(x);
+    float *states = y_all + ggml_nelements(x);   /* [d_state, head_dim, n_head, n_seqs] n_kept times */
+    const int64_t state_floats = d_state * head_dim * n_head * n_seqs;
 
     /* one unit per (sequence, head): its state rows evolve independently */
     int64_t first, last;
@@ -235,6 +240,11 @@ static void ssm_scan_kernel(const struct ggml__compute_params *params, struct gg
                 }
                 y[r] = sum;
             }
+            /* state k (1 <= k < n_kept) is the one k tokens before the end; state 0, the final
+               one, is st itself.  States before the first token are not written. */
+            const int64_t k = n_tokens - 1 - t;
+            if (k > 0 && k < n_kept)
+                memcpy(st + k * state_floats, st, (size_t) (head_dim * d_state) * sizeof *st);
         }
     }
 }
