@@ -1100,6 +1100,79 @@ static void test_constructor_errors(void)
     ggml_free(ctx);
 }
 
+/* Element (i0, i1) of a 2-d tensor of a single-element type, as a 64-bit pattern of its bytes. */
+static uint64_t element_bits(const struct ggml_tensor *t, int64_t i0, int64_t i1)
+{
+    uint64_t v = 0;
+    memcpy(&v, (const char *) t->data + i0 * t->nb[0] + i1 * t->nb[1], ggml_type_size(t->type));
+    return v;
+}
+
+/*
+ * Same-type copies of the types with single-element blocks that are not
+ * converted (I8, I16, I64, F64), in every layout, as upstream's test-dup
+ * does: a [10, 11] source holding a distinct byte pattern in every
+ * element, a row and a column of it copied into a row and a column of a
+ * zeroed destination; then cont of its transpose.  Every element is
+ * checked, at both paths and 1 to 3 threads.
+ */
+static void test_byte_types(void)
+{
+    static const enum ggml_type types[] = { GGML_TYPE_I8, GGML_TYPE_I16, GGML_TYPE_I64, GGML_TYPE_F64 };
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+        const enum ggml_type type = types[t];
+        const size_t es = ggml_type_size(type);
+        struct ggml_context *ctx = new_context(2);
+        struct ggml_tensor *src = ggml_new_tensor_2d(ctx, type, 10, 11);
+        for (int64_t i = 0; i < 110; i++) {
+            const uint64_t pattern = 0x0101010101010101ull * (uint64_t) (i + 1) ^ 0x8040201008040201ull;
+            memcpy((char *) src->data + (size_t) i * es, &pattern, es);
+        }
+        struct ggml_tensor *row = ggml_view_1d(ctx, src, 10, src->nb[1] * 2);              /* row 2 */
+        struct ggml_tensor *col = ggml_view_2d(ctx, src, 1, 10, src->nb[1], 3 * es);       /* column 3 */
+        bool right = true;
+        for (int use_ref = 0; use_ref <= 1; use_ref++)
+            for (int n_threads = 1; n_threads <= 3; n_threads++) {
+                struct ggml_tensor *dst = ggml_new_tensor_2d(ctx, type, 10, 11);
+                memset(dst->data, 0, ggml_nbytes(dst));
+                struct ggml_tensor *out[4] = {
+                    ggml_cpy(ctx, row, ggml_view_1d(ctx, dst, 10, dst->nb[1] * 5)),
+                    ggml_cpy(ctx, col, ggml_view_1d(ctx, dst, 10, dst->nb[1] * 6)),
+                    ggml_cpy(ctx, row, ggml_view_2d(ctx, dst, 1, 10, dst->nb[1], 7 * es)),
+                    ggml_cpy(ctx, col, ggml_view_2d(ctx, dst, 1, 10, dst->nb[1], 8 * es)),
+                };
+                for (int k = 0; k < 4; k++)
+                    right = right && out[k] != NULL &&
+                            optest_compute(ctx, out[k], n_threads, use_ref) == GGML_STATUS_SUCCESS;
+                for (int64_t i1 = 0; right && i1 < 11; i1++)
+                    for (int64_t i0 = 0; i0 < 10; i0++) {
+                        uint64_t want = 0;
+                        if (i1 == 5 && i0 < 10)
+                            want = element_bits(src, i0, 2);
+                        else if (i1 == 6)
+                            want = element_bits(src, 3, i0);
+                        else if (i0 == 7 && i1 < 10)
+                            want = element_bits(src, i1, 2);
+                        else if (i0 == 8 && i1 < 10)
+                            want = element_bits(src, 3, i1);
+                        if (i1 == 5 && (i0 == 7 || i0 == 8)) /* the columns were written after the row */
+                            want = i0 == 7 ? element_bits(src, 5, 2) : element_bits(src, 3, 5);
+                        if (i1 == 6 && (i0 == 7 || i0 == 8))
+                            want = i0 == 7 ? element_bits(src, 6, 2) : element_bits(src, 3, 6);
+                        right = right && element_bits(dst, i0, i1) == want;
+                    }
+                struct ggml_tensor *tr = ggml_cont(ctx, ggml_transpose(ctx, src));
+                right = right && tr != NULL && optest_compute(ctx, tr, n_threads, use_ref) == GGML_STATUS_SUCCESS;
+                for (int64_t i1 = 0; right && i1 < 10; i1++)
+                    for (int64_t i0 = 0; i0 < 11; i0++)
+                        right = right && element_bits(tr, i0, i1) == element_bits(src, i1, i0);
+            }
+        ok(right, "%s: rows and columns copied into rows and columns, and cont of the transpose, bit for bit",
+           ggml_type_name(type));
+        ggml_free(ctx);
+    }
+}
+
 int main(void)
 {
     tap_capture_log();
@@ -1114,6 +1187,7 @@ int main(void)
     test_reshaping_copies();
     test_transposes();
     test_dup_inplace();
+    test_byte_types();
     test_edge_values();
     test_refused();
     test_split_blocks_refused();

@@ -3,7 +3,8 @@
  *
  * Sources of type F32, F16, BF16, I32 (and the quantized types, through
  * their to_float) go to F32, F16, BF16, I32 or any type with a
- * from_float_ref.  Shapes may differ as long as the element counts agree:
+ * from_float_ref; any type of single-element blocks (I8, I16, I64, F64)
+ * is copied to its own type in any layout.  Shapes may differ as long as the element counts agree:
  * elements are taken and stored in row-major order of each tensor's own
  * shape, following its strides.
  *
@@ -62,6 +63,9 @@ static bool copy_supports(const struct ggml_tensor *dst)
     const bool dst_ok = plain_type(dst->type) ||
                         (ggml_get_type_traits(dst->type)->from_float_ref != NULL && ggml_is_contiguous_rows(dst) &&
                          src->ne[0] == dst->ne[0]);
+    if (src->type == dst->type && ggml_blck_size(src->type) == 1)
+        /* any type of single-element blocks (I8, I16, I64, F64 too): bytes, element by element */
+        return true;
     if (src->type == dst->type && !plain_type(src->type))
         /* same quantized type: rows are copied as runs of adjacent blocks */
         return src->ne[0] == dst->ne[0] && ggml_is_contiguous_rows(src) && ggml_is_contiguous_rows(dst);
@@ -92,10 +96,10 @@ static size_t copy_work_size(const struct ggml_tensor *dst, int n_tasks)
     return (size_t) n_tasks * (size_t) scratch_floats(dst) * sizeof(float);
 }
 
-/* True when the elements of t's rows are adjacent (blocks always are). */
+/* True when the elements of t's rows are adjacent (blocks of several always are). */
 static bool packed_rows(const struct ggml_tensor *t)
 {
-    return !plain_type(t->type) || t->nb[0] == ggml_type_size(t->type);
+    return ggml_blck_size(t->type) > 1 || t->nb[0] == ggml_type_size(t->type);
 }
 
 /* F32 from n packed elements of a type with a decoder (not F32, not I32). */
@@ -202,7 +206,7 @@ static bool copy_transposed(const struct ggml__compute_params *params, struct gg
 {
     const struct ggml_tensor *src = dst->src[0];
     const size_t es = ggml_type_size(dst->type);
-    if (src->type != dst->type || !plain_type(dst->type) || !ggml_are_same_shape(src, dst))
+    if (src->type != dst->type || ggml_blck_size(dst->type) != 1 || !ggml_are_same_shape(src, dst))
         return false;
     const int rd = packed_dim(dst), cd = packed_dim(src);
     if (rd < 0 || cd < 0 || rd == cd)
@@ -262,7 +266,7 @@ static void copy_rows(const struct ggml__compute_params *params, struct ggml_ten
             continue;
         }
         if (src->type == dst->type) {
-            if (plain_type(src->type))
+            if (ggml_blck_size(src->type) == 1)
                 for (int64_t i = 0; i < src->ne[0]; i++)
                     copy_element(src->type, s + i * src->nb[0], dst->type, d + i * dst->nb[0]);
             else
