@@ -2374,8 +2374,6 @@ extern "C" {
             int                   n_tasks,
             void                * userdata);
 
-    /* ------------------------------------------------- loss, optimizers */
-
     /* ----------------------------------------------------------- graphs */
 
     /* Adds tensors[0..n_tensors) to the graph but marks only tensors[idx]
@@ -2389,6 +2387,10 @@ extern "C" {
     /* Adds tensor and every node it depends on to the graph, sources first.
      * A NULL tensor marks the graph as failed. */
     GGML_API void ggml_build_forward_expand(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor);
+    /* As ggml_build_forward_expand, without marking the new nodes for
+     * computation: they get their place in the order now, and are computed
+     * once a node that is computed reaches them. */
+    GGML_API void ggml_build_forward_order(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor);
 
     /* New graph of GGML_DEFAULT_GRAPH_SIZE nodes without gradients. */
     GGML_API struct ggml_cgraph * ggml_new_graph       (struct ggml_context * ctx);

@@ -260,10 +260,11 @@ static void graph_visit(struct ggml_cgraph *cgraph, struct ggml_tensor *root, bo
     free(stack.frames);
 }
 
-void ggml_build_forward_expand(struct ggml_cgraph *cgraph, struct ggml_tensor *tensor)
+/* ggml_build_forward_expand (compute) and ggml_build_forward_order (not), logged as func. */
+static void build_forward(struct ggml_cgraph *cgraph, struct ggml_tensor *tensor, bool compute, const char *func)
 {
     if (cgraph == NULL) {
-        ggml__error("cgraph is NULL");
+        ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "cgraph is NULL");
         return;
     }
     if (tensor == NULL) {
@@ -271,7 +272,17 @@ void ggml_build_forward_expand(struct ggml_cgraph *cgraph, struct ggml_tensor *t
         cgraph->failed = true;
         return;
     }
-    graph_visit(cgraph, tensor, true);
+    graph_visit(cgraph, tensor, compute);
+}
+
+void ggml_build_forward_expand(struct ggml_cgraph *cgraph, struct ggml_tensor *tensor)
+{
+    build_forward(cgraph, tensor, true, __func__);
+}
+
+void ggml_build_forward_order(struct ggml_cgraph *cgraph, struct ggml_tensor *tensor)
+{
+    build_forward(cgraph, tensor, false, __func__);
 }
 
 struct ggml_tensor *ggml_build_forward_select(struct ggml_cgraph *cgraph, struct ggml_tensor **tensors,

@@ -159,6 +159,7 @@ man3_MANS += \
 	man/man3/ggml_bf16_to_fp32_row.3 \
 	man/man3/ggml_blck_size.3 \
 	man/man3/ggml_build_forward_expand.3 \
+	man/man3/ggml_build_forward_order.3 \
 	man/man3/ggml_build_forward_select.3 \
 	man/man3/ggml_can_repeat.3 \
 	man/man3/ggml_cast.3 \

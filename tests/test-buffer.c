@@ -763,7 +763,7 @@ static void test_cpu_buffer_huge_pages(void)
         ok((uintptr_t) base % ((size_t) 2 << 20) == 0, "cpu buffer of %zu bytes starts on a 2 MiB boundary", sizes[i]);
         ggml_backend_buffer_clear(b, 0x5A);
         ok(base[0] == 0x5A && base[sizes[i] - 1] == 0x5A, "cpu buffer of %zu bytes: clear reaches both ends", sizes[i]);
-        char flags[256];
+        char flags[512];
         FILE *thp = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
         if (thp == NULL || !mapping_flags(base, flags, sizeof flags))
             tap_skip(1, "no transparent huge pages here, or no /proc/self/smaps");

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "ggml.h"
+#include "ggml-cpu.h"
 #include "tap.h"
 
 static struct ggml_context *ctx;
@@ -458,6 +459,46 @@ static void test_select(void)
     ok(plain->flags & GGML_TENSOR_FLAG_COMPUTE, "ggml_build_forward_expand marks nodes for compute");
 }
 
+/*
+ * ggml_build_forward_order: a chain added in order is not marked; a later
+ * expand from a node using its end marks it, without moving or adding
+ * nodes; computing the graph then computes it.  A part that nothing
+ * computed reaches stays unmarked and unused.
+ */
+static void test_order(void)
+{
+    struct ggml_tensor *x = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 4);
+    for (int i = 0; i < 4; i++)
+        ((float *) x->data)[i] = (float) (i + 1);
+    struct ggml_tensor *a = ggml_scale(ctx, x, 2.0f);
+    struct ggml_tensor *b = ggml_scale(ctx, a, 3.0f);
+    struct ggml_tensor *unused = ggml_scale(ctx, x, -1.0f);
+    struct ggml_cgraph *g = ggml_new_graph_custom(ctx, 16, false);
+    ggml_build_forward_order(g, b);
+    ggml_build_forward_order(g, unused);
+    is_int(ggml_graph_n_nodes(g), 3, "order adds the nodes");
+    ok(ggml_graph_node(g, 0) == a && ggml_graph_node(g, 1) == b, "order puts sources first");
+    ok(!(a->flags & GGML_TENSOR_FLAG_COMPUTE) && !(b->flags & GGML_TENSOR_FLAG_COMPUTE),
+       "order marks nothing for compute");
+    struct ggml_tensor *c = ggml_add(ctx, b, x);
+    ggml_build_forward_expand(g, c);
+    is_int(ggml_graph_n_nodes(g), 4, "the expand adds only its own node");
+    ok(ggml_graph_node(g, 0) == a && ggml_graph_node(g, 1) == b && ggml_graph_node(g, 3) == c,
+       "... and keeps the order's places");
+    ok((a->flags & GGML_TENSOR_FLAG_COMPUTE) && (b->flags & GGML_TENSOR_FLAG_COMPUTE) &&
+           !(unused->flags & GGML_TENSOR_FLAG_COMPUTE),
+       "the expand marks what it reaches, not the rest");
+    memset(unused->data, 0x7f, ggml_nbytes(unused));
+    ok(ggml_graph_compute_with_ctx(ctx, g, 2) == GGML_STATUS_SUCCESS, "the graph computes");
+    bool right = true;
+    for (int i = 0; i < 4; i++)
+        right = right && ((float *) c->data)[i] == (float) (i + 1) * 7.0f;
+    ok(right, "c = 6 x + x, through the ordered chain");
+    ok(((unsigned char *) unused->data)[0] == 0x7f, "the unmarked node was not computed");
+    ggml_build_forward_order(NULL, b);
+    logged_one_error("order into a NULL graph logs one error");
+}
+
 int main(void)
 {
     tap_capture_log();
@@ -477,6 +518,7 @@ int main(void)
     test_graph_full();
     test_null_expand();
     test_select();
+    test_order();
 
     ggml_free(ctx);
     return tap_done();

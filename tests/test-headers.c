@@ -1,9 +1,9 @@
 /*
  * test-headers.c - the ABI facts of the public headers.
  *
- * Every number below is upstream ggml 0.21.0's (include/*.h), not computed
- * from our headers, so that an accidental reordering or a changed field
- * shows up here.  The enumerators of ggml_type, ggml_ftype, ggml_op,
+ * Every number below is upstream ggml 0.21.0's (the headers of its include
+ * directory), not computed from our headers, so that an accidental
+ * reordering or a changed field shows up here.  The enumerators of ggml_type, ggml_ftype, ggml_op,
  * ggml_unary_op and ggml_glu_op are all listed, in upstream's order, with
  * the numbers a program compiled against upstream's ggml.h printed; their
  * COUNT values match too, so our enums can have no other member either.  Type
