@@ -1752,6 +1752,13 @@ extern "C" {
             float                 beta_slow),
         "use ggml_rope_ext_inplace instead");
 
+    /* Makes the ROPE node a rotate the n_dims values from index n_offs of
+     * each row (n_offs even, n_offs + n_dims at most the row length; not
+     * in vision mode) instead of from 0; returns a, or NULL (logged). */
+    GGML_API struct ggml_tensor * ggml_rope_set_offset(
+            struct ggml_tensor  * a,
+            int                   n_offs);
+
     /* First and last dimension index of the YaRN correction band. */
     GGML_API void ggml_rope_yarn_corr_dims(
         int n_dims, int n_ctx_orig, float freq_base, float beta_fast, float beta_slow, float dims[2]);

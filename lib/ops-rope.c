@@ -1,6 +1,7 @@
 /*
  * ops-rope.c - constructors of the rotary position embedding (ROPE) and of
- * the row sorts (ARGSORT, TOP_K), and ggml_rope_yarn_corr_dims.
+ * the row sorts (ARGSORT, TOP_K), ggml_rope_set_offset and
+ * ggml_rope_yarn_corr_dims.
  *
  * Shapes, op_params layouts and source slots are upstream ggml's:
  *   ROPE     src[0] a [head_dim, n_head, n_tokens, n_seq], src[1] b I32
@@ -9,7 +10,8 @@
  *            (optional); op_params int32 { 0, n_dims, mode, 0, n_ctx_orig },
  *            then float { freq_base, freq_scale, ext_factor, attn_factor,
  *            beta_fast, beta_slow } in slots 5..10, then int32 sections[4]
- *            in slots 11..14 (zero unless the mode is multi-section)
+ *            in slots 11..14 (zero unless the mode is multi-section),
+ *            then int32 n_offs in slot 15 (0; ggml_rope_set_offset)
  *   ARGSORT  src[0] a; op_params int32 { order }; result I32, a's shape
  *   TOP_K    src[0] a; no op_params; result I32 [k, ne1, ne2, ne3]
  * Constructors follow the library's rules: a NULL input gives NULL without
@@ -153,6 +155,28 @@ static struct ggml_tensor *rope_impl(struct ggml_context *ctx, struct ggml_tenso
     result->src[1] = b;
     result->src[2] = c;
     return result;
+}
+
+struct ggml_tensor *ggml_rope_set_offset(struct ggml_tensor *a, int n_offs)
+{
+    if (a == NULL)
+        return NULL;
+    if (a->op != GGML_OP_ROPE && a->op != GGML_OP_ROPE_BACK) {
+        ggml__error("'%s' is a %s node, not a ROPE one", a->name, ggml_op_name(a->op));
+        return NULL;
+    }
+    const int32_t n_dims = ggml__get_op_params_i32(a, 1), mode = ggml__get_op_params_i32(a, 2);
+    if (mode == GGML_ROPE_TYPE_VISION) {
+        ggml__error("'%s' rotates whole rows (vision mode): no offset", a->name);
+        return NULL;
+    }
+    if (n_offs < 0 || n_offs % 2 != 0 || (int64_t) n_offs + n_dims > a->ne[0]) {
+        ggml__error("offset %d: want an even offset with %d rotated values inside rows of %" PRId64, n_offs,
+                    n_dims, a->ne[0]);
+        return NULL;
+    }
+    ggml__set_op_params_i32(a, 15, n_offs);
+    return a;
 }
 
 /* The defaults of the plain forms: base 10000, no scaling, no YaRN. */

@@ -446,6 +446,7 @@ man3_MANS += \
 	man/man3/ggml_rope_inplace.3 \
 	man/man3/ggml_rope_multi.3 \
 	man/man3/ggml_rope_multi_inplace.3 \
+	man/man3/ggml_rope_set_offset.3 \
 	man/man3/ggml_rope_yarn_corr_dims.3 \
 	man/man3/ggml_round.3 \
 	man/man3/ggml_round_inplace.3 \

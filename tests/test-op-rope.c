@@ -22,6 +22,7 @@ struct rope_setting {
     int sections[4];
     int n_ctx_orig;
     float freq_base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow;
+    int n_offs;   /* ggml_rope_set_offset */
 };
 
 /* The YaRN correction band [lo, hi] in pairs, from its definition. */
@@ -109,6 +110,8 @@ static double *reference_rope(const struct ggml_tensor *a, const struct ggml_ten
                         j0 = i;
                         j1 = i + (vision ? s->n_dims : s->n_dims / 2);
                     }
+                    j0 += s->n_offs;
+                    j1 += s->n_offs;
                     ref[k + j0] = mscale * (x[j0] * cos(theta) - x[j1] * sin(theta));
                     ref[k + j1] = mscale * (x[j0] * sin(theta) + x[j1] * cos(theta));
                 }
@@ -168,13 +171,16 @@ static struct ggml_tensor *rope_positions(struct ggml_context *ctx, const struct
 static struct ggml_tensor *rope_make(struct ggml_context *ctx, struct ggml_tensor *a, struct ggml_tensor *pos,
                                      struct ggml_tensor *ff, struct rope_setting *s, bool inplace)
 {
+    struct ggml_tensor *r;
     if (s->mode & GGML_ROPE_TYPE_MROPE)
-        return (inplace ? ggml_rope_multi_inplace : ggml_rope_multi)(
+        r = (inplace ? ggml_rope_multi_inplace : ggml_rope_multi)(
             ctx, a, pos, ff, s->n_dims, s->sections, s->mode, s->n_ctx_orig, s->freq_base, s->freq_scale,
             s->ext_factor, s->attn_factor, s->beta_fast, s->beta_slow);
-    return (inplace ? ggml_rope_ext_inplace : ggml_rope_ext)(
-        ctx, a, pos, ff, s->n_dims, s->mode, s->n_ctx_orig, s->freq_base, s->freq_scale, s->ext_factor,
-        s->attn_factor, s->beta_fast, s->beta_slow);
+    else
+        r = (inplace ? ggml_rope_ext_inplace : ggml_rope_ext)(
+            ctx, a, pos, ff, s->n_dims, s->mode, s->n_ctx_orig, s->freq_base, s->freq_scale, s->ext_factor,
+            s->attn_factor, s->beta_fast, s->beta_slow);
+    return s->n_offs != 0 ? ggml_rope_set_offset(r, s->n_offs) : r;
 }
 
 static const char *mode_name(int mode)
@@ -220,7 +226,7 @@ static void check_rope(enum ggml_type type, const int64_t ne[4], struct rope_set
 
 static struct rope_setting plain_setting(int n_dims, int mode)
 {
-    struct rope_setting s = { n_dims, mode, { 0, 0, 0, 0 }, 0, 10000.0f, 1.0f, 0.0f, 1.0f, 0.0f, 0.0f };
+    struct rope_setting s = { n_dims, mode, { 0, 0, 0, 0 }, 0, 10000.0f, 1.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0 };
     return s;
 }
 
@@ -228,7 +234,7 @@ static struct rope_setting plain_setting(int n_dims, int mode)
 static struct rope_setting yarn_setting(int n_dims, int mode, float freq_scale, float ext_factor)
 {
     struct rope_setting s = { n_dims, mode, { 0, 0, 0, 0 }, 4096, 10000.0f, freq_scale, ext_factor, 0.9f, 32.0f,
-                              1.0f };
+                              1.0f, 0 };
     return s;
 }
 
@@ -274,6 +280,17 @@ static void test_rope_numerics(void)
         s = plain_setting(16, GGML_ROPE_TYPE_VISION);
         memcpy(s.sections, (const int[4]) { 8, 8, 0, 0 }, sizeof s.sections);
         check_rope(types[t], (const int64_t[4]) { 32, 3, 5, 1 }, s, true, LAYOUT_CONTIGUOUS, &seed);
+        /* rotated values starting at an offset (ggml_rope_set_offset) */
+        s = yarn_setting(8, GGML_ROPE_TYPE_NEOX, 0.25f, 1.0f);
+        s.n_offs = 6;
+        check_rope(types[t], (const int64_t[4]) { 20, 3, 5, 1 }, s, true, LAYOUT_KV_VIEW, &seed);
+        s = plain_setting(10, GGML_ROPE_TYPE_NORMAL);
+        s.n_offs = 2;
+        check_rope(types[t], (const int64_t[4]) { 12, 2, 7, 1 }, s, false, LAYOUT_PERMUTED, &seed);
+        s = plain_setting(16, GGML_ROPE_TYPE_MROPE);
+        memcpy(s.sections, (const int[4]) { 2, 3, 3, 0 }, sizeof s.sections);
+        s.n_offs = 4;
+        check_rope(types[t], (const int64_t[4]) { 24, 3, 5, 1 }, s, false, LAYOUT_CONTIGUOUS, &seed);
         s = plain_setting(16, GGML_ROPE_TYPE_VISION);
         s.freq_base = 100.0f;
         memcpy(s.sections, (const int[4]) { 4, 4, 4, 4 }, sizeof s.sections);
@@ -448,6 +465,22 @@ static void test_rope_errors(void)
 
     ok(ext(ctx, a, pos, ff, 8, GGML_ROPE_TYPE_NEOX) != NULL && tap_log_errors() == 0,
        "a valid rope_ext builds without a message");
+
+    struct ggml_tensor *r4 = ext(ctx, a, pos, NULL, 4, GGML_ROPE_TYPE_NEOX);
+    ok(ggml_rope_set_offset(r4, 4) == r4 && tap_log_errors() == 0, "set_offset 4 of 4 rotated values in rows of 8");
+    ok(ggml_rope_set_offset(r4, 6) == NULL, "set_offset past the row gives NULL");
+    logged_one_error("set_offset past the row logs one error");
+    ok(ggml_rope_set_offset(r4, 3) == NULL, "an odd offset gives NULL");
+    logged_one_error("an odd offset logs one error");
+    ok(ggml_rope_set_offset(r4, -2) == NULL, "a negative offset gives NULL");
+    logged_one_error("a negative offset logs one error");
+    ok(ggml_rope_set_offset(a, 2) == NULL, "set_offset of a tensor that is not a ROPE node gives NULL");
+    logged_one_error("set_offset of a non-ROPE node logs one error");
+    ok(ggml_rope_set_offset(NULL, 2) == NULL && tap_log_errors() == 0, "set_offset(NULL) gives NULL quietly");
+    struct ggml_tensor *av = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 8, 2, 3);
+    struct ggml_tensor *vis = multi(ctx, av, pos4, 4, (int[4]) { 2, 2, 0, 0 }, GGML_ROPE_TYPE_VISION);
+    ok(vis != NULL && ggml_rope_set_offset(vis, 2) == NULL, "set_offset of a vision rope gives NULL");
+    logged_one_error("set_offset of a vision rope logs one error");
 
     ok(ext(ctx, a, fpos, NULL, 8, 0) == NULL, "positions that are not i32 give NULL");
     logged_one_error("f32 positions log one error");

@@ -12,7 +12,9 @@
  * where the pair (x0, x1) is (x[2i], x[2i+1]) in NORMAL mode and
  * (x[i], x[i + n_dims/2]) in NEOX, MROPE and IMROPE modes, for i < n_dims/2;
  * VISION mode rotates (x[i], x[i + n_dims]) for i < n_dims = head_dim/2.
- * Values past the n_dims rotated ones are copied unchanged.
+ * Indices count from n_offs (op_params[15], ggml_rope_set_offset; 0 in
+ * VISION mode): values before it and past the rotated ones are copied
+ * unchanged.
  *
  * The angle: theta_extrap = p base^(-2e/n_dims) / ff_i, where p is the
  * token's position, e the pair's exponent (i, except that VISION restarts
@@ -43,6 +45,7 @@
 /* The op_params of a ROPE node (layout: lib/ops-rope.c). */
 struct rope_params {
     int n_dims, mode, n_ctx_orig;
+    int n_offs;   /* the rotated values start here (ggml_rope_set_offset) */
     float freq_base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow;
     int sections[GGML_MROPE_SECTIONS];
 };
@@ -61,6 +64,7 @@ static struct rope_params rope_read_params(const struct ggml_tensor *dst)
     p.beta_slow = ggml__get_op_params_f32(dst, 10);
     for (int i = 0; i < GGML_MROPE_SECTIONS; i++)
         p.sections[i] = ggml__get_op_params_i32(dst, 11 + i);
+    p.n_offs = ggml__get_op_params_i32(dst, 15);
     return p;
 }
 
@@ -90,6 +94,9 @@ static bool rope_supports(const struct ggml_tensor *dst)
     if (p.n_dims < 0 || p.n_dims % 2 != 0 || p.n_dims > a->ne[0])
         return false;
     if (p.mode == GGML_ROPE_TYPE_VISION && 2 * (int64_t) p.n_dims != a->ne[0])
+        return false;
+    if (p.n_offs < 0 || p.n_offs % 2 != 0 || (int64_t) p.n_offs + p.n_dims > a->ne[0] ||
+        (p.mode == GGML_ROPE_TYPE_VISION && p.n_offs != 0))
         return false;
     const bool multi = rope_is_multi(p.mode);
     if (pos->type != GGML_TYPE_I32 || !ggml_is_vector(pos) || pos->ne[0] != (multi ? 4 : 1) * a->ne[2])
@@ -272,6 +279,7 @@ static void rope_kernel(const struct ggml__compute_params *params, struct ggml_t
     const bool fast = !params->use_ref && a->nb[0] == esize && dst->nb[0] == esize;
     int64_t step, gap;
     rope_layout(&s.p, &step, &gap);
+    const int64_t offs = s.p.n_offs;
 
     float *table = (float *) params->wdata + (size_t) params->ith * (size_t) rope_scratch_floats(dst);
     float *row = table + ne0 + 16;
@@ -287,7 +295,7 @@ static void rope_kernel(const struct ggml__compute_params *params, struct ggml_t
         if (!fast) {
             rope_angles(&s, i2, ne2, table);
             ggml__load_row_float(a->type, src, a->nb[0], ne0, row);
-            rotate_row(s.n_pairs, step, gap, table, row, row);
+            rotate_row(s.n_pairs, step, gap, table, row + offs, row + offs);
             ggml__store_row_float(dst->type, out, dst->nb[0], ne0, row);
             continue;
         }
@@ -296,13 +304,16 @@ static void rope_kernel(const struct ggml__compute_params *params, struct ggml_t
             table_token = i2;
         }
         if (dst->type == GGML_TYPE_F32) {
-            rotate_row(s.n_pairs, step, gap, table, (const float *) src, (float *) out);
-            const int64_t done = 2 * s.n_pairs;
-            if (out != src && done < ne0)
-                memcpy(out + done * esize, src + done * esize, (size_t) (ne0 - done) * esize);
+            rotate_row(s.n_pairs, step, gap, table, (const float *) src + offs, (float *) out + offs);
+            /* the values before and after the rotated ones, unchanged */
+            const int64_t end = offs + 2 * s.n_pairs;
+            if (out != src && offs > 0)
+                memcpy(out, src, (size_t) offs * esize);
+            if (out != src && end < ne0)
+                memcpy(out + end * esize, src + end * esize, (size_t) (ne0 - end) * esize);
         } else {
             ggml_fp16_to_fp32_row((const ggml_fp16_t *) src, row, ne0);
-            rotate_row(s.n_pairs, step, gap, table, row, row);
+            rotate_row(s.n_pairs, step, gap, table, row + offs, row + offs);
             ggml_fp32_to_fp16_row(row, (ggml_fp16_t *) out, ne0);
         }
     }
