@@ -2294,6 +2294,51 @@ extern "C" {
             bool                  lower,
             bool                  uni);
 
+    /* DeepSeek sparse attention's lightning indexer: q [n_embd, n_head,
+     * n_tokens, n_stream], k [n_embd, 1, n_kv, n_stream], weights [n_head,
+     * n_tokens, 1, n_stream] (prescaled), mask F16 [n_kv, n_tokens, 1,
+     * n_mask] with n_stream a multiple of n_mask; the result [n_kv,
+     * n_tokens, 1, n_stream] holds sum over heads of relu(q . k) * weight,
+     * plus the mask. */
+    GGML_API struct ggml_tensor * ggml_lightning_indexer(
+            struct ggml_context * ctx,
+            struct ggml_tensor  * q,
+            struct ggml_tensor  * k,
+            struct ggml_tensor  * weights,
+            struct ggml_tensor  * mask);
+
+    /* DeepSeek V4 hyper-connections, which carry hc residual streams.
+     * hc_comb: each token's hc x hc mixing matrix [dst, src] from mixes
+     * [(2 + hc) hc, n_tokens] (entries 2 hc + dst + hc src, times
+     * scale[2], plus the same entries of base): a softmax over dst plus
+     * eps, the sums over src normalized, then n_iter - 1 rounds of
+     * normalizing over dst, then over src.  Result [hc, hc, n_tokens]. */
+    GGML_API struct ggml_tensor * ggml_dsv4_hc_comb(
+            struct ggml_context * ctx,
+            struct ggml_tensor  * mixes,
+            struct ggml_tensor  * scale,
+            struct ggml_tensor  * base,
+            float                 eps,
+            int32_t               n_iter);
+
+    /* hc_pre: x [n_embd, hc, n_tokens] weighted by weights [hc, n_tokens]
+     * and summed over the streams: [n_embd, n_tokens]. */
+    GGML_API struct ggml_tensor * ggml_dsv4_hc_pre(
+            struct ggml_context * ctx,
+            struct ggml_tensor  * x,
+            struct ggml_tensor  * weights);
+
+    /* hc_post: result[i, dst, t] = x[i, t] post[dst, t] + sum over src of
+     * residual[i, src, t] comb[dst, src, t]; x [n_embd, n_tokens],
+     * residual [n_embd, hc, n_tokens], post [hc, n_tokens], comb [hc, hc,
+     * n_tokens]; result [n_embd, hc, n_tokens]. */
+    GGML_API struct ggml_tensor * ggml_dsv4_hc_post(
+            struct ggml_context * ctx,
+            struct ggml_tensor  * x,
+            struct ggml_tensor  * residual,
+            struct ggml_tensor  * post,
+            struct ggml_tensor  * comb);
+
     /* ------------------------------------------------- custom operators */
 
     /* User kernels: thread ith of nth computes its share of dst. */

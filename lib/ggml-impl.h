@@ -197,6 +197,10 @@ static inline bool ggml__rows_contiguous(const struct ggml_tensor *t)
            (ggml__blck_size_of(t->type) != 0 && t->nb[0] == ggml__type_size_of(t->type));
 }
 
+/* The most hyper-connection streams ggml_dsv4_hc_comb takes (upstream's
+   models use 4); the CPU kernel keeps a token's hc x hc matrix on the stack. */
+#define GGML__DSV4_HC_MAX 16
+
 /* ggml_is_empty of a non-NULL tensor, without the argument check. */
 static inline bool ggml__has_no_elements(const struct ggml_tensor *t)
 {

@@ -239,6 +239,9 @@ man3_MANS += \
 	man/man3/ggml_diag_mask_zero_inplace.3 \
 	man/man3/ggml_div.3 \
 	man/man3/ggml_div_inplace.3 \
+	man/man3/ggml_dsv4_hc_comb.3 \
+	man/man3/ggml_dsv4_hc_post.3 \
+	man/man3/ggml_dsv4_hc_pre.3 \
 	man/man3/ggml_dup.3 \
 	man/man3/ggml_dup_inplace.3 \
 	man/man3/ggml_dup_tensor.3 \
@@ -366,6 +369,7 @@ man3_MANS += \
 	man/man3/ggml_l2_norm.3 \
 	man/man3/ggml_l2_norm_inplace.3 \
 	man/man3/ggml_leaky_relu.3 \
+	man/man3/ggml_lightning_indexer.3 \
 	man/man3/ggml_log.3 \
 	man/man3/ggml_log_get.3 \
 	man/man3/ggml_log_inplace.3 \

@@ -299,6 +299,10 @@ GGML__OP_IMPL(ggml__op_solve_tri);
 GGML__OP_IMPL(ggml__op_map_custom1);      /* ops/custom.c */
 GGML__OP_IMPL(ggml__op_map_custom2);
 GGML__OP_IMPL(ggml__op_map_custom3);
+GGML__OP_IMPL(ggml__op_lightning_indexer); /* ops/deepseek.c */
+GGML__OP_IMPL(ggml__op_dsv4_hc_comb);
+GGML__OP_IMPL(ggml__op_dsv4_hc_pre);
+GGML__OP_IMPL(ggml__op_dsv4_hc_post);
 GGML__OP_IMPL(ggml__op_custom);
 
 /* True when the op's result dst is to be written by the table's streaming
