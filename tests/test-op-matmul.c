@@ -373,12 +373,14 @@ static void test_mul_mat(void)
 }
 
 /*
- * MUL_MAT and MUL_MAT_ID of small_types: the dot path (at most 3 columns),
+ * MUL_MAT, MUL_MAT_ID and OUT_PROD of small_types: the dot path (at most 3 columns),
  * the packed path (rows converted with to_float), src1 of every layout and
  * already Q8_0, batches with broadcasting.
  */
 static void check_mul_mat_id(enum ggml_type ta, int64_t K, int64_t M, int64_t n_as, int64_t n_used, int64_t ne11,
                              int64_t T, bool bad_id, uint64_t *seed);
+static void check_out_prod(enum ggml_type ta, int64_t P, int64_t Q, int64_t K, int64_t a2, int64_t a3, int64_t b2,
+                           int64_t b3, bool b_transposed, uint64_t *seed);
 
 static void test_small_types(void)
 {
@@ -402,6 +404,8 @@ static void test_small_types(void)
         check_mul_mat_id(ta, K1, 31, 4, 2, 2, 5, false, &seed);
         check_mul_mat_id(ta, K3, 3, 6, 3, 1, 33, false, &seed);
         check_mul_mat_id(ta, K1, 9, 4, 2, 2, 6, true, &seed);
+        check_out_prod(ta, K1, 33, 31, 1, 1, 1, 1, false, &seed);
+        check_out_prod(ta, K1, 7, 9, 1, 1, 2, 3, true, &seed);
     }
 }
 
