@@ -21,6 +21,7 @@
 #include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ggml.h"
 
@@ -177,8 +178,15 @@ extern const int8_t ggml__e2m1_doubled[16];
 extern const int8_t ggml__iq4nl_values[16];
 
 /* 2^(e - 128): half the E8M0 value, the factor of the doubled E2M1 values
-   (exact for every e, 2^-128 and 2^-127 being subnormal floats). */
-float ggml__e8m0_half_to_fp32(uint8_t e);
+   (exact for every e: 2^-128 and 2^-127 are the subnormals 2^21 and 2^22
+   units of 2^-149, the others normal with biased exponent e - 1). */
+static inline float ggml__e8m0_half_to_fp32(uint8_t e)
+{
+    const uint32_t bits = e >= 2 ? (uint32_t) (e - 1) << 23 : UINT32_C(0x00200000) << e;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
 /* Half the value of a UE4M3 scale byte (see quants-small.c for the codes
    that are not E4M3 numbers). */
 float ggml__ue4m3_half_to_fp32(uint8_t d);

@@ -43,11 +43,6 @@ const int8_t ggml__iq4nl_values[16] = { -127, -104, -83, -65, -49, -35, -22, -10
 
 /* ---------------------------------------------------------------- scales */
 
-float ggml__e8m0_half_to_fp32(uint8_t e)
-{
-    return ldexpf(1.0f, (int) e - 128);
-}
-
 /*
  * UE4M3 as ggml reads it: bit 7 (the sign in E4M3) is ignored, except
  * that 0x7f (E4M3's NaN) reads as 0; exponent bits 6..3 with bias 7,

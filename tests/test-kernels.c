@@ -230,20 +230,27 @@ static void check_vec_dot(const struct ggml__cpu_kernels *k, const struct ggml__
             if (n % ggml_blck_size(t) != 0)
                 continue;
             struct row x = make_row(generic, t, n), y = make_row(generic, vdt, n);
-            double mag;
-            const double want = ref_dot(t, vdt, x.data, y.data, n, &mag);
-            float got = NAN, got_generic = NAN;
-            k->vec_dot[t]((int) n, &got, 0, x.data, 0, y.data, 0, 1);
-            generic->vec_dot[t]((int) n, &got_generic, 0, x.data, 0, y.data, 0, 1);
-            /* single-precision sums in partial sums: far below 1e-5 of the magnitude */
-            const double bound = 1e-5 * mag + 1e-30;
-            const double err = fabs(got - want) / (mag + 1e-30);
-            worst = err > worst ? err : worst;
-            if (!(fabs(got - want) <= bound) || !(fabs(got_generic - want) <= bound) ||
-                (same_bits_as_generic(t) && memcmp(&got, &got_generic, sizeof got) != 0)) {
-                tap_diag("%s n=%lld: level %.9g, generic %.9g, reference %.9g (|products| %.3g)",
-                         ggml_type_name(t), (long long) n, got, got_generic, want, mag);
-                all_ok = false;
+            /* then, for the bit-identical types, y's first block at the extremes of int8, -128 too */
+            for (int pass = 0; pass < (same_bits_as_generic(t) ? 2 : 1); pass++) {
+                if (pass == 1)
+                    for (int j = 0; j < 32; j++)
+                        ((int8_t *) y.data)[2 + j] = (int8_t) (j % 3 == 0 ? -128 : j % 3 == 1 ? 127 : -127);
+                double mag;
+                const double want = ref_dot(t, vdt, x.data, y.data, n, &mag);
+                float got = NAN, got_generic = NAN;
+                k->vec_dot[t]((int) n, &got, 0, x.data, 0, y.data, 0, 1);
+                generic->vec_dot[t]((int) n, &got_generic, 0, x.data, 0, y.data, 0, 1);
+                /* single-precision sums in partial sums: far below 1e-5 of the magnitude */
+                const double bound = 1e-5 * mag + 1e-30;
+                const double err = fabs(got - want) / (mag + 1e-30);
+                worst = err > worst ? err : worst;
+                if (!(fabs(got - want) <= bound) || !(fabs(got_generic - want) <= bound) ||
+                    (same_bits_as_generic(t) && memcmp(&got, &got_generic, sizeof got) != 0)) {
+                    tap_diag("%s n=%lld%s: level %.9g, generic %.9g, reference %.9g (|products| %.3g)",
+                             ggml_type_name(t), (long long) n, pass ? " (int8 extremes)" : "", got, got_generic,
+                             want, mag);
+                    all_ok = false;
+                }
             }
             free_row(&x);
             free_row(&y);

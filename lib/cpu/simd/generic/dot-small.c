@@ -21,6 +21,11 @@
 #include "quants-impl.h"
 #include "generic.h"
 
+/* the float operations are the contract: never fused */
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
+
 #define ONE_ROW_ONLY() ((void) bs, (void) bx, (void) by, (void) nrc)
 
 /* sum over j < 16 of table[low nibble of q[j]] * y[j] + table[high] * y[j + 16] */
