@@ -187,9 +187,25 @@ static inline float ggml__e8m0_half_to_fp32(uint8_t e)
     memcpy(&f, &bits, sizeof f);
     return f;
 }
-/* Half the value of a UE4M3 scale byte (see quants-small.c for the codes
-   that are not E4M3 numbers). */
-float ggml__ue4m3_half_to_fp32(uint8_t d);
+/*
+ * Half the value of a UE4M3 scale byte, as ggml reads it: bit 7 (the sign
+ * in E4M3) is ignored, except that 0x7f (E4M3's NaN) reads as 0; exponent
+ * bits 6..3 with bias 7, mantissa bits 2..0, exponent 0 subnormal
+ * (m * 2^-9).  Halved, the factor of the doubled E2M1 values; exact.
+ */
+static inline float ggml__ue4m3_half_to_fp32(uint8_t d)
+{
+    const uint32_t exponent = (d >> 3) & 0x0fu, mantissa = d & 0x07u;
+    if (d == 0x7f)
+        return 0.0f;
+    if (exponent == 0)
+        return (float) mantissa * (1.0f / 1024.0f);
+    /* (1 + m / 8) * 2^(exponent - 7) / 2: binary32 biased exponent exponent + 119 */
+    const uint32_t bits = (exponent + 119u) << 23 | mantissa << 20;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
 
 void ggml__quantize_row_mxfp4_ref(const float *restrict x, void *restrict y, int64_t k);
 void ggml__quantize_row_nvfp4_ref(const float *restrict x, void *restrict y, int64_t k);

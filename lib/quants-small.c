@@ -44,23 +44,6 @@ const int8_t ggml__iq4nl_values[16] = { -127, -104, -83, -65, -49, -35, -22, -10
 /* ---------------------------------------------------------------- scales */
 
 /*
- * UE4M3 as ggml reads it: bit 7 (the sign in E4M3) is ignored, except
- * that 0x7f (E4M3's NaN) reads as 0; exponent bits 6..3 with bias 7,
- * mantissa bits 2..0, exponent 0 subnormal.  The result is halved, the
- * factor for the doubled E2M1 values.  Exact: at most 4 significant bits.
- */
-float ggml__ue4m3_half_to_fp32(uint8_t d)
-{
-    if (d == 0x7f)
-        return 0.0f;
-    const int exponent = (d >> 3) & 0x0f;
-    const int mantissa = d & 0x07;
-    if (exponent == 0)
-        return ldexpf((float) mantissa, -10);
-    return ldexpf((float) (8 + mantissa), exponent - 11);
-}
-
-/*
  * The UE4M3 code of a scale s, by ggml's rule: 0 for s <= 0 and NaN.
  * Below 2^-6 (subnormal codes 0..7): round-half-up of s * 2^9 in single
  * precision, at most 7 (values just under 2^-6 do not round up into the

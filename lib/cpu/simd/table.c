@@ -153,6 +153,9 @@ static void fill_avx2(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *
     k->vec_dot[GGML_TYPE_Q8_0] = ggml__avx2_vec_dot_q8_0_q8_0;
     k->vec_dot[GGML_TYPE_MXFP4] = ggml__avx2_vec_dot_mxfp4_q8_0;
     k->vec_dot[GGML_TYPE_IQ4_NL] = ggml__avx2_vec_dot_iq4_nl_q8_0;
+    k->vec_dot[GGML_TYPE_NVFP4] = ggml__avx2_vec_dot_nvfp4_q8_0;
+    k->vec_dot[GGML_TYPE_Q1_0] = ggml__avx2_vec_dot_q1_0_q8_0;
+    k->vec_dot[GGML_TYPE_Q2_0] = ggml__avx2_vec_dot_q2_0_q8_0;
     k->vec_dot_rows[GGML_TYPE_F32] = ggml__avx2_vec_dot_rows_f32;
     k->vec_dot_rows[GGML_TYPE_F16] = ggml__avx2_vec_dot_rows_f16;
     k->vec_dot_rows[GGML_TYPE_BF16] = ggml__avx2_vec_dot_rows_bf16;
