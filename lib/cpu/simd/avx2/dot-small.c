@@ -154,7 +154,8 @@ void ggml__avx2_vec_dot_q2_0_q8_0(GGML__VEC_DOT_PARAMS)
     float sum = 0.0f;
     for (int b = 0; b < n / QK8_0; b++) {
         const block_q2_0 *xb = &x[b / (QK2_0 / QK8_0)];
-        const __m128i packed = _mm_loadl_epi64((const __m128i *) (const void *) (xb->qs + (b % (QK2_0 / QK8_0)) * (QK8_0 / 4)));
+        const uint8_t *codes8 = xb->qs + (b % (QK2_0 / QK8_0)) * (QK8_0 / 4);
+        const __m128i packed = _mm_loadl_epi64((const __m128i *) (const void *) codes8);
         /* c_k[i]: the code in bits 2k..2k+1 of byte i, that of value 4i + k */
         const __m128i c0 = _mm_and_si128(packed, three);
         const __m128i c1 = _mm_and_si128(_mm_srli_epi16(packed, 2), three);
