@@ -388,10 +388,14 @@ static void iq4nl_block(const float *x, const float *qw, block_iq4_nl *y)
         best_scale = scale;
     }
 
-    /* the binary16 scale and its two neighbours toward and away from zero */
-    const ggml_fp16_t h = ggml__fp32_to_fp16((float) best_scale);
-    if ((h & 0x7c00) == 0x7c00)
+    /* the binary16 scale (at most the largest finite one: the block then
+       saturates rather than decoding to infinities) and its two neighbours
+       toward and away from zero; NaN input leaves the zero block */
+    if (best_scale != best_scale)
         return;
+    ggml_fp16_t h = ggml__fp32_to_fp16((float) best_scale);
+    if ((h & 0x7c00) == 0x7c00)
+        h = (ggml_fp16_t) ((h & 0x8000) | 0x7bff);
     ggml_fp16_t best_h = h;
     double best_err = iq4nl_error(x, w, h, best_codes);
     const ggml_fp16_t neighbours[2] = { (ggml_fp16_t) (h - 1), (ggml_fp16_t) (h + 1) };

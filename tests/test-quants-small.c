@@ -295,6 +295,17 @@ static void check_round_trips(void)
         ok(ggml_validate_row_data(type, q, ggml_row_size(type, 256)), "%s: quantized zeros validate",
            ggml_type_name(type));
     }
+    /* IQ4_NL: a scale beyond binary16 saturates at its largest finite value */
+    for (int i = 0; i < 32; i++)
+        x[i] = (i % 2 ? -1.0f : 1.0f) * 3e6f * (float) (i + 1) / 32.0f;
+    ggml_get_type_traits(GGML_TYPE_IQ4_NL)->from_float_ref(x, q, 32);
+    ggml_get_type_traits(GGML_TYPE_IQ4_NL)->to_float(q, y, 32);
+    {
+        bool finite = ggml_validate_row_data(GGML_TYPE_IQ4_NL, q, 18);
+        for (int i = 0; i < 32; i++)
+            finite = finite && isfinite(y[i]) && (y[i] > 0) == (x[i] > 0);
+        ok(finite, "iq4_nl: values beyond the binary16 scale's range give a valid block of finite, same-sign values");
+    }
 }
 
 static void check_validation(void)
