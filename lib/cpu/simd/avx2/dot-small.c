@@ -52,13 +52,28 @@ static inline int32_t hsum_epi32(__m256i v)
 }
 
 /* The sum over j < 32 of table[code j] * y[j], codes packed as in Q4_0. */
-static inline int32_t table_block_dot(__m256i table, const uint8_t qs[16], const int8_t y[32])
+static inline __m256i table_block_quads(__m256i table, const uint8_t qs[16], const int8_t y[32])
 {
     const __m128i packed = _mm_loadu_si128((const __m128i *) (const void *) qs);
     const __m128i mask = _mm_set1_epi8(0x0f);
     const __m256i codes = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(packed, 4), mask),
                                            _mm_and_si128(packed, mask));
-    return hsum_epi32(dot_quads(_mm256_shuffle_epi8(table, codes), y));
+    return dot_quads(_mm256_shuffle_epi8(table, codes), y);
+}
+
+/* The integer sums of four blocks' quads, in block order. */
+static inline __m128i hsum4_epi32(__m256i q0, __m256i q1, __m256i q2, __m256i q3)
+{
+    const __m256i h = _mm256_hadd_epi32(_mm256_hadd_epi32(q0, q1), _mm256_hadd_epi32(q2, q3));
+    return _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+}
+
+/* sum + t[0] + t[1] + t[2] + t[3], added one at a time in that order. */
+static inline float add_in_order(float sum, __m128 t)
+{
+    float v[4];
+    _mm_storeu_ps(v, t);
+    return sum + v[0] + v[1] + v[2] + v[3];
 }
 
 static inline __m256i load_table(const int8_t values[16])
@@ -66,32 +81,51 @@ static inline __m256i load_table(const int8_t values[16])
     return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) (const void *) values));
 }
 
+/*
+ * MXFP4 and IQ4_NL: four blocks a step, their integer sums converted and
+ * scaled as a vector (each lane the scalar ((float) isum * dx) * dy) and
+ * added to the sum one by one in block order; the other blocks one at a
+ * time.  blocks: x's blocks; dx(b): block b's scale as a float.
+ */
+#define TABLE_DOT_ROW(T, values, dx)                                                                    \
+    do {                                                                                              \
+        const T *x = vx;                                                                              \
+        const block_q8_0 *y = vy;                                                                     \
+        const __m256i table = load_table(values);                                                    \
+        const int nb = n / QK8_0;                                                                     \
+        float sum = 0.0f;                                                                             \
+        int b = 0;                                                                                    \
+        for (; b + 4 <= nb; b += 4) {                                                                 \
+            const __m128i isum = hsum4_epi32(                                                         \
+                table_block_quads(table, x[b].qs, y[b].qs), table_block_quads(table, x[b + 1].qs, y[b + 1].qs), \
+                table_block_quads(table, x[b + 2].qs, y[b + 2].qs),                                   \
+                table_block_quads(table, x[b + 3].qs, y[b + 3].qs));                                  \
+            const __m128 xs = _mm_setr_ps(dx(b), dx(b + 1), dx(b + 2), dx(b + 3));                    \
+            const __m128 ys = _mm_setr_ps(_cvtsh_ss(y[b].d), _cvtsh_ss(y[b + 1].d), _cvtsh_ss(y[b + 2].d), \
+                                          _cvtsh_ss(y[b + 3].d));                                     \
+            sum = add_in_order(sum, _mm_mul_ps(_mm_mul_ps(_mm_cvtepi32_ps(isum), xs), ys));           \
+        }                                                                                             \
+        for (; b < nb; b++) {                                                                         \
+            const int32_t isum = hsum_epi32(table_block_quads(table, x[b].qs, y[b].qs));              \
+            sum += (float) isum * dx(b) * _cvtsh_ss(y[b].d);                                          \
+        }                                                                                             \
+        *s = sum;                                                                                     \
+    } while (0)
+
 void ggml__avx2_vec_dot_mxfp4_q8_0(GGML__VEC_DOT_PARAMS)
 {
     ONE_ROW_ONLY();
-    const block_mxfp4 *x = vx;
-    const block_q8_0 *y = vy;
-    const __m256i table = load_table(ggml__e2m1_doubled);
-    float sum = 0.0f;
-    for (int b = 0; b < n / QK_MXFP4; b++) {
-        const int32_t isum = table_block_dot(table, x[b].qs, y[b].qs);
-        sum += (float) isum * ggml__e8m0_half_to_fp32(x[b].e) * _cvtsh_ss(y[b].d);
-    }
-    *s = sum;
+#define MXFP4_SCALE(b) ggml__e8m0_half_to_fp32(x[b].e)
+    TABLE_DOT_ROW(block_mxfp4, ggml__e2m1_doubled, MXFP4_SCALE);
+#undef MXFP4_SCALE
 }
 
 void ggml__avx2_vec_dot_iq4_nl_q8_0(GGML__VEC_DOT_PARAMS)
 {
     ONE_ROW_ONLY();
-    const block_iq4_nl *x = vx;
-    const block_q8_0 *y = vy;
-    const __m256i table = load_table(ggml__iq4nl_values);
-    float sum = 0.0f;
-    for (int b = 0; b < n / QK4_NL; b++) {
-        const int32_t isum = table_block_dot(table, x[b].qs, y[b].qs);
-        sum += (float) isum * _cvtsh_ss(x[b].d) * _cvtsh_ss(y[b].d);
-    }
-    *s = sum;
+#define IQ4_NL_SCALE(b) _cvtsh_ss(x[b].d)
+    TABLE_DOT_ROW(block_iq4_nl, ggml__iq4nl_values, IQ4_NL_SCALE);
+#undef IQ4_NL_SCALE
 }
 
 void ggml__avx2_vec_dot_nvfp4_q8_0(GGML__VEC_DOT_PARAMS)
