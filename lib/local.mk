@@ -28,6 +28,7 @@ libggml_backend_core_la_SOURCES = \
 	lib/types.c \
 	lib/fp16.c \
 	lib/quants.c \
+	lib/quants-small.c \
 	lib/hash.c \
 	lib/context.c \
 	lib/tensor.c \
@@ -74,6 +75,7 @@ libggml_backend_core_la_SOURCES = \
 	lib/cpu/simd/generic/lanes.h \
 	lib/cpu/simd/generic/convert.c \
 	lib/cpu/simd/generic/dot.c \
+	lib/cpu/simd/generic/dot-small.c \
 	lib/cpu/simd/generic/vector.c \
 	lib/cpu/simd/generic/rows.c \
 	lib/cpu/simd/generic/transpose.c \
@@ -110,6 +112,7 @@ noinst_LTLIBRARIES += lib/cpu/simd/libisa-avx2.la
 lib_cpu_simd_libisa_avx2_la_SOURCES = \
 	lib/cpu/simd/avx2/avx2.h \
 	lib/cpu/simd/avx2/dot.c \
+	lib/cpu/simd/avx2/dot-small.c \
 	lib/cpu/simd/avx2/convert.c \
 	lib/cpu/simd/avx2/vector.c \
 	lib/cpu/simd/avx2/vmath.h \

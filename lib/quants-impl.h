@@ -21,6 +21,7 @@
 #include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ggml.h"
 
@@ -108,5 +109,122 @@ void ggml__dequantize_row_q5_1(const void *restrict x, float *restrict y, int64_
 void ggml__dequantize_row_q8_0(const void *restrict x, float *restrict y, int64_t k);
 /* Not in the type traits (ggml gives q8_1 no to_float); for internal use. */
 void ggml__dequantize_row_q8_1(const void *restrict x, float *restrict y, int64_t k);
+
+
+/* ------------------------------------------------------------------------
+ * Formats whose CPU dot product takes Q8_0 blocks: MXFP4, NVFP4, Q1_0,
+ * Q2_0, IQ4_NL (lib/quants-small.c; generic dots in
+ * lib/cpu/simd/generic/dot-small.c).
+ * ------------------------------------------------------------------------ */
+
+#define QK_MXFP4 32
+#define QK_NVFP4 64
+#define QK_NVFP4_SUB 16
+#define QK1_0 128
+#define QK2_0 64
+#define QK4_NL 32
+
+/* Microscaling FP4 (OCP MX): x = 2^(e - 127) * E2M1(q).  e is an E8M0
+   exponent (0xff is NaN in the MX spec, rejected by validation); the
+   4-bit codes pack as in q4_0 (value j low nibble, j + 16 high nibble). */
+typedef struct {
+    uint8_t e;
+    uint8_t qs[QK_MXFP4 / 2];
+} block_mxfp4;
+
+/* NVIDIA FP4: four sub-blocks of 16 values, each with an unsigned E4M3
+   scale d[s]; x = UE4M3(d[s]) * E2M1(q).  Sub-block s owns qs[8s..8s+7],
+   value j of the sub-block in the low nibble of qs[8s + j % 8] for
+   j < 8, in the high nibble for j >= 8. */
+typedef struct {
+    uint8_t d[QK_NVFP4 / QK_NVFP4_SUB];
+    uint8_t qs[QK_NVFP4 / 2];
+} block_nvfp4;
+
+/* 1-bit: x = +d when bit j of the little-endian bit string qs is set,
+   else -d. */
+typedef struct {
+    ggml_fp16_t d;
+    uint8_t qs[QK1_0 / 8];
+} block_q1_0;
+
+/* 2-bit: x = d * (q - 1), q in 0..3; value j in bits 2 (j % 4) .. +1 of
+   qs[j / 4]. */
+typedef struct {
+    ggml_fp16_t d;
+    uint8_t qs[QK2_0 / 4];
+} block_q2_0;
+
+/* 4-bit non-linear: x = d * ggml__iq4nl_values[q]; nibbles as in q4_0. */
+typedef struct {
+    ggml_fp16_t d;
+    uint8_t qs[QK4_NL / 2];
+} block_iq4_nl;
+
+static_assert(sizeof(block_mxfp4) == 17 && offsetof(block_mxfp4, qs) == 1, "mxfp4 layout");
+static_assert(sizeof(block_nvfp4) == 36 && offsetof(block_nvfp4, qs) == 4, "nvfp4 layout");
+static_assert(sizeof(block_q1_0) == 18 && offsetof(block_q1_0, qs) == 2, "q1_0 layout");
+static_assert(sizeof(block_q2_0) == 18 && offsetof(block_q2_0, qs) == 2, "q2_0 layout");
+static_assert(sizeof(block_iq4_nl) == 18 && offsetof(block_iq4_nl, qs) == 2, "iq4_nl layout");
+
+/* quants.c's check of a row call: the number of blocks of qk values in
+   k, or -1 after logging (as func) a bad k or a NULL pointer. */
+int64_t ggml__quant_row_blocks(const void *x, const void *y, int64_t k, int64_t qk, const char *func);
+
+/* E2M1 values doubled (so they are integers), indexed by the 4-bit code:
+   sign bit 3, then 0, 0.5, 1, 1.5, 2, 3, 4, 6. */
+extern const int8_t ggml__e2m1_doubled[16];
+/* IQ4_NL's 16 levels, indexed by the 4-bit code. */
+extern const int8_t ggml__iq4nl_values[16];
+
+/* 2^(e - 128): half the E8M0 value, the factor of the doubled E2M1 values
+   (exact for every e: 2^-128 and 2^-127 are the subnormals 2^21 and 2^22
+   units of 2^-149, the others normal with biased exponent e - 1). */
+static inline float ggml__e8m0_half_to_fp32(uint8_t e)
+{
+    const uint32_t bits = e >= 2 ? (uint32_t) (e - 1) << 23 : UINT32_C(0x00200000) << e;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+/*
+ * Half the value of a UE4M3 scale byte, as ggml reads it: bit 7 (the sign
+ * in E4M3) is ignored, except that 0x7f (E4M3's NaN) reads as 0; exponent
+ * bits 6..3 with bias 7, mantissa bits 2..0, exponent 0 subnormal
+ * (m * 2^-9).  Halved, the factor of the doubled E2M1 values; exact.
+ */
+static inline float ggml__ue4m3_half_to_fp32(uint8_t d)
+{
+    const uint32_t exponent = (d >> 3) & 0x0fu, mantissa = d & 0x07u;
+    if (d == 0x7f)
+        return 0.0f;
+    if (exponent == 0)
+        return (float) mantissa * (1.0f / 1024.0f);
+    /* (1 + m / 8) * 2^(exponent - 7) / 2: binary32 biased exponent exponent + 119 */
+    const uint32_t bits = (exponent + 119u) << 23 | mantissa << 20;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+void ggml__quantize_row_mxfp4_ref(const float *restrict x, void *restrict y, int64_t k);
+void ggml__quantize_row_nvfp4_ref(const float *restrict x, void *restrict y, int64_t k);
+void ggml__quantize_row_q1_0_ref(const float *restrict x, void *restrict y, int64_t k);
+void ggml__quantize_row_q2_0_ref(const float *restrict x, void *restrict y, int64_t k);
+void ggml__quantize_row_iq4_nl_ref(const float *restrict x, void *restrict y, int64_t k);
+
+void ggml__dequantize_row_mxfp4(const void *restrict x, float *restrict y, int64_t k);
+void ggml__dequantize_row_nvfp4(const void *restrict x, float *restrict y, int64_t k);
+void ggml__dequantize_row_q1_0(const void *restrict x, float *restrict y, int64_t k);
+void ggml__dequantize_row_q2_0(const void *restrict x, float *restrict y, int64_t k);
+void ggml__dequantize_row_iq4_nl(const void *restrict x, float *restrict y, int64_t k);
+
+/*
+ * ggml_quantize_chunk's quantizer for IQ4_NL: nrows rows of n_per_row
+ * values (a multiple of QK4_NL) from x into y, searching each block's
+ * scale; imatrix (n_per_row importance weights, or NULL) weighs the error.
+ */
+void ggml__quantize_rows_iq4_nl(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                                const float *imatrix);
 
 #endif

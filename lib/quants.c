@@ -65,6 +65,11 @@ static int64_t row_blocks(const void *x, const void *y, int64_t k, int64_t qk, c
     return k / qk;
 }
 
+int64_t ggml__quant_row_blocks(const void *x, const void *y, int64_t k, int64_t qk, const char *func)
+{
+    return row_blocks(x, y, k, qk, func);
+}
+
 /* ------------------------------------------------------- symmetric 4/5-bit */
 
 /*
@@ -406,6 +411,11 @@ static ggml_from_float_t chunk_quantizer(enum ggml_type type)
     case GGML_TYPE_Q5_1: return ggml__quantize_row_q5_1_ref;
     case GGML_TYPE_Q8_0: return ggml__quantize_row_q8_0_ref;
     case GGML_TYPE_Q8_1: return ggml__quantize_row_q8_1_ref;
+    case GGML_TYPE_MXFP4: return ggml__quantize_row_mxfp4_ref;
+    case GGML_TYPE_NVFP4: return ggml__quantize_row_nvfp4_ref;
+    case GGML_TYPE_Q1_0: return ggml__quantize_row_q1_0_ref;
+    case GGML_TYPE_Q2_0: return ggml__quantize_row_q2_0_ref;
+    case GGML_TYPE_IQ4_NL: return ggml__quantize_row_iq4_nl_ref;
     default:             return NULL;
     }
 }
@@ -418,16 +428,15 @@ static ggml_from_float_t chunk_quantizer(enum ggml_type type)
  *            start   index of the first value, a multiple of n_per_row;
  *            nrows, n_per_row  the chunk's shape; n_per_row a multiple of
  *                    the type's block size;
- *            imatrix importance weights; accepted and not used by the
- *                    formats implemented so far.
+ *            imatrix importance weights (n_per_row of them, or NULL):
+ *                    IQ4_NL weighs its error with them; the other
+ *                    formats implemented so far ignore them, as ggml's do.
  * Returns:   bytes written (nrows * ggml_row_size(type, n_per_row)), or 0
  *            after logging one error.
  */
 size_t ggml_quantize_chunk(enum ggml_type type, const float *src, void *dst, int64_t start,
                            int64_t nrows, int64_t n_per_row, const float *imatrix)
 {
-    (void) imatrix;
-
     if (!ggml__type_is_valid(type)) {
         ggml__error("invalid type %d", (int) type);
         return 0;
@@ -475,6 +484,11 @@ size_t ggml_quantize_chunk(enum ggml_type type, const float *src, void *dst, int
     }
 
     const size_t row_size = (size_t) blocks_per_row * type_size;
+    if (type == GGML_TYPE_IQ4_NL && imatrix != NULL) {
+        ggml__quantize_rows_iq4_nl(src + start, (char *) dst + (size_t) start_row * row_size, nrows, n_per_row,
+                                   imatrix);
+        return (size_t) nrows * row_size;
+    }
     quantize(src + start, (char *) dst + (size_t) start_row * row_size, nrows * n_per_row);
     return (size_t) nrows * row_size;
 }

@@ -106,8 +106,10 @@ const struct ggml_type_traits ggml__type_traits_table[GGML_TYPE_COUNT] = {
     [GGML_TYPE_IQ3_XXS] = { .type_name = "iq3_xxs", .blck_size = 256, .type_size = 98, .is_quantized = true },
     /* d, qs[32], uint16 qh[8] */
     [GGML_TYPE_IQ1_S] = { .type_name = "iq1_s", .blck_size = 256, .type_size = 50, .is_quantized = true },
-    /* d, qs[16] (32 values a block) */
-    [GGML_TYPE_IQ4_NL] = { .type_name = "iq4_nl", .blck_size = 32, .type_size = 18, .is_quantized = true },
+    [GGML_TYPE_IQ4_NL] = {
+        .type_name = "iq4_nl", .blck_size = QK4_NL, .type_size = sizeof(block_iq4_nl), .is_quantized = true,
+        .to_float = ggml__dequantize_row_iq4_nl, .from_float_ref = ggml__quantize_row_iq4_nl_ref,
+    },
     /* d, qs[64], qh[8], signs[32], scales[4] */
     [GGML_TYPE_IQ3_S] = { .type_name = "iq3_s", .blck_size = 256, .type_size = 110, .is_quantized = true },
     /* d, qs[64], qh[8], scales[8] */
@@ -135,14 +137,22 @@ const struct ggml_type_traits ggml__type_traits_table[GGML_TYPE_COUNT] = {
     [36] = REMOVED("TYPE_IQ4_NL_4_4 REMOVED, use IQ4_NL with runtime repacking"),
     [37] = REMOVED("TYPE_IQ4_NL_4_8 REMOVED, use IQ4_NL with runtime repacking"),
     [38] = REMOVED("TYPE_IQ4_NL_8_8 REMOVED, use IQ4_NL with runtime repacking"),
-    /* uint8 e (E8M0 exponent), qs[16] (32 values a block) */
-    [GGML_TYPE_MXFP4] = { .type_name = "mxfp4", .blck_size = 32, .type_size = 17, .is_quantized = true },
-    /* uint8 d[4] (UE4M3 scales of 16 values each), qs[32] (E2M1 values) */
-    [GGML_TYPE_NVFP4] = { .type_name = "nvfp4", .blck_size = 64, .type_size = 36, .is_quantized = true },
-    /* d, qs[16] (one bit a value) */
-    [GGML_TYPE_Q1_0] = { .type_name = "q1_0", .blck_size = 128, .type_size = 18, .is_quantized = true },
-    /* d, qs[16] (two bits a value) */
-    [GGML_TYPE_Q2_0] = { .type_name = "q2_0", .blck_size = 64, .type_size = 18, .is_quantized = true },
+    [GGML_TYPE_MXFP4] = {
+        .type_name = "mxfp4", .blck_size = QK_MXFP4, .type_size = sizeof(block_mxfp4), .is_quantized = true,
+        .to_float = ggml__dequantize_row_mxfp4, .from_float_ref = ggml__quantize_row_mxfp4_ref,
+    },
+    [GGML_TYPE_NVFP4] = {
+        .type_name = "nvfp4", .blck_size = QK_NVFP4, .type_size = sizeof(block_nvfp4), .is_quantized = true,
+        .to_float = ggml__dequantize_row_nvfp4, .from_float_ref = ggml__quantize_row_nvfp4_ref,
+    },
+    [GGML_TYPE_Q1_0] = {
+        .type_name = "q1_0", .blck_size = QK1_0, .type_size = sizeof(block_q1_0), .is_quantized = true,
+        .to_float = ggml__dequantize_row_q1_0, .from_float_ref = ggml__quantize_row_q1_0_ref,
+    },
+    [GGML_TYPE_Q2_0] = {
+        .type_name = "q2_0", .blck_size = QK2_0, .type_size = sizeof(block_q2_0), .is_quantized = true,
+        .to_float = ggml__dequantize_row_q2_0, .from_float_ref = ggml__quantize_row_q2_0_ref,
+    },
 };
 
 /* ------------------------------------------------------------- lookups */

@@ -30,6 +30,7 @@ tap_test_programs = \
 	tests/test-fp16 \
 	tests/test-types \
 	tests/test-quants \
+	tests/test-quants-small \
 	tests/test-context \
 	tests/test-tensor \
 	tests/test-views \
@@ -67,9 +68,10 @@ tap_test_programs = \
 check_PROGRAMS += $(tap_test_programs)
 TESTS += $(tap_test_programs) tests/check-abi.sh tests/check-man.sh tests/check-numa.sh tests/check-declared.sh
 
-noinst_HEADERS += tests/tap.h tests/op-test.h
+noinst_HEADERS += tests/tap.h tests/op-test.h tests/small-quants-ref.h
 LDADD = libggml-backend.la -lm
 
+EXTRA_DIST += tests/data/smallquants.txt
 EXTRA_DIST += tests/check-abi.sh tests/check-man.sh tests/check-declared.sh tests/abi/libggml-backend.symbols tests/run-levels.sh
 
 # test-numa checks the placement plans directly: lib/cpu/numa-plan.c is

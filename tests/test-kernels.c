@@ -41,6 +41,7 @@
 #include "ggml.h"
 #include "ggml-cpu.h"
 #include "tap.h"
+#include "small-quants-ref.h"
 #include "simd/kernels.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -126,6 +127,9 @@ static double ref_value(enum ggml_type t, const uint8_t *x, int64_t i)
         return (int8_t) b[2 + j] * f16(b);
     case GGML_TYPE_Q8_1:
         return (int8_t) b[4 + j] * f16(b);
+    case GGML_TYPE_MXFP4: case GGML_TYPE_NVFP4: case GGML_TYPE_Q1_0:
+    case GGML_TYPE_Q2_0: case GGML_TYPE_IQ4_NL:
+        return small_ref_value(t, x, i);
     default:
         return NAN;
     }
@@ -190,7 +194,16 @@ static void free_row(struct row *r)
 static const enum ggml_type dot_types[] = {
     GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q4_0,
     GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0,
+    GGML_TYPE_MXFP4, GGML_TYPE_NVFP4, GGML_TYPE_Q1_0, GGML_TYPE_Q2_0, GGML_TYPE_IQ4_NL,
 };
+
+/* Types whose vec_dot must give the generic level's bits at every level
+   (integer block sums scaled in a fixed order). */
+static bool same_bits_as_generic(enum ggml_type t)
+{
+    return t == GGML_TYPE_MXFP4 || t == GGML_TYPE_NVFP4 || t == GGML_TYPE_Q1_0 || t == GGML_TYPE_Q2_0 ||
+           t == GGML_TYPE_IQ4_NL;
+}
 
 static enum ggml_type vdt_of(enum ggml_type t)
 {
@@ -203,7 +216,7 @@ static enum ggml_type vdt_of(enum ggml_type t)
 static void check_vec_dot(const struct ggml__cpu_kernels *k, const struct ggml__cpu_kernels *generic)
 {
     static const int64_t float_lengths[] = { 1, 7, 8, 15, 31, 32, 33, 64, 257, 1000, 4096 };
-    static const int64_t block_lengths[] = { 32, 64, 96, 288, 1024, 4096 };
+    static const int64_t block_lengths[] = { 32, 64, 96, 288, 384, 1024, 4096 };
     for (size_t ti = 0; ti < sizeof dot_types / sizeof dot_types[0]; ti++) {
         const enum ggml_type t = dot_types[ti], vdt = vdt_of(t);
         const bool blocks = ggml_is_quantized(t);
@@ -214,26 +227,37 @@ static void check_vec_dot(const struct ggml__cpu_kernels *k, const struct ggml__
         bool all_ok = k->vec_dot[t] != NULL;
         for (size_t li = 0; all_ok && li < n_lengths; li++) {
             const int64_t n = lengths[li];
+            if (n % ggml_blck_size(t) != 0)
+                continue;
             struct row x = make_row(generic, t, n), y = make_row(generic, vdt, n);
-            double mag;
-            const double want = ref_dot(t, vdt, x.data, y.data, n, &mag);
-            float got = NAN, got_generic = NAN;
-            k->vec_dot[t]((int) n, &got, 0, x.data, 0, y.data, 0, 1);
-            generic->vec_dot[t]((int) n, &got_generic, 0, x.data, 0, y.data, 0, 1);
-            /* single-precision sums in partial sums: far below 1e-5 of the magnitude */
-            const double bound = 1e-5 * mag + 1e-30;
-            const double err = fabs(got - want) / (mag + 1e-30);
-            worst = err > worst ? err : worst;
-            if (!(fabs(got - want) <= bound) || !(fabs(got_generic - want) <= bound)) {
-                tap_diag("%s n=%lld: level %.9g, generic %.9g, reference %.9g (|products| %.3g)",
-                         ggml_type_name(t), (long long) n, got, got_generic, want, mag);
-                all_ok = false;
+            /* then, for the bit-identical types, y's first block at the extremes of int8, -128 too */
+            for (int pass = 0; pass < (same_bits_as_generic(t) ? 2 : 1); pass++) {
+                if (pass == 1)
+                    for (int j = 0; j < 32; j++)
+                        ((int8_t *) y.data)[2 + j] = (int8_t) (j % 3 == 0 ? -128 : j % 3 == 1 ? 127 : -127);
+                double mag;
+                const double want = ref_dot(t, vdt, x.data, y.data, n, &mag);
+                float got = NAN, got_generic = NAN;
+                k->vec_dot[t]((int) n, &got, 0, x.data, 0, y.data, 0, 1);
+                generic->vec_dot[t]((int) n, &got_generic, 0, x.data, 0, y.data, 0, 1);
+                /* single-precision sums in partial sums: far below 1e-5 of the magnitude */
+                const double bound = 1e-5 * mag + 1e-30;
+                const double err = fabs(got - want) / (mag + 1e-30);
+                worst = err > worst ? err : worst;
+                if (!(fabs(got - want) <= bound) || !(fabs(got_generic - want) <= bound) ||
+                    (same_bits_as_generic(t) && memcmp(&got, &got_generic, sizeof got) != 0)) {
+                    tap_diag("%s n=%lld%s: level %.9g, generic %.9g, reference %.9g (|products| %.3g)",
+                             ggml_type_name(t), (long long) n, pass ? " (int8 extremes)" : "", got, got_generic,
+                             want, mag);
+                    all_ok = false;
+                }
             }
             free_row(&x);
             free_row(&y);
         }
-        ok(all_ok, "%s: vec_dot %s x %s within 1e-5 of |products| of the reference (worst %.2g)",
-           ggml__isa_name(k->level), ggml_type_name(t), ggml_type_name(vdt), worst);
+        ok(all_ok, "%s: vec_dot %s x %s within 1e-5 of |products| of the reference (worst %.2g)%s",
+           ggml__isa_name(k->level), ggml_type_name(t), ggml_type_name(vdt), worst,
+           same_bits_as_generic(t) ? ", the generic level's bits" : "");
     }
 }
 

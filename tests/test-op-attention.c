@@ -299,6 +299,17 @@ static void test_types(void)
             c.sinks = p % 2 == 0;
             check_case(&c, &seed);
         }
+    /* formats of up to 128 values a block (head size 128), K dotted against Q8_0 */
+    const struct { enum ggml_type tk, tv; } small[] = {
+        { GGML_TYPE_MXFP4, GGML_TYPE_MXFP4 }, { GGML_TYPE_NVFP4, GGML_TYPE_IQ4_NL }, { GGML_TYPE_Q1_0, GGML_TYPE_Q2_0 },
+        { GGML_TYPE_Q2_0, GGML_TYPE_F16 },    { GGML_TYPE_IQ4_NL, GGML_TYPE_Q1_0 },
+    };
+    for (size_t p = 0; p < sizeof small / sizeof small[0]; p++) {
+        struct attn_case c = base_case(128, 65, 3, 4, 1, small[p].tk, small[p].tv);
+        c.mask = 1;
+        c.sinks = p % 2 == 0;
+        check_case(&c, &seed);
+    }
 }
 
 /* One feature at a time, then llama.cpp's layout, sequences and a head size differing for K and V. */

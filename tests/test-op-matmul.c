@@ -31,6 +31,18 @@ static const enum ggml_type src0_types[] = {
     GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0,
 };
 #define N_SRC0_TYPES (sizeof src0_types / sizeof src0_types[0])
+/* More src0 types, of 32 to 128 values a block and vec_dot_type Q8_0
+   (tested by test_small_types and test_vec_dot). */
+static const enum ggml_type small_types[] = {
+    GGML_TYPE_MXFP4, GGML_TYPE_NVFP4, GGML_TYPE_Q1_0, GGML_TYPE_Q2_0, GGML_TYPE_IQ4_NL,
+};
+#define N_SMALL_TYPES (sizeof small_types / sizeof small_types[0])
+
+/* Type i of src0_types followed by small_types. */
+static enum ggml_type any_src0_type(size_t i)
+{
+    return i < N_SRC0_TYPES ? src0_types[i] : small_types[i - N_SRC0_TYPES];
+}
 
 #define TIGHT_NMSE 1e-10
 
@@ -360,6 +372,43 @@ static void test_mul_mat(void)
     }
 }
 
+/*
+ * MUL_MAT, MUL_MAT_ID and OUT_PROD of small_types: the dot path (at most 3 columns),
+ * the packed path (rows converted with to_float), src1 of every layout and
+ * already Q8_0, batches with broadcasting.
+ */
+static void check_mul_mat_id(enum ggml_type ta, int64_t K, int64_t M, int64_t n_as, int64_t n_used, int64_t ne11,
+                             int64_t T, bool bad_id, uint64_t *seed);
+static void check_out_prod(enum ggml_type ta, int64_t P, int64_t Q, int64_t K, int64_t a2, int64_t a3, int64_t b2,
+                           int64_t b3, bool b_transposed, uint64_t *seed);
+
+static void test_small_types(void)
+{
+    uint64_t seed = 0x736d616c6cull;
+    for (size_t t = 0; t < N_SMALL_TYPES; t++) {
+        const enum ggml_type ta = small_types[t];
+        const int64_t blk = ggml_blck_size(ta);
+        const int64_t K1 = blk < 128 ? 128 : blk, K3 = 3 * K1;
+        const struct mm_case cases[] = {
+            { ta, GGML_TYPE_F32, K1, 7, 1, 1, 1, 1, 1, CONTIGUOUS, false },
+            { ta, GGML_TYPE_F32, K3, 33, 3, 1, 1, 2, 3, CONTIGUOUS, true },
+            { ta, GGML_TYPE_F32, K3, 31, 33, 1, 1, 1, 1, CONTIGUOUS, false },
+            { ta, GGML_TYPE_F32, K1, 9, 17, 2, 1, 4, 3, PERMUTED, false },
+            { ta, GGML_TYPE_F32, K1, 19, 13, 1, 2, 3, 2, TRANSPOSED, true },
+            { ta, GGML_TYPE_F32, 4 * K1, 67, 300, 1, 1, 1, 1, CONTIGUOUS, false },
+            { ta, GGML_TYPE_Q8_0, K1, 33, 31, 1, 1, 2, 1, CONTIGUOUS, false },
+            { ta, GGML_TYPE_Q8_0, K3, 5, 2, 1, 1, 1, 1, CONTIGUOUS, false },
+        };
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+            check_mul_mat(&cases[i], &seed);
+        check_mul_mat_id(ta, K1, 31, 4, 2, 2, 5, false, &seed);
+        check_mul_mat_id(ta, K3, 3, 6, 3, 1, 33, false, &seed);
+        check_mul_mat_id(ta, K1, 9, 4, 2, 2, 6, true, &seed);
+        check_out_prod(ta, K1, 33, 31, 1, 1, 1, 1, false, &seed);
+        check_out_prod(ta, K1, 7, 9, 1, 1, 2, 3, true, &seed);
+    }
+}
+
 /* ------------------------------------------------------------- MUL_MAT_ID */
 
 /* ref[m + M * (e + n_used * t)] = sum_k as[k, m, ids[e, t]] * b[k, e % ne11, t] (NaN for a bad id) */
@@ -599,12 +648,14 @@ static void test_type_traits(void)
             continue;
         }
         bool has_dot = false;
-        for (size_t i = 0; i < N_SRC0_TYPES; i++)
-            has_dot |= src0_types[i] == (enum ggml_type) t;
+        for (size_t i = 0; i < N_SRC0_TYPES + N_SMALL_TYPES; i++)
+            has_dot |= any_src0_type(i) == (enum ggml_type) t;
         enum ggml_type want_vdt = GGML_TYPE_F32;
         switch (t) {
         case GGML_TYPE_F16: case GGML_TYPE_BF16: want_vdt = (enum ggml_type) t; break;
         case GGML_TYPE_Q4_0: case GGML_TYPE_Q5_0: case GGML_TYPE_Q8_0: want_vdt = GGML_TYPE_Q8_0; break;
+        case GGML_TYPE_MXFP4: case GGML_TYPE_NVFP4: case GGML_TYPE_Q1_0: case GGML_TYPE_Q2_0:
+        case GGML_TYPE_IQ4_NL: want_vdt = GGML_TYPE_Q8_0; break;
         case GGML_TYPE_Q4_1: case GGML_TYPE_Q5_1: case GGML_TYPE_Q8_1: want_vdt = GGML_TYPE_Q8_1; break;
         default: break;
         }
@@ -627,7 +678,7 @@ static void test_type_traits(void)
 static void test_from_float(void)
 {
     uint64_t seed = 0xf20f10a7ull;
-    enum { n = 96 };
+    enum { n = 384 };   /* whole blocks of every type (Q1_0: 128) */
     float x[n];
     for (int i = 0; i < n; i++)
         x[i] = (float) optest_uniform(&seed, -40.0, 40.0);
@@ -692,12 +743,14 @@ static void test_vec_dot(void)
 {
     uint64_t seed = 0x7ec0d07ull;
     const int lengths[] = { 32, 64, 320 };
-    for (size_t t = 0; t < N_SRC0_TYPES; t++) {
-        const enum ggml_type type = src0_types[t];
+    for (size_t t = 0; t < N_SRC0_TYPES + N_SMALL_TYPES; t++) {
+        const enum ggml_type type = any_src0_type(t);
         const struct ggml_type_traits_cpu *tr = ggml_get_type_traits_cpu(type);
         const enum ggml_type vdt = tr->vec_dot_type;
         for (size_t li = 0; li < 3; li++) {
-            const int n = lengths[li] + (ggml_is_quantized(type) ? 0 : (int) li * 7 + 1);
+            /* (blocks of more than 32 values: lengths in proportion) */
+            const int n = ggml_is_quantized(type) ? lengths[li] / 32 * (int) ggml_blck_size(type)
+                                                  : lengths[li] + (int) li * 7 + 1;
             float *xf = malloc((size_t) n * sizeof *xf), *yf = malloc((size_t) n * sizeof *yf);
             for (int i = 0; i < n; i++) {
                 xf[i] = (float) optest_uniform(&seed, -2.0, 2.0);
@@ -1060,6 +1113,7 @@ int main(void)
     test_full_context();
     test_unsupported();
     test_mul_mat();
+    test_small_types();
     test_mul_mat_id();
     test_mul_mat_id_many_experts();
     test_out_prod();

@@ -193,8 +193,10 @@ static void test_get_rows(void)
     const enum ggml_type types[] = {
         GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_I32, GGML_TYPE_Q4_0,
         GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0,
+        GGML_TYPE_MXFP4, GGML_TYPE_NVFP4, GGML_TYPE_Q1_0, GGML_TYPE_Q2_0, GGML_TYPE_IQ4_NL,
     };
     const int64_t plain_ne0[] = { 1, 3, 31, 33, 257 };
+    /* in units of 32 values: whole blocks of every type (Q1_0: 128) */
     const int64_t quant_ne0[] = { 32, 96, 256, 64, 32 };
     const struct get_rows_case cases[] = {
         { 1, 1, 1, 1, false, false, false },
@@ -206,7 +208,8 @@ static void test_get_rows(void)
     for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
         const bool quantized = ggml_is_quantized(types[t]);
         for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
-            check_get_rows(types[t], quantized ? quant_ne0[c] : plain_ne0[c], &cases[c], &seed);
+            check_get_rows(types[t], quantized ? quant_ne0[c] / 32 * ggml_blck_size(types[t]) : plain_ne0[c],
+                           &cases[c], &seed);
     }
 }
 
@@ -238,6 +241,18 @@ static double set_rows_threshold(enum ggml_type type)
     case GGML_TYPE_Q4_1: return 1e-2;
     case GGML_TYPE_Q5_0:
     case GGML_TYPE_Q5_1: return 3e-3;
+    /* 4-bit codes on IQ4_NL's uneven grid: measured up to 6e-3 */
+    case GGML_TYPE_IQ4_NL: return 2e-2;
+    /* E2M1 (steps up to 1/3 of the largest level), and MXFP4's power-of-two
+       scale puts the largest value between levels 2 and 4 of 6: measured
+       up to 1.3e-2 (NVFP4) and 2.3e-2 (MXFP4) */
+    case GGML_TYPE_MXFP4:
+    case GGML_TYPE_NVFP4: return 6e-2;
+    /* one level step of about the largest magnitude (Q2_0), or the sign
+       and the mean magnitude only (Q1_0): q ~ 1, about 0.25; measured up
+       to 0.33 for a single block */
+    case GGML_TYPE_Q1_0:
+    case GGML_TYPE_Q2_0: return 0.5;
     default:             return 4e-5; /* Q8_0, Q8_1 */
     }
 }
@@ -433,8 +448,10 @@ static void test_set_rows(void)
     const enum ggml_type types[] = {
         GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_I32, GGML_TYPE_Q4_0,
         GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0, GGML_TYPE_Q8_1,
+        GGML_TYPE_MXFP4, GGML_TYPE_NVFP4, GGML_TYPE_Q1_0, GGML_TYPE_Q2_0, GGML_TYPE_IQ4_NL,
     };
     const int64_t plain_ne0[] = { 1, 3, 31, 33, 257 };
+    /* in units of 32 values: whole blocks of every type (Q1_0: 128) */
     const int64_t quant_ne0[] = { 32, 64, 96, 256, 32 };
     const struct set_rows_case cases[] = {
         { 1, 1, 1, 1, 1, 1, GGML_TYPE_I64, false, false },
@@ -446,7 +463,8 @@ static void test_set_rows(void)
     for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
         const bool quantized = ggml_is_quantized(types[t]);
         for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
-            check_set_rows(types[t], quantized ? quant_ne0[c] : plain_ne0[c], &cases[c], &seed);
+            check_set_rows(types[t], quantized ? quant_ne0[c] / 32 * ggml_blck_size(types[t]) : plain_ne0[c],
+                           &cases[c], &seed);
     }
     test_set_rows_repeated();
     test_set_rows_i32();

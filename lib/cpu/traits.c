@@ -83,6 +83,9 @@ static void fill_type_traits(void)
         { GGML_TYPE_BF16, GGML_TYPE_BF16 }, { GGML_TYPE_Q4_0, GGML_TYPE_Q8_0 },
         { GGML_TYPE_Q4_1, GGML_TYPE_Q8_1 }, { GGML_TYPE_Q5_0, GGML_TYPE_Q8_0 },
         { GGML_TYPE_Q5_1, GGML_TYPE_Q8_1 }, { GGML_TYPE_Q8_0, GGML_TYPE_Q8_0 },
+        { GGML_TYPE_MXFP4, GGML_TYPE_Q8_0 }, { GGML_TYPE_NVFP4, GGML_TYPE_Q8_0 },
+        { GGML_TYPE_Q1_0, GGML_TYPE_Q8_0 },  { GGML_TYPE_Q2_0, GGML_TYPE_Q8_0 },
+        { GGML_TYPE_IQ4_NL, GGML_TYPE_Q8_0 },
     };
     const struct ggml__cpu_kernels *k = ggml__kernels();
     for (size_t i = 0; i < sizeof with_dot / sizeof with_dot[0]; i++) {

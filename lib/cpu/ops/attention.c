@@ -19,8 +19,8 @@
  * output row lands at dst[:, h, i, s].
  *
  * Types: q F32; k any type with a CPU dot product (F32, F16, BF16, Q4_0,
- * Q4_1, Q5_0, Q5_1, Q8_0); v F32 or any type with a dequantizer (the same
- * list); mask F16; sinks F32.  Rows of q, k, v and the mask must be
+ * Q4_1, Q5_0, Q5_1, Q8_0, MXFP4, NVFP4, Q1_0, Q2_0, IQ4_NL); v F32 or any
+ * type with a dequantizer (the same list); mask F16; sinks F32.  Rows of q, k, v and the mask must be
  * contiguous (nb[0] is the element or block size); any other strides work,
  * so K/V caches can be read through permuted views.
  *

@@ -77,6 +77,8 @@ static bool matmul_src0_type(enum ggml_type type)
     case GGML_TYPE_F32: case GGML_TYPE_F16: case GGML_TYPE_BF16:
     case GGML_TYPE_Q4_0: case GGML_TYPE_Q4_1: case GGML_TYPE_Q5_0:
     case GGML_TYPE_Q5_1: case GGML_TYPE_Q8_0:
+    case GGML_TYPE_MXFP4: case GGML_TYPE_NVFP4: case GGML_TYPE_Q1_0:
+    case GGML_TYPE_Q2_0: case GGML_TYPE_IQ4_NL:
         return true;
     default:
         return false;

@@ -88,6 +88,11 @@ static void fill_generic(struct ggml__cpu_kernels *k, const struct ggml__isa_cap
     k->vec_dot[GGML_TYPE_Q5_0] = ggml__generic_vec_dot_q5_0_q8_0;
     k->vec_dot[GGML_TYPE_Q5_1] = ggml__generic_vec_dot_q5_1_q8_1;
     k->vec_dot[GGML_TYPE_Q8_0] = ggml__generic_vec_dot_q8_0_q8_0;
+    k->vec_dot[GGML_TYPE_MXFP4] = ggml__generic_vec_dot_mxfp4_q8_0;
+    k->vec_dot[GGML_TYPE_NVFP4] = ggml__generic_vec_dot_nvfp4_q8_0;
+    k->vec_dot[GGML_TYPE_Q1_0] = ggml__generic_vec_dot_q1_0_q8_0;
+    k->vec_dot[GGML_TYPE_Q2_0] = ggml__generic_vec_dot_q2_0_q8_0;
+    k->vec_dot[GGML_TYPE_IQ4_NL] = ggml__generic_vec_dot_iq4_nl_q8_0;
 
     k->from_float[GGML_TYPE_F32] = ggml__generic_f32_to_f32;
     k->from_float[GGML_TYPE_F16] = ggml__generic_f32_to_f16;
@@ -99,6 +104,11 @@ static void fill_generic(struct ggml__cpu_kernels *k, const struct ggml__isa_cap
     k->from_float[GGML_TYPE_Q5_1] = ggml__quantize_row_q5_1_ref;
     k->from_float[GGML_TYPE_Q8_0] = ggml__quantize_row_q8_0_ref;
     k->from_float[GGML_TYPE_Q8_1] = ggml__quantize_row_q8_1_ref;
+    k->from_float[GGML_TYPE_MXFP4] = ggml__quantize_row_mxfp4_ref;
+    k->from_float[GGML_TYPE_NVFP4] = ggml__quantize_row_nvfp4_ref;
+    k->from_float[GGML_TYPE_Q1_0] = ggml__quantize_row_q1_0_ref;
+    k->from_float[GGML_TYPE_Q2_0] = ggml__quantize_row_q2_0_ref;
+    k->from_float[GGML_TYPE_IQ4_NL] = ggml__quantize_row_iq4_nl_ref;
 
     /* every type's reference decoder, then the generic level's own forms */
     for (int type = 0; type < GGML_TYPE_COUNT; type++)
@@ -141,6 +151,11 @@ static void fill_avx2(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *
     k->vec_dot[GGML_TYPE_Q5_0] = ggml__avx2_vec_dot_q5_0_q8_0;
     k->vec_dot[GGML_TYPE_Q5_1] = ggml__avx2_vec_dot_q5_1_q8_1;
     k->vec_dot[GGML_TYPE_Q8_0] = ggml__avx2_vec_dot_q8_0_q8_0;
+    k->vec_dot[GGML_TYPE_MXFP4] = ggml__avx2_vec_dot_mxfp4_q8_0;
+    k->vec_dot[GGML_TYPE_IQ4_NL] = ggml__avx2_vec_dot_iq4_nl_q8_0;
+    k->vec_dot[GGML_TYPE_NVFP4] = ggml__avx2_vec_dot_nvfp4_q8_0;
+    k->vec_dot[GGML_TYPE_Q1_0] = ggml__avx2_vec_dot_q1_0_q8_0;
+    k->vec_dot[GGML_TYPE_Q2_0] = ggml__avx2_vec_dot_q2_0_q8_0;
     k->vec_dot_rows[GGML_TYPE_F32] = ggml__avx2_vec_dot_rows_f32;
     k->vec_dot_rows[GGML_TYPE_F16] = ggml__avx2_vec_dot_rows_f16;
     k->vec_dot_rows[GGML_TYPE_BF16] = ggml__avx2_vec_dot_rows_bf16;

@@ -20,6 +20,12 @@ void ggml__avx2_vec_dot_q4_1_q8_1(GGML__VEC_DOT_PARAMS);
 void ggml__avx2_vec_dot_q5_0_q8_0(GGML__VEC_DOT_PARAMS);
 void ggml__avx2_vec_dot_q5_1_q8_1(GGML__VEC_DOT_PARAMS);
 void ggml__avx2_vec_dot_q8_0_q8_0(GGML__VEC_DOT_PARAMS);
+/* dot-small.c: the generic level's bits */
+void ggml__avx2_vec_dot_mxfp4_q8_0(GGML__VEC_DOT_PARAMS);
+void ggml__avx2_vec_dot_iq4_nl_q8_0(GGML__VEC_DOT_PARAMS);
+void ggml__avx2_vec_dot_nvfp4_q8_0(GGML__VEC_DOT_PARAMS);
+void ggml__avx2_vec_dot_q1_0_q8_0(GGML__VEC_DOT_PARAMS);
+void ggml__avx2_vec_dot_q2_0_q8_0(GGML__VEC_DOT_PARAMS);
 
 void ggml__avx2_vec_dot_rows_f32(int n, float *s, const void *x, size_t bx, const void *y, int nr);
 void ggml__avx2_vec_dot_rows_f16(int n, float *s, const void *x, size_t bx, const void *y, int nr);

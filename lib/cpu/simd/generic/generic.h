@@ -19,6 +19,12 @@ void ggml__generic_vec_dot_q4_1_q8_1(GGML__VEC_DOT_PARAMS);
 void ggml__generic_vec_dot_q5_0_q8_0(GGML__VEC_DOT_PARAMS);
 void ggml__generic_vec_dot_q5_1_q8_1(GGML__VEC_DOT_PARAMS);
 void ggml__generic_vec_dot_q8_0_q8_0(GGML__VEC_DOT_PARAMS);
+/* dot-small.c: vec_dot entries of MXFP4, NVFP4, Q1_0, Q2_0, IQ4_NL against Q8_0 */
+void ggml__generic_vec_dot_mxfp4_q8_0(GGML__VEC_DOT_PARAMS);
+void ggml__generic_vec_dot_nvfp4_q8_0(GGML__VEC_DOT_PARAMS);
+void ggml__generic_vec_dot_q1_0_q8_0(GGML__VEC_DOT_PARAMS);
+void ggml__generic_vec_dot_q2_0_q8_0(GGML__VEC_DOT_PARAMS);
+void ggml__generic_vec_dot_iq4_nl_q8_0(GGML__VEC_DOT_PARAMS);
 
 /* convert.c: to_float and from_float entries */
 void ggml__generic_f16_to_f32(const void *restrict x, float *restrict y, int64_t n);

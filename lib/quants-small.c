@@ -1,0 +1,434 @@
+/*
+ * quants-small.c - MXFP4, NVFP4, Q1_0, Q2_0 and IQ4_NL: decoders, reference
+ * quantizers, and IQ4_NL's scale search.
+ *
+ * Bit-identity.  The quantizers of MXFP4, NVFP4, Q1_0 and Q2_0 write the
+ * bytes ggml 0.21.0 writes for the same finite input: each repeats ggml's
+ * rules exactly (which extreme value wins a tie, which single-precision
+ * operations make the scale, how a value picks its code on a tie), stated
+ * at each function.  Compile without -ffast-math or contraction (see
+ * quants.c).  Where ggml's conversion is undefined (an exponent outside
+ * E8M0's range, NaN scaled to an integer) the value saturates instead, as
+ * everywhere in the library.  IQ4_NL searches its scale; it promises a
+ * squared error no larger than ggml's, not ggml's bytes.
+ */
+#include "config.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "ggml-impl.h"
+#include "fp16-impl.h"
+#include "quants-impl.h"
+
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+/*
+ * Twice the E2M1 numbers of the OCP Microscaling spec v1.0 (code bit 3 is
+ * the sign; magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6), so that they are
+ * integers; the block scales are halved to match.  Code 8 is -0.
+ */
+const int8_t ggml__e2m1_doubled[16] = { 0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12 };
+
+/*
+ * IQ4_NL's levels, part of the format's definition: the values of ggml's
+ * kvalues_iq4nl table (ggml/src/ggml-common.h, ggml 0.21.0), which GGUF
+ * files with IQ4_NL tensors are decoded with.  Ascending.
+ */
+const int8_t ggml__iq4nl_values[16] = { -127, -104, -83, -65, -49, -35, -22, -10,
+                                        1,    13,   25,  38,  53,  69,  89,  113 };
+
+/* ---------------------------------------------------------------- scales */
+
+/*
+ * The UE4M3 code of a scale s, by ggml's rule: 0 for s <= 0 and NaN.
+ * Below 2^-6 (subnormal codes 0..7): round-half-up of s * 2^9 in single
+ * precision, at most 7 (values just under 2^-6 do not round up into the
+ * normal range).  Otherwise s (at most 448) is rounded to 4 significant
+ * bits, ties away from zero; a result of 2^8 or more (its exponent field
+ * would be 15) becomes 0x7e, 448.
+ */
+static uint8_t ue4m3_from_fp32(float s)
+{
+    if (!(s > 0.0f))
+        return 0;
+    if (s > 448.0f)
+        s = 448.0f;
+    const uint32_t bits = ggml__fp32_bits(s);
+    int exponent = (int) ((bits >> 23) & 0xff) - 127 + 7;
+    if (exponent <= 0) {
+        const int64_t m = ggml__float_to_int(s * 512.0f + 0.5f, 0, 7);
+        return (uint8_t) m;
+    }
+    int mantissa = (int) ((bits >> 20) & 0x07) + (int) ((bits >> 19) & 1);
+    if (mantissa == 8) {
+        mantissa = 0;
+        exponent++;
+    }
+    if (exponent >= 15)
+        return 0x7e;
+    return (uint8_t) (exponent << 3 | mantissa);
+}
+
+/*
+ * The E2M1 code of x for the halved scale d, by ggml's rule: the code
+ * whose value ggml__e2m1_doubled[c] * d is nearest to x in single
+ * precision, the lowest code on a tie (so zero is code 0, never -0; a
+ * magnitude tie goes to the smaller magnitude; NaN gives code 0).
+ */
+static uint8_t e2m1_code(float x, float d)
+{
+    uint8_t best = 0;
+    float best_err = fabsf((float) ggml__e2m1_doubled[0] * d - x);
+    for (uint8_t c = 1; c < 16; c++) {
+        const float err = fabsf((float) ggml__e2m1_doubled[c] * d - x);
+        if (err < best_err) {
+            best_err = err;
+            best = c;
+        }
+    }
+    return best;
+}
+
+/* The largest magnitude of n values (NaN skipped), as ggml finds it. */
+static float abs_max(const float *x, int n)
+{
+    float amax = 0.0f;
+    for (int j = 0; j < n; j++)
+        if (amax < fabsf(x[j]))
+            amax = fabsf(x[j]);
+    return amax;
+}
+
+/* ----------------------------------------------------------------- MXFP4 */
+
+/*
+ * The exponent is floor(log2f(amax)) - 2 + 127 with C's single-precision
+ * log2f (so an amax just below a large power of two may count as that
+ * power, as in ggml), which maps amax into [4, 8) times 2^(e-127), the
+ * E2M1 range being up to 6; 0 for an all-zero block.  Saturated to
+ * 0..254: ggml's conversion is undefined below amax = 2^-125.
+ */
+void ggml__quantize_row_mxfp4_ref(const float *restrict x, void *restrict vy, int64_t k)
+{
+    const int64_t nb = ggml__quant_row_blocks(x, vy, k, QK_MXFP4, __func__);
+    block_mxfp4 *y = vy;
+
+    for (int64_t i = 0; i < nb; i++) {
+        const float *xb = x + i * QK_MXFP4;
+        const float amax = abs_max(xb, QK_MXFP4);
+        const uint8_t e = amax > 0.0f ? (uint8_t) ggml__float_to_int(floorf(log2f(amax)) - 2.0f + 127.0f, 0, 254) : 0;
+        const float d = ggml__e8m0_half_to_fp32(e);
+
+        y[i].e = e;
+        for (int j = 0; j < QK_MXFP4 / 2; j++)
+            y[i].qs[j] = (uint8_t) (e2m1_code(xb[j], d) | e2m1_code(xb[j + QK_MXFP4 / 2], d) << 4);
+    }
+}
+
+void ggml__dequantize_row_mxfp4(const void *restrict vx, float *restrict y, int64_t k)
+{
+    const int64_t nb = ggml__quant_row_blocks(vx, y, k, QK_MXFP4, __func__);
+    const block_mxfp4 *x = vx;
+
+    for (int64_t i = 0; i < nb; i++) {
+        const float d = ggml__e8m0_half_to_fp32(x[i].e);
+        float *yb = y + i * QK_MXFP4;
+        for (int j = 0; j < QK_MXFP4 / 2; j++) {
+            yb[j] = (float) ggml__e2m1_doubled[x[i].qs[j] & 0x0f] * d;
+            yb[j + QK_MXFP4 / 2] = (float) ggml__e2m1_doubled[x[i].qs[j] >> 4] * d;
+        }
+    }
+}
+
+/* ----------------------------------------------------------------- NVFP4 */
+
+/* Each sub-block's scale is the UE4M3 code of amax / 6 (single precision). */
+void ggml__quantize_row_nvfp4_ref(const float *restrict x, void *restrict vy, int64_t k)
+{
+    const int64_t nb = ggml__quant_row_blocks(x, vy, k, QK_NVFP4, __func__);
+    block_nvfp4 *y = vy;
+    enum { HALF = QK_NVFP4_SUB / 2 };
+
+    for (int64_t i = 0; i < nb; i++) {
+        for (int s = 0; s < QK_NVFP4 / QK_NVFP4_SUB; s++) {
+            const float *xs = x + i * QK_NVFP4 + s * QK_NVFP4_SUB;
+            const uint8_t code = ue4m3_from_fp32(abs_max(xs, QK_NVFP4_SUB) / 6.0f);
+            const float d = ggml__ue4m3_half_to_fp32(code);
+
+            y[i].d[s] = code;
+            for (int j = 0; j < HALF; j++)
+                y[i].qs[s * HALF + j] = (uint8_t) (e2m1_code(xs[j], d) | e2m1_code(xs[j + HALF], d) << 4);
+        }
+    }
+}
+
+void ggml__dequantize_row_nvfp4(const void *restrict vx, float *restrict y, int64_t k)
+{
+    const int64_t nb = ggml__quant_row_blocks(vx, y, k, QK_NVFP4, __func__);
+    const block_nvfp4 *x = vx;
+    enum { HALF = QK_NVFP4_SUB / 2 };
+
+    for (int64_t i = 0; i < nb; i++) {
+        for (int s = 0; s < QK_NVFP4 / QK_NVFP4_SUB; s++) {
+            const float d = ggml__ue4m3_half_to_fp32(x[i].d[s]);
+            const uint8_t *qs = x[i].qs + s * HALF;
+            float *ys = y + i * QK_NVFP4 + s * QK_NVFP4_SUB;
+            for (int j = 0; j < HALF; j++) {
+                ys[j] = (float) ggml__e2m1_doubled[qs[j] & 0x0f] * d;
+                ys[j + HALF] = (float) ggml__e2m1_doubled[qs[j] >> 4] * d;
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ Q1_0 */
+
+/*
+ * d is the mean magnitude: the magnitudes summed in order in single
+ * precision, divided by 128.  The bit is set for x >= 0 (also -0; not NaN).
+ */
+void ggml__quantize_row_q1_0_ref(const float *restrict x, void *restrict vy, int64_t k)
+{
+    const int64_t nb = ggml__quant_row_blocks(x, vy, k, QK1_0, __func__);
+    block_q1_0 *y = vy;
+
+    for (int64_t i = 0; i < nb; i++) {
+        const float *xb = x + i * QK1_0;
+        float sum = 0.0f;
+        for (int j = 0; j < QK1_0; j++)
+            sum += fabsf(xb[j]);
+        y[i].d = ggml__fp32_to_fp16(sum / (float) QK1_0);
+        for (int j = 0; j < QK1_0 / 8; j++) {
+            uint8_t bits = 0;
+            for (int b = 0; b < 8; b++)
+                bits |= (uint8_t) ((xb[8 * j + b] >= 0.0f) << b);
+            y[i].qs[j] = bits;
+        }
+    }
+}
+
+void ggml__dequantize_row_q1_0(const void *restrict vx, float *restrict y, int64_t k)
+{
+    const int64_t nb = ggml__quant_row_blocks(vx, y, k, QK1_0, __func__);
+    const block_q1_0 *x = vx;
+
+    for (int64_t i = 0; i < nb; i++) {
+        const float d = ggml__fp16_to_fp32(x[i].d);
+        for (int j = 0; j < QK1_0; j++)
+            y[i * QK1_0 + j] = (x[i].qs[j / 8] >> (j % 8)) & 1 ? d : -d;
+    }
+}
+
+/* ------------------------------------------------------------------ Q2_0 */
+
+/*
+ * d is the largest magnitude (NaN skipped); q = roundf(x / d) + 1 computed
+ * as roundf(x * (1 / d)), clamped to 0..3 (a zero block gives q = 1).
+ */
+void ggml__quantize_row_q2_0_ref(const float *restrict x, void *restrict vy, int64_t k)
+{
+    const int64_t nb = ggml__quant_row_blocks(x, vy, k, QK2_0, __func__);
+    block_q2_0 *y = vy;
+
+    for (int64_t i = 0; i < nb; i++) {
+        const float *xb = x + i * QK2_0;
+        float amax = 0.0f;
+        for (int j = 0; j < QK2_0; j++)
+            if (fabsf(xb[j]) > amax)
+                amax = fabsf(xb[j]);
+        const float id = amax > 0.0f ? 1.0f / amax : 0.0f;
+
+        y[i].d = ggml__fp32_to_fp16(amax);
+        for (int j = 0; j < QK2_0 / 4; j++) {
+            uint8_t bits = 0;
+            for (int b = 0; b < 4; b++) {
+                const int64_t q = ggml__float_to_int(roundf(xb[4 * j + b] * id), -1, 2) + 1;
+                bits |= (uint8_t) (q << (2 * b));
+            }
+            y[i].qs[j] = bits;
+        }
+    }
+}
+
+void ggml__dequantize_row_q2_0(const void *restrict vx, float *restrict y, int64_t k)
+{
+    const int64_t nb = ggml__quant_row_blocks(vx, y, k, QK2_0, __func__);
+    const block_q2_0 *x = vx;
+
+    for (int64_t i = 0; i < nb; i++) {
+        const float d = ggml__fp16_to_fp32(x[i].d);
+        for (int j = 0; j < QK2_0; j++)
+            y[i * QK2_0 + j] = (float) (((x[i].qs[j / 4] >> (2 * (j % 4))) & 3) - 1) * d;
+    }
+}
+
+/* ---------------------------------------------------------------- IQ4_NL */
+
+void ggml__dequantize_row_iq4_nl(const void *restrict vx, float *restrict y, int64_t k)
+{
+    const int64_t nb = ggml__quant_row_blocks(vx, y, k, QK4_NL, __func__);
+    const block_iq4_nl *x = vx;
+
+    for (int64_t i = 0; i < nb; i++) {
+        const float d = ggml__fp16_to_fp32(x[i].d);
+        float *yb = y + i * QK4_NL;
+        for (int j = 0; j < QK4_NL / 2; j++) {
+            yb[j] = d * (float) ggml__iq4nl_values[x[i].qs[j] & 0x0f];
+            yb[j + QK4_NL / 2] = d * (float) ggml__iq4nl_values[x[i].qs[j] >> 4];
+        }
+    }
+}
+
+/* The code of the level nearest to v (levels ascending; the lower on a tie). */
+static uint8_t iq4nl_nearest(double v)
+{
+    uint8_t c = 0;
+    while (c < 15 && v > 0.5 * (ggml__iq4nl_values[c] + ggml__iq4nl_values[c + 1]))
+        c++;
+    return c;
+}
+
+/*
+ * Weighted least squares for fixed codes: the scale minimizing
+ * sum w (x - d v)^2 is sum(w v x) / sum(w v^2), and it lowers the error
+ * by (sum w v x)^2 / sum(w v^2).  Returns that reduction (0 when no
+ * weight falls on a nonzero level) and stores the scale.
+ */
+static double iq4nl_fit(const float *x, const double *w, const uint8_t *codes, double *scale)
+{
+    double sum_vx = 0.0, sum_v2 = 0.0;
+    for (int j = 0; j < QK4_NL; j++) {
+        const double v = ggml__iq4nl_values[codes[j]];
+        sum_vx += w[j] * v * x[j];
+        sum_v2 += w[j] * v * v;
+    }
+    if (!(sum_v2 > 0.0)) {
+        *scale = 0.0;
+        return 0.0;
+    }
+    *scale = sum_vx / sum_v2;
+    return sum_vx * sum_vx / sum_v2;
+}
+
+/* Codes for the inverse scale inv; returns the fitted reduction. */
+static double iq4nl_try(const float *x, const double *w, double inv, uint8_t *codes, double *scale)
+{
+    for (int j = 0; j < QK4_NL; j++)
+        codes[j] = iq4nl_nearest(inv * x[j]);
+    return iq4nl_fit(x, w, codes, scale);
+}
+
+/* sum w (x - d v)^2 over the block for the binary16 scale h and its codes. */
+static double iq4nl_error(const float *x, const double *w, ggml_fp16_t h, uint8_t *codes)
+{
+    const float d = ggml__fp16_to_fp32(h);
+    const double inv = d != 0.0f ? 1.0 / d : 0.0;
+    double err = 0.0;
+    for (int j = 0; j < QK4_NL; j++) {
+        codes[j] = iq4nl_nearest(inv * x[j]);
+        const double e = (double) x[j] - (double) (d * (float) ggml__iq4nl_values[codes[j]]);
+        err += w[j] * e * e;
+    }
+    return err;
+}
+
+/*
+ * One block.  The error minimized is sum w (x - y)^2 with w = 1 without
+ * importance weights (the squared error) and w = qw with them.
+ *
+ * Search: the value of largest magnitude, max, is mapped near either end
+ * of the level table (levels -127 or 113) by inverse scales c / max with c
+ * stepping by 1/2 around that end (-136..-118 and 104..122); each
+ * candidate takes the nearest codes and its least-squares scale, and the
+ * best fit is then refined by re-coding with its own scale until that no
+ * longer helps.  The chosen scale is rounded to binary16 and the codes are
+ * the nearest for that rounded scale, which for positive weights is the
+ * least error that scale allows; the rounded neighbours of the scale are
+ * tried too and the least error is kept.
+ */
+static void iq4nl_block(const float *x, const float *qw, block_iq4_nl *y)
+{
+    double w[QK4_NL];
+    float amax = 0.0f, max = 0.0f;
+
+    for (int j = 0; j < QK4_NL; j++) {
+        w[j] = qw ? (double) qw[j] : 1.0;
+        if (fabsf(x[j]) > amax) {
+            amax = fabsf(x[j]);
+            max = x[j];
+        }
+    }
+
+    memset(y, 0, sizeof *y);
+    if (!(amax >= 1e-15f) || !isfinite(amax))
+        return;
+
+    uint8_t codes[QK4_NL], best_codes[QK4_NL];
+    double best = -1.0, best_scale = 0.0, scale;
+    static const struct { double from; int steps; } ends[2] = { { -136.0, 37 }, { 104.0, 37 } };
+    for (int e = 0; e < 2; e++) {
+        for (int t = 0; t < ends[e].steps; t++) {
+            const double gain = iq4nl_try(x, w, (ends[e].from + 0.5 * t) / max, codes, &scale);
+            if (gain > best) {
+                best = gain;
+                best_scale = scale;
+                memcpy(best_codes, codes, sizeof codes);
+            }
+        }
+    }
+    for (int iter = 0; iter < 8 && best_scale != 0.0; iter++) {
+        const double gain = iq4nl_try(x, w, 1.0 / best_scale, codes, &scale);
+        if (!(gain > best))
+            break;
+        best = gain;
+        best_scale = scale;
+    }
+
+    /* the binary16 scale (at most the largest finite one: the block then
+       saturates rather than decoding to infinities) and its two neighbours
+       toward and away from zero; NaN input leaves the zero block */
+    if (best_scale != best_scale)
+        return;
+    ggml_fp16_t h = ggml__fp32_to_fp16((float) best_scale);
+    if ((h & 0x7c00) == 0x7c00)
+        h = (ggml_fp16_t) ((h & 0x8000) | 0x7bff);
+    ggml_fp16_t best_h = h;
+    double best_err = iq4nl_error(x, w, h, best_codes);
+    const ggml_fp16_t neighbours[2] = { (ggml_fp16_t) (h - 1), (ggml_fp16_t) (h + 1) };
+    for (int n = 0; n < 2; n++) {
+        if ((h & 0x7fff) == 0 || (neighbours[n] & 0x7c00) == 0x7c00 || (neighbours[n] ^ h) & 0x8000)
+            continue;
+        const double err = iq4nl_error(x, w, neighbours[n], codes);
+        if (err < best_err) {
+            best_err = err;
+            best_h = neighbours[n];
+            memcpy(best_codes, codes, sizeof codes);
+        }
+    }
+
+    y->d = best_h;
+    for (int j = 0; j < QK4_NL / 2; j++)
+        y->qs[j] = (uint8_t) (best_codes[j] | best_codes[j + QK4_NL / 2] << 4);
+}
+
+void ggml__quantize_rows_iq4_nl(const float *restrict x, void *restrict vy, int64_t nrows, int64_t n_per_row,
+                                const float *imatrix)
+{
+    const int64_t nb = ggml__quant_row_blocks(x, vy, n_per_row, QK4_NL, __func__);
+    block_iq4_nl *y = vy;
+
+    for (int64_t r = 0; r < nrows && nb > 0; r++)
+        for (int64_t i = 0; i < nb; i++)
+            iq4nl_block(x + r * n_per_row + i * QK4_NL, imatrix ? imatrix + i * QK4_NL : NULL, y + r * nb + i);
+}
+
+void ggml__quantize_row_iq4_nl_ref(const float *restrict x, void *restrict vy, int64_t k)
+{
+    const int64_t nb = ggml__quant_row_blocks(x, vy, k, QK4_NL, __func__);
+    if (nb > 0)
+        ggml__quantize_rows_iq4_nl(x, vy, 1, k, NULL);
+}
