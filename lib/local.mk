@@ -28,6 +28,7 @@ libggml_backend_core_la_SOURCES = \
 	lib/types.c \
 	lib/fp16.c \
 	lib/quants.c \
+	lib/quants-k.c \
 	lib/hash.c \
 	lib/context.c \
 	lib/tensor.c \
@@ -74,6 +75,7 @@ libggml_backend_core_la_SOURCES = \
 	lib/cpu/simd/generic/lanes.h \
 	lib/cpu/simd/generic/convert.c \
 	lib/cpu/simd/generic/dot.c \
+	lib/cpu/simd/generic/dot-k.c \
 	lib/cpu/simd/generic/vector.c \
 	lib/cpu/simd/generic/rows.c \
 	lib/cpu/simd/generic/transpose.c \

@@ -50,7 +50,7 @@ static inline int level(float v, int lo, int hi)
  * (as func) when k is negative or not a multiple of qk, or a pointer is
  * NULL while there is work to do.
  */
-static int64_t row_blocks(const void *x, const void *y, int64_t k, int64_t qk, const char *func)
+int64_t ggml__quant_row_blocks(const void *x, const void *y, int64_t k, int64_t qk, const char *func)
 {
     if (k < 0 || k % qk != 0) {
         ggml__log_at(GGML_LOG_LEVEL_ERROR, func,
@@ -63,6 +63,11 @@ static int64_t row_blocks(const void *x, const void *y, int64_t k, int64_t qk, c
         return -1;
     }
     return k / qk;
+}
+
+static inline int64_t row_blocks(const void *x, const void *y, int64_t k, int64_t qk, const char *func)
+{
+    return ggml__quant_row_blocks(x, y, k, qk, func);
 }
 
 /* ------------------------------------------------------- symmetric 4/5-bit */
@@ -406,6 +411,19 @@ static ggml_from_float_t chunk_quantizer(enum ggml_type type)
     case GGML_TYPE_Q5_1: return ggml__quantize_row_q5_1_ref;
     case GGML_TYPE_Q8_0: return ggml__quantize_row_q8_0_ref;
     case GGML_TYPE_Q8_1: return ggml__quantize_row_q8_1_ref;
+    case GGML_TYPE_Q4_K: return ggml__quantize_row_q4_K_ref;
+    case GGML_TYPE_Q6_K: return ggml__quantize_row_q6_K_ref;
+    default:             return NULL;
+    }
+}
+
+/* The quantizer of the formats that use importance weights, or NULL. */
+static void (*weighted_chunk_quantizer(enum ggml_type type))(const float *restrict, void *restrict, int64_t,
+                                                               int64_t, const float *)
+{
+    switch (type) {
+    case GGML_TYPE_Q4_K: return ggml__quantize_q4_K;
+    case GGML_TYPE_Q6_K: return ggml__quantize_q6_K;
     default:             return NULL;
     }
 }
@@ -418,16 +436,15 @@ static ggml_from_float_t chunk_quantizer(enum ggml_type type)
  *            start   index of the first value, a multiple of n_per_row;
  *            nrows, n_per_row  the chunk's shape; n_per_row a multiple of
  *                    the type's block size;
- *            imatrix importance weights; accepted and not used by the
- *                    formats implemented so far.
+ *            imatrix importance weights of the n_per_row columns (NULL:
+ *                    none): the K-quants minimise the error weighted by
+ *                    them; the 32-value formats ignore them.
  * Returns:   bytes written (nrows * ggml_row_size(type, n_per_row)), or 0
  *            after logging one error.
  */
 size_t ggml_quantize_chunk(enum ggml_type type, const float *src, void *dst, int64_t start,
                            int64_t nrows, int64_t n_per_row, const float *imatrix)
 {
-    (void) imatrix;
-
     if (!ggml__type_is_valid(type)) {
         ggml__error("invalid type %d", (int) type);
         return 0;
@@ -475,6 +492,10 @@ size_t ggml_quantize_chunk(enum ggml_type type, const float *src, void *dst, int
     }
 
     const size_t row_size = (size_t) blocks_per_row * type_size;
-    quantize(src + start, (char *) dst + (size_t) start_row * row_size, nrows * n_per_row);
+    char *out = (char *) dst + (size_t) start_row * row_size;
+    if (weighted_chunk_quantizer(type) != NULL)
+        weighted_chunk_quantizer(type)(src + start, out, nrows, n_per_row, imatrix);
+    else
+        quantize(src + start, out, nrows * n_per_row);
     return (size_t) nrows * row_size;
 }

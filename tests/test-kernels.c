@@ -81,6 +81,9 @@ static size_t block_bytes(enum ggml_type t)
     case GGML_TYPE_Q5_1: return 24;
     case GGML_TYPE_Q8_0: return 34;
     case GGML_TYPE_Q8_1: return 36;
+    case GGML_TYPE_Q4_K: return 144;
+    case GGML_TYPE_Q6_K: return 210;
+    case GGML_TYPE_Q8_K: return 292;
     default:             return 0;
     }
 }
@@ -92,9 +95,55 @@ static size_t block_bytes(enum ggml_type t)
  *   Q5_0 d, 4 bytes of fifth bits, nibbles: (q - 16) * d
  *   Q5_1 d, m, fifth bits, nibbles: q * d + m
  *   Q8_0 d, 32 int8: q * d;  Q8_1 d, s, 32 int8: q * d
+ * and of the 256-value K-quants (k_value below).
  */
+/*
+ * Value i of a K-quant row:
+ *   Q4_K d, dmin, 12 bytes of 6-bit scales sc and mins mn (sub-block s < 4:
+ *        low 6 bits of bytes s and s + 4; s >= 4: nibbles of byte s + 4,
+ *        high bits in the top 2 bits of bytes s - 4 and s), 128 bytes of
+ *        nibbles (value 64 c + l: byte 32 c + l % 32, low nibble for l < 32):
+ *        d * sc * q - dmin * mn;
+ *   Q6_K 128 bytes ql, 64 bytes qh, 16 int8 scales, d: in half h, value
+ *        32 p + l has low bits in ql[64 h + l + 32 (p & 1)] (high nibble for
+ *        p >= 2) and high bits at bit 2 p of qh[32 h + l]: d * sc * (q - 32);
+ *   Q8_K float d, 256 int8, 16 int16 sums: q * d.
+ */
+static double k_value(enum ggml_type t, const uint8_t *x, int64_t i)
+{
+    const uint8_t *b = x + i / 256 * block_bytes(t);
+    const int v = (int) (i % 256);
+    switch (t) {
+    case GGML_TYPE_Q4_K: {
+        const int s = v / 32;
+        const uint8_t *sc8 = b + 4;
+        const int sc = s < 4 ? sc8[s] & 63 : (sc8[s + 4] & 15) | (sc8[s - 4] >> 6) << 4;
+        const int mn = s < 4 ? sc8[s + 4] & 63 : (sc8[s + 4] >> 4) | (sc8[s] >> 6) << 4;
+        const uint8_t byte = b[16 + 32 * (v / 64) + v % 32];
+        const int q = v % 64 < 32 ? byte & 15 : byte >> 4;
+        return f16(b) * sc * q - f16(b + 2) * mn;
+    }
+    case GGML_TYPE_Q6_K: {
+        const int h = v / 128, p = v % 128 / 32, l = v % 32;
+        const uint8_t lo = b[64 * h + l + 32 * (p & 1)];
+        const int q = (p < 2 ? lo & 15 : lo >> 4) | ((b[128 + 32 * h + l] >> (2 * p)) & 3) << 4;
+        return f16(b + 208) * (int8_t) b[192 + v / 16] * (q - 32);
+    }
+    case GGML_TYPE_Q8_K: {
+        float d;
+        memcpy(&d, b, sizeof d);
+        return (double) d * (int8_t) b[4 + v];
+    }
+    default:
+        return NAN;
+    }
+}
+
 static double ref_value(enum ggml_type t, const uint8_t *x, int64_t i)
 {
+    if (ggml_blck_size(t) == 256)
+        return k_value(t, x, i);
+
     const int64_t blk = i / 32, j = i % 32;
     const uint8_t *b = x + blk * block_bytes(t);
     switch (t) {
@@ -162,7 +211,7 @@ static double ref_dot(enum ggml_type t, enum ggml_type vdt, const uint8_t *x, co
 
 /* A row of n values of type t made from random floats in [-1, 1), at a
    pointer the element's alignment past a 64-byte boundary (4 bytes for
-   F32, 2 for the others). */
+   F32 and Q8_K, 2 for the others). */
 struct row {
     uint8_t *mem, *data;
     float *values;
@@ -173,7 +222,7 @@ static struct row make_row(const struct ggml__cpu_kernels *generic, enum ggml_ty
     struct row r;
     const size_t bytes = ggml_row_size(t, n);
     r.mem = aligned_alloc(64, (bytes + 64 + 63) / 64 * 64);
-    r.data = r.mem + (t == GGML_TYPE_F32 ? 4 : 2);
+    r.data = r.mem + (t == GGML_TYPE_F32 || t == GGML_TYPE_Q8_K ? 4 : 2);   /* q8_K: a float d */
     r.values = malloc((size_t) (n + 1) * sizeof(float));
     for (int64_t i = 0; i < n; i++)
         r.values[i] = rng_unit();
@@ -190,11 +239,13 @@ static void free_row(struct row *r)
 static const enum ggml_type dot_types[] = {
     GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q4_0,
     GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0,
+    GGML_TYPE_Q4_K, GGML_TYPE_Q6_K,
 };
 
 static enum ggml_type vdt_of(enum ggml_type t)
 {
-    return t == GGML_TYPE_Q4_1 || t == GGML_TYPE_Q5_1 ? GGML_TYPE_Q8_1
+    return ggml_blck_size(t) == 256                   ? GGML_TYPE_Q8_K
+         : t == GGML_TYPE_Q4_1 || t == GGML_TYPE_Q5_1 ? GGML_TYPE_Q8_1
          : ggml_is_quantized(t)                       ? GGML_TYPE_Q8_0
                                                       : t;
 }
@@ -204,12 +255,14 @@ static void check_vec_dot(const struct ggml__cpu_kernels *k, const struct ggml__
 {
     static const int64_t float_lengths[] = { 1, 7, 8, 15, 31, 32, 33, 64, 257, 1000, 4096 };
     static const int64_t block_lengths[] = { 32, 64, 96, 288, 1024, 4096 };
+    static const int64_t k_lengths[] = { 256, 512, 768, 1280, 4096 };
     for (size_t ti = 0; ti < sizeof dot_types / sizeof dot_types[0]; ti++) {
         const enum ggml_type t = dot_types[ti], vdt = vdt_of(t);
-        const bool blocks = ggml_is_quantized(t);
-        const int64_t *lengths = blocks ? block_lengths : float_lengths;
-        const size_t n_lengths = blocks ? sizeof block_lengths / sizeof block_lengths[0]
-                                        : sizeof float_lengths / sizeof float_lengths[0];
+        const bool blocks = ggml_is_quantized(t), k_blocks = ggml_blck_size(t) == 256;
+        const int64_t *lengths = k_blocks ? k_lengths : blocks ? block_lengths : float_lengths;
+        const size_t n_lengths = k_blocks ? sizeof k_lengths / sizeof k_lengths[0]
+                               : blocks   ? sizeof block_lengths / sizeof block_lengths[0]
+                                          : sizeof float_lengths / sizeof float_lengths[0];
         double worst = 0.0;
         bool all_ok = k->vec_dot[t] != NULL;
         for (size_t li = 0; all_ok && li < n_lengths; li++) {

@@ -4,14 +4,14 @@
  *
  * Products are checked against references computed here in double
  * precision from the inputs as stored.  The CPU backend first rounds
- * src1 to its vec_dot_type (F16, BF16, Q8_0 or Q8_1 for a src0 of the
- * matching type), so each product is checked twice:
+ * src1 to its vec_dot_type (F16, BF16, Q8_0, Q8_1 or Q8_K for a src0 of
+ * the matching type), so each product is checked twice:
  *   - tightly, against a reference that rounds src1 the same way (the
  *     error measured is the kernel's own: single-precision sums, NMSE
  *     about 1e-13, threshold 1e-10 for every type);
  *   - loosely, against the unrounded src1 (the error of the format):
  *     F32 1e-10; F16 1e-6 (binary16 keeps 11 bits: NMSE about 2e-8);
- *     BF16 1e-5 (8 bits: about 1.3e-6); Q8_0/Q8_1 1e-3 (a 127-level
+ *     BF16 1e-5 (8 bits: about 1.3e-6); Q8_0/Q8_1/Q8_K 1e-3 (a 127-level
  *     block scale on uniform data: about 2e-5).
  * Every case runs on 1 to 4 threads, with the reference kernels and with
  * the fast ones.
@@ -31,6 +31,11 @@ static const enum ggml_type src0_types[] = {
     GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0,
 };
 #define N_SRC0_TYPES (sizeof src0_types / sizeof src0_types[0])
+
+/* The K-quants (256-value blocks, vec_dot_type q8_K): cases of their own,
+   with K a multiple of 256. */
+static const enum ggml_type k_types[] = { GGML_TYPE_Q4_K, GGML_TYPE_Q6_K };
+#define N_K_TYPES (sizeof k_types / sizeof k_types[0])
 
 #define TIGHT_NMSE 1e-10
 
@@ -56,9 +61,10 @@ static uint16_t read_u16(const uint8_t *p)
 }
 
 /*
- * n values of a row of type as floats.  Q8_0 and Q8_1 are decoded here
- * from their block layouts (ggml's file format): binary16 d (and s for
- * Q8_1), then 32 int8 quants; value j = d * q[j].
+ * n values of a row of type as floats.  Q8_0, Q8_1 and Q8_K are decoded
+ * here from their block layouts (ggml's file format): binary16 d (and s
+ * for Q8_1), then 32 int8 quants; value j = d * q[j]; Q8_K: single d,
+ * 256 int8 quants, 16 int16 sums.
  */
 static void decode_row(enum ggml_type type, const void *src, float *dst, int64_t n)
 {
@@ -87,6 +93,14 @@ static void decode_row(enum ggml_type type, const void *src, float *dst, int64_t
         }
         break;
     }
+    case GGML_TYPE_Q8_K:
+        for (int64_t b = 0; b < n / 256; b++) {
+            float d;
+            memcpy(&d, p + b * 292, sizeof d);
+            for (int j = 0; j < 256; j++)
+                dst[b * 256 + j] = d * (float) (int8_t) p[b * 292 + 4 + j];
+        }
+        break;
     default:
         ggml_get_type_traits(type)->to_float(src, dst, n);
         break;
@@ -588,6 +602,38 @@ static void test_out_prod(void)
     }
 }
 
+/*
+ * The K-quants: the dot path (N <= 3 columns) and the packed path, src1
+ * laid out in every way, broadcasting, K over several blocks.
+ */
+static void test_mul_mat_k(void)
+{
+    uint64_t seed = 0x6b717561ull;
+    const int64_t sizes[] = { 1, 3, 33 };
+    const int64_t batches[][4] = { { 1, 1, 1, 1 }, { 1, 1, 2, 3 }, { 2, 1, 2, 3 } };
+    for (size_t t = 0; t < N_K_TYPES; t++) {
+        const enum ggml_type ta = k_types[t];
+        int variant = 0;
+        for (size_t im = 0; im < 3; im++)
+            for (size_t in = 0; in < 3; in++, variant++) {
+                const int64_t K = 256 * (1 + variant % 3);
+                const int64_t *bt = batches[variant % 3];
+                const struct mm_case c = {
+                    ta, GGML_TYPE_F32, K, sizes[im], sizes[in], bt[0], bt[1], bt[2], bt[3],
+                    (enum layout) (variant % 4 == 3 ? TRANSPOSED : variant % 5 == 4 ? PERMUTED : CONTIGUOUS),
+                    variant % 4 == 1,
+                };
+                check_mul_mat(&c, &seed);
+            }
+        const struct mm_case big = { ta, GGML_TYPE_F32, 1280, 67, 100, 1, 1, 1, 1, CONTIGUOUS, false };
+        check_mul_mat(&big, &seed);
+        check_mul_mat_id(ta, 256, 31, 4, 2, 2, 5, false, &seed);
+        check_mul_mat_id(ta, 512, 3, 6, 3, 1, 33, false, &seed);
+        check_out_prod(ta, 256, 33, 31, 1, 1, 1, 1, false, &seed);
+        check_out_prod(ta, 256, 7, 9, 1, 1, 2, 3, true, &seed);
+    }
+}
+
 /* ------------------------------------------------------------ type traits */
 
 static void test_type_traits(void)
@@ -601,15 +647,20 @@ static void test_type_traits(void)
         bool has_dot = false;
         for (size_t i = 0; i < N_SRC0_TYPES; i++)
             has_dot |= src0_types[i] == (enum ggml_type) t;
+        for (size_t i = 0; i < N_K_TYPES; i++)
+            has_dot |= k_types[i] == (enum ggml_type) t;
         enum ggml_type want_vdt = GGML_TYPE_F32;
         switch (t) {
         case GGML_TYPE_F16: case GGML_TYPE_BF16: want_vdt = (enum ggml_type) t; break;
         case GGML_TYPE_Q4_0: case GGML_TYPE_Q5_0: case GGML_TYPE_Q8_0: want_vdt = GGML_TYPE_Q8_0; break;
         case GGML_TYPE_Q4_1: case GGML_TYPE_Q5_1: case GGML_TYPE_Q8_1: want_vdt = GGML_TYPE_Q8_1; break;
+        case GGML_TYPE_Q4_K: case GGML_TYPE_Q6_K: case GGML_TYPE_Q8_K: want_vdt = GGML_TYPE_Q8_K; break;
         default: break;
         }
-        const bool has_from_float = has_dot || t == GGML_TYPE_Q8_1 || t == GGML_TYPE_I32;
-        const int64_t want_nrows = has_dot || t == GGML_TYPE_Q8_1 ? 1 : 0;
+        /* q8_1 and q8_K: only what other rows are converted to */
+        const bool activation = t == GGML_TYPE_Q8_1 || t == GGML_TYPE_Q8_K;
+        const bool has_from_float = has_dot || activation || t == GGML_TYPE_I32;
+        const int64_t want_nrows = has_dot || activation ? 1 : 0;
         ok((tr->vec_dot != NULL) == has_dot && (tr->from_float != NULL) == has_from_float &&
            tr->vec_dot_type == want_vdt && tr->nrows == want_nrows,
            "traits of %s: vec_dot %s, from_float %s, vec_dot_type %s, nrows %lld",
@@ -627,7 +678,7 @@ static void test_type_traits(void)
 static void test_from_float(void)
 {
     uint64_t seed = 0xf20f10a7ull;
-    enum { n = 96 };
+    enum { n = 256 };
     float x[n];
     for (int i = 0; i < n; i++)
         x[i] = (float) optest_uniform(&seed, -40.0, 40.0);
@@ -635,7 +686,9 @@ static void test_from_float(void)
     x[6] = -0.0f;
     for (int t = 0; t < GGML_TYPE_COUNT; t++) {
         const struct ggml_type_traits_cpu *tr = ggml_get_type_traits_cpu((enum ggml_type) t);
-        if (tr == NULL || tr->from_float == NULL)
+        /* q8_K has no ggml_quantize_chunk (as in ggml): test-quants-k checks
+           it against upstream's blocks */
+        if (tr == NULL || tr->from_float == NULL || t == GGML_TYPE_Q8_K)
             continue;
         const size_t size = ggml_row_size((enum ggml_type) t, n);
         unsigned char got[n * 4], want[n * 4];
@@ -692,12 +745,14 @@ static void test_vec_dot(void)
 {
     uint64_t seed = 0x7ec0d07ull;
     const int lengths[] = { 32, 64, 320 };
-    for (size_t t = 0; t < N_SRC0_TYPES; t++) {
-        const enum ggml_type type = src0_types[t];
+    for (size_t t = 0; t < N_SRC0_TYPES + N_K_TYPES; t++) {
+        const enum ggml_type type = t < N_SRC0_TYPES ? src0_types[t] : k_types[t - N_SRC0_TYPES];
         const struct ggml_type_traits_cpu *tr = ggml_get_type_traits_cpu(type);
         const enum ggml_type vdt = tr->vec_dot_type;
         for (size_t li = 0; li < 3; li++) {
-            const int n = lengths[li] + (ggml_is_quantized(type) ? 0 : (int) li * 7 + 1);
+            /* K-quants: 256, 512, 2560 */
+            const int n = ggml_blck_size(type) == 256 ? 8 * lengths[li]
+                        : lengths[li] + (ggml_is_quantized(type) ? 0 : (int) li * 7 + 1);
             float *xf = malloc((size_t) n * sizeof *xf), *yf = malloc((size_t) n * sizeof *yf);
             for (int i = 0; i < n; i++) {
                 xf[i] = (float) optest_uniform(&seed, -2.0, 2.0);
@@ -1063,6 +1118,7 @@ int main(void)
     test_mul_mat_id();
     test_mul_mat_id_many_experts();
     test_out_prod();
+    test_mul_mat_k();
     test_empty_sum();
     return tap_done();
 }

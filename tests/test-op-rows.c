@@ -192,10 +192,11 @@ static void test_get_rows(void)
     uint64_t seed = 0x6e7001;
     const enum ggml_type types[] = {
         GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_I32, GGML_TYPE_Q4_0,
-        GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0,
+        GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K,
     };
     const int64_t plain_ne0[] = { 1, 3, 31, 33, 257 };
     const int64_t quant_ne0[] = { 32, 96, 256, 64, 32 };
+    const int64_t k_quant_ne0[] = { 256, 512, 256, 768, 256 };   /* 256-value blocks */
     const struct get_rows_case cases[] = {
         { 1, 1, 1, 1, false, false, false },
         { 7, 5, 1, 1, false, false, true },
@@ -206,7 +207,9 @@ static void test_get_rows(void)
     for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
         const bool quantized = ggml_is_quantized(types[t]);
         for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
-            check_get_rows(types[t], quantized ? quant_ne0[c] : plain_ne0[c], &cases[c], &seed);
+            check_get_rows(types[t],
+                           ggml_blck_size(types[t]) == 256 ? k_quant_ne0[c] : quantized ? quant_ne0[c] : plain_ne0[c],
+                           &cases[c], &seed);
     }
 }
 
@@ -235,9 +238,11 @@ static double set_rows_threshold(enum ggml_type type)
     case GGML_TYPE_F16:  return 1e-7;
     case GGML_TYPE_BF16: return 5e-6;
     case GGML_TYPE_Q4_0:
-    case GGML_TYPE_Q4_1: return 1e-2;
+    case GGML_TYPE_Q4_1:
+    case GGML_TYPE_Q4_K: return 1e-2;
     case GGML_TYPE_Q5_0:
     case GGML_TYPE_Q5_1: return 3e-3;
+    case GGML_TYPE_Q6_K: return 1e-3;   /* 6 bits: about 2.5e-4 */
     default:             return 4e-5; /* Q8_0, Q8_1 */
     }
 }
@@ -433,9 +438,11 @@ static void test_set_rows(void)
     const enum ggml_type types[] = {
         GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_I32, GGML_TYPE_Q4_0,
         GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0, GGML_TYPE_Q8_1,
+        GGML_TYPE_Q4_K, GGML_TYPE_Q6_K,
     };
     const int64_t plain_ne0[] = { 1, 3, 31, 33, 257 };
     const int64_t quant_ne0[] = { 32, 64, 96, 256, 32 };
+    const int64_t k_quant_ne0[] = { 256, 512, 256, 768, 256 };   /* 256-value blocks */
     const struct set_rows_case cases[] = {
         { 1, 1, 1, 1, 1, 1, GGML_TYPE_I64, false, false },
         { 5, 9, 1, 1, 1, 1, GGML_TYPE_I32, false, true },
@@ -446,7 +453,9 @@ static void test_set_rows(void)
     for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
         const bool quantized = ggml_is_quantized(types[t]);
         for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
-            check_set_rows(types[t], quantized ? quant_ne0[c] : plain_ne0[c], &cases[c], &seed);
+            check_set_rows(types[t],
+                           ggml_blck_size(types[t]) == 256 ? k_quant_ne0[c] : quantized ? quant_ne0[c] : plain_ne0[c],
+                           &cases[c], &seed);
     }
     test_set_rows_repeated();
     test_set_rows_i32();

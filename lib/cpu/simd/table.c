@@ -88,6 +88,8 @@ static void fill_generic(struct ggml__cpu_kernels *k, const struct ggml__isa_cap
     k->vec_dot[GGML_TYPE_Q5_0] = ggml__generic_vec_dot_q5_0_q8_0;
     k->vec_dot[GGML_TYPE_Q5_1] = ggml__generic_vec_dot_q5_1_q8_1;
     k->vec_dot[GGML_TYPE_Q8_0] = ggml__generic_vec_dot_q8_0_q8_0;
+    k->vec_dot[GGML_TYPE_Q4_K] = ggml__generic_vec_dot_q4_K_q8_K;
+    k->vec_dot[GGML_TYPE_Q6_K] = ggml__generic_vec_dot_q6_K_q8_K;
 
     k->from_float[GGML_TYPE_F32] = ggml__generic_f32_to_f32;
     k->from_float[GGML_TYPE_F16] = ggml__generic_f32_to_f16;
@@ -99,6 +101,9 @@ static void fill_generic(struct ggml__cpu_kernels *k, const struct ggml__isa_cap
     k->from_float[GGML_TYPE_Q5_1] = ggml__quantize_row_q5_1_ref;
     k->from_float[GGML_TYPE_Q8_0] = ggml__quantize_row_q8_0_ref;
     k->from_float[GGML_TYPE_Q8_1] = ggml__quantize_row_q8_1_ref;
+    k->from_float[GGML_TYPE_Q4_K] = ggml__quantize_row_q4_K_ref;
+    k->from_float[GGML_TYPE_Q6_K] = ggml__quantize_row_q6_K_ref;
+    k->from_float[GGML_TYPE_Q8_K] = ggml__quantize_row_q8_K;
 
     /* every type's reference decoder, then the generic level's own forms */
     for (int type = 0; type < GGML_TYPE_COUNT; type++)
@@ -106,6 +111,7 @@ static void fill_generic(struct ggml__cpu_kernels *k, const struct ggml__isa_cap
     k->to_float[GGML_TYPE_F16] = ggml__generic_f16_to_f32;
     k->to_float[GGML_TYPE_BF16] = ggml__generic_bf16_to_f32;
     k->to_float[GGML_TYPE_Q8_1] = ggml__dequantize_row_q8_1;
+    k->to_float[GGML_TYPE_Q8_K] = ggml__dequantize_row_q8_K;
     k->axpy[GGML_TYPE_F32] = ggml__generic_axpy_f32;
     k->axpy[GGML_TYPE_F16] = ggml__generic_axpy_f16;
     /* unary and glu: NULL, the ops' portable row functions */
