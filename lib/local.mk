@@ -110,6 +110,7 @@ noinst_LTLIBRARIES += lib/cpu/simd/libisa-avx2.la
 lib_cpu_simd_libisa_avx2_la_SOURCES = \
 	lib/cpu/simd/avx2/avx2.h \
 	lib/cpu/simd/avx2/dot.c \
+	lib/cpu/simd/avx2/dot-k.c \
 	lib/cpu/simd/avx2/convert.c \
 	lib/cpu/simd/avx2/vector.c \
 	lib/cpu/simd/avx2/vmath.h \

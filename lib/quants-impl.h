@@ -136,6 +136,19 @@ typedef struct {
 } block_q4_K;
 
 /*
+ * 5-bit with per-sub-block scale and minimum: as q4_K with q in 0..31;
+ * the low four bits are packed as q4_K's codes, bit 4 of value v is bit
+ * v / 32 of qh[v % 32].
+ */
+typedef struct {
+    ggml_fp16_t d;
+    ggml_fp16_t dmin;
+    uint8_t scales[K_SCALE_BYTES];
+    uint8_t qh[QK_K / 8];
+    uint8_t qs[QK_K / 2];
+} block_q5_K;
+
+/*
  * 6-bit, symmetric: x = d * scales[v / 16] * (q - 32), q in 0..63.  In
  * each half of 128 values (ql + 64 h, qh + 32 h), value 32 p + l (p 0..3,
  * l 0..31) has its low four bits in ql[l + 32 (p & 1)] (low nibble for
@@ -157,15 +170,18 @@ typedef struct {
 } block_q8_K;
 
 static_assert(sizeof(block_q4_K) == 144, "block_q4_K must be 144 bytes");
+static_assert(sizeof(block_q5_K) == 176, "block_q5_K must be 176 bytes");
 static_assert(sizeof(block_q6_K) == 210, "block_q6_K must be 210 bytes");
 static_assert(sizeof(block_q8_K) == 292, "block_q8_K must be 292 bytes");
 static_assert(offsetof(block_q4_K, dmin) == 2 && offsetof(block_q4_K, scales) == 4 &&
               offsetof(block_q4_K, qs) == 16, "q4_K layout");
+static_assert(offsetof(block_q5_K, dmin) == 2 && offsetof(block_q5_K, scales) == 4 &&
+              offsetof(block_q5_K, qh) == 16 && offsetof(block_q5_K, qs) == 48, "q5_K layout");
 static_assert(offsetof(block_q6_K, qh) == 128 && offsetof(block_q6_K, scales) == 192 &&
               offsetof(block_q6_K, d) == 208, "q6_K layout");
 static_assert(offsetof(block_q8_K, qs) == 4 && offsetof(block_q8_K, bsums) == 260, "q8_K layout");
 
-/* The 6-bit scale and minimum of sub-block s (0..7) of a q4_K block. */
+/* The 6-bit scale and minimum of sub-block s (0..7) of a q4_K or q5_K block. */
 static inline void ggml__q4_K_scale_min(const uint8_t scales[K_SCALE_BYTES], int s, int *sc, int *mn)
 {
     if (s < 4) {
@@ -175,6 +191,24 @@ static inline void ggml__q4_K_scale_min(const uint8_t scales[K_SCALE_BYTES], int
         *sc = (scales[s + 4] & 0x0f) | ((scales[s - 4] >> 6) << 4);
         *mn = (scales[s + 4] >> 4) | ((scales[s] >> 6) << 4);
     }
+}
+
+/*
+ * One block's share of a K-quant dot product with a q8_K block, from the
+ * block's exact integer sums (see simd/generic/dot-k.c): every kernel
+ * level combines them with these operations in this order, so that the
+ * levels agree bit for bit.  Files using them must be compiled without
+ * floating-point contraction.
+ */
+static inline float ggml__q4_K_block_dot(float dy, float d, float dmin, int32_t scaled, int32_t mins)
+{
+    return dy * d * (float) scaled - dy * dmin * (float) mins;
+}
+
+/* q4_K's form serves q5_K too. */
+static inline float ggml__q6_K_block_dot(float dy, float d, int32_t scaled)
+{
+    return dy * d * (float) scaled;
 }
 
 /*
@@ -189,12 +223,16 @@ int64_t ggml__quant_row_blocks(const void *x, const void *y, int64_t k, int64_t 
    quantize nrows rows of n_per_row values; they return nothing. */
 void ggml__quantize_row_q8_K(const float *restrict x, void *restrict y, int64_t k);
 void ggml__quantize_row_q4_K_ref(const float *restrict x, void *restrict y, int64_t k);
+void ggml__quantize_row_q5_K_ref(const float *restrict x, void *restrict y, int64_t k);
 void ggml__quantize_row_q6_K_ref(const float *restrict x, void *restrict y, int64_t k);
 void ggml__quantize_q4_K(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                         const float *imatrix);
+void ggml__quantize_q5_K(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
                          const float *imatrix);
 void ggml__quantize_q6_K(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
                          const float *imatrix);
 void ggml__dequantize_row_q4_K(const void *restrict x, float *restrict y, int64_t k);
+void ggml__dequantize_row_q5_K(const void *restrict x, float *restrict y, int64_t k);
 void ggml__dequantize_row_q6_K(const void *restrict x, float *restrict y, int64_t k);
 /* Not in the type traits (ggml gives q8_K none); for internal use. */
 void ggml__dequantize_row_q8_K(const void *restrict x, float *restrict y, int64_t k);

@@ -1,24 +1,25 @@
 /*
  * quants-k.c - the K-quant formats of 256-value super-blocks: q8_K (the
- * activations the K-quant dot products take), q4_K and q6_K.
+ * activations the K-quant dot products take), q4_K, q5_K and q6_K.
  *
  * q8_K is a plain absmax format and its quantizer repeats ggml's float
  * arithmetic (see quants.c on bit-identity): the value of largest
  * magnitude (first one on ties) maps to -127, q = nearest(x * -127 / max)
  * with halves to even, d = 1 / iscale in single precision.
  *
- * q4_K and q6_K search their scales.  Their quantizers here are this
+ * q4_K, q5_K and q6_K search their scales.  Their quantizers here are this
  * library's own: they minimise the squared error of the decoded values,
  * weighted by the importance weights when ggml_quantize_chunk gets them
  * (by 1 otherwise), in two steps.  First every sub-block gets the real
- * scale (and, for q4_K, minimum) that fits it best: a scan over candidate
- * inverse scales, each giving the levels by rounding, followed by the
+ * scale (and, for q4_K and q5_K, minimum) that fits it best: a scan over
+ * candidate inverse scales, each giving the levels by rounding, then the
  * least-squares scale for those levels and a few rounds of re-rounding.
  * Then the super-block scales are chosen among a few candidates around
  * "largest sub-block scale / largest code"; for each candidate the codes
  * of each sub-block are searched next to the rounded ones and the values
  * re-rounded with the scale actually stored, and the candidate with the
- * smallest total error is kept.
+ * smallest total error is kept.  q4_K and q5_K finally try the
+ * least-squares super-block scales for the chosen integer codes.
  *
  * The decoders compute exactly what ggml's do (single precision, the same
  * products in the same order), so a block decodes to the same floats
@@ -105,7 +106,7 @@ void ggml__dequantize_row_q8_K(const void *restrict vx, float *restrict y, int64
 
 /* ------------------------------------------------------- value positions */
 
-/* The 4-bit code of value v (0..255) of a q4_K block. */
+/* The 4-bit code (q5_K: the low four bits) of value v (0..255) of a q4_K block. */
 static inline int q4_K_code(const uint8_t *qs, int v)
 {
     const uint8_t byte = qs[32 * (v / 64) + v % 32];
@@ -139,6 +140,27 @@ void ggml__dequantize_row_q4_K(const void *restrict vx, float *restrict y, int64
             const float offset = dmin * (float) mn;
             for (int j = 32 * s; j < 32 * s + 32; j++)
                 y[i * QK_K + j] = step * (float) q4_K_code(x[i].qs, j) - offset;
+        }
+    }
+}
+
+void ggml__dequantize_row_q5_K(const void *restrict vx, float *restrict y, int64_t k)
+{
+    const int64_t nb = ggml__quant_row_blocks(vx, y, k, QK_K, __func__);
+    const block_q5_K *x = vx;
+
+    for (int64_t i = 0; i < nb; i++) {
+        const float d = ggml__fp16_to_fp32(x[i].d);
+        const float dmin = ggml__fp16_to_fp32(x[i].dmin);
+        for (int s = 0; s < QK_K / 32; s++) {
+            int sc, mn;
+            ggml__q4_K_scale_min(x[i].scales, s, &sc, &mn);
+            const float step = d * (float) sc;
+            const float offset = dmin * (float) mn;
+            for (int j = 32 * s; j < 32 * s + 32; j++) {
+                const int code = q4_K_code(x[i].qs, j) | (((x[i].qh[j % 32] >> s) & 1) << 4);
+                y[i * QK_K + j] = step * (float) code - offset;
+            }
         }
     }
 }
@@ -282,10 +304,21 @@ static void fit_affine(const float *x, const float *w, int n, int nmax, float *s
     }
 }
 
-/* ------------------------------------------------------------------ q4_K */
+/* ------------------------------------------------------------ q4_K, q5_K */
+
+/*
+ * q4_K and q5_K share their scales: 8 sub-blocks of 32 values, value =
+ * (d * sc) * q - (dmin * mn), sc and mn 6-bit, q in 0..nmax (15 or 31).
+ * This is the quantized block before its codes are packed.
+ */
+struct affine_k {
+    float d, dmin;
+    int sc[QK_K / 32], mn[QK_K / 32];
+    uint8_t q[QK_K];
+};
 
 /* Stores the 6-bit scale and minimum of sub-block s. */
-static void q4_K_put_scale_min(uint8_t scales[K_SCALE_BYTES], int s, int sc, int mn)
+static void put_scale_min(uint8_t scales[K_SCALE_BYTES], int s, int sc, int mn)
 {
     if (s < 4) {
         scales[s] = (uint8_t) ((scales[s] & 0xc0) | sc);
@@ -298,17 +331,18 @@ static void q4_K_put_scale_min(uint8_t scales[K_SCALE_BYTES], int s, int sc, int
 }
 
 /*
- * Error and levels of sub-block values x with the stored codes: value =
- * (d * sc) * q - (dmin * mn), computed as the decoder does.
+ * Error and codes of the 32 values x of a sub-block with the stored
+ * scales, decoded as the decoder does.
  */
-static double q4_K_sub_error(const float *x, const float *w, float d, float dmin, int sc, int mn, uint8_t *q)
+static double affine_sub_error(const float *x, const float *w, int nmax, float d, float dmin, int sc, int mn,
+                               uint8_t *q)
 {
     const float step = d * (float) sc;
     const float offset = dmin * (float) mn;
     const float inv = step != 0.0f ? 1.0f / step : 0.0f;
     double err = 0.0;
     for (int j = 0; j < 32; j++) {
-        const int l = round_level((x[j] + offset) * inv, 0, 15);
+        const int l = round_level((x[j] + offset) * inv, 0, nmax);
         const double e = (double) (step * (float) l - offset) - x[j];
         err += (double) w[j] * e * e;
         if (q != NULL)
@@ -319,11 +353,11 @@ static double q4_K_sub_error(const float *x, const float *w, float d, float dmin
 
 /*
  * For stored super-block scales (d, dmin) and the sub-block fits, the best
- * codes near the rounded ones; returns the block's total error and fills
- * sc[], mn[] (and q[], when not NULL).
+ * codes next to the rounded ones; returns the block's total error and
+ * fills sc[], mn[] (and q[], when not NULL) of *k.
  */
-static double q4_K_codes(const float *x, const float *w, const float *step, const float *minimum, float d,
-                         float dmin, int *sc, int *mn, uint8_t *q)
+static double affine_codes(const float *x, const float *w, int nmax, const float *step, const float *minimum,
+                           float d, float dmin, struct affine_k *k, bool with_q)
 {
     double total = 0.0;
     for (int s = 0; s < QK_K / 32; s++) {
@@ -334,28 +368,28 @@ static double q4_K_codes(const float *x, const float *w, const float *step, cons
             for (int b = mn0 - 1; b <= mn0 + 1; b++) {
                 if (a < 0 || a > 63 || b < 0 || b > 63)
                     continue;
-                const double err = q4_K_sub_error(x + 32 * s, w + 32 * s, d, dmin, a, b, NULL);
+                const double err = affine_sub_error(x + 32 * s, w + 32 * s, nmax, d, dmin, a, b, NULL);
                 if (err < best) {
                     best = err;
-                    sc[s] = a;
-                    mn[s] = b;
+                    k->sc[s] = a;
+                    k->mn[s] = b;
                 }
             }
         }
-        if (q != NULL)
-            q4_K_sub_error(x + 32 * s, w + 32 * s, d, dmin, sc[s], mn[s], q + 32 * s);
+        if (with_q)
+            affine_sub_error(x + 32 * s, w + 32 * s, nmax, d, dmin, k->sc[s], k->mn[s], k->q + 32 * s);
         total += best;
     }
     return total;
 }
 
-static void quantize_block_q4_K(const float *x, const float *w, block_q4_K *y)
+static void quantize_affine_k(const float *x, const float *w, int nmax, struct affine_k *k)
 {
     float step[QK_K / 32], minimum[QK_K / 32];
     float max_step = 0.0f, max_min = 0.0f;
     for (int s = 0; s < QK_K / 32; s++) {
         float offset;
-        fit_affine(x + 32 * s, w + 32 * s, 32, 15, &step[s], &offset);
+        fit_affine(x + 32 * s, w + 32 * s, 32, nmax, &step[s], &offset);
         minimum[s] = -offset;
         max_step = fmaxf(max_step, step[s]);
         max_min = fmaxf(max_min, minimum[s]);
@@ -363,33 +397,84 @@ static void quantize_block_q4_K(const float *x, const float *w, block_q4_K *y)
 
     /* candidate super-block scales around largest / 63, as stored */
     static const float factors[] = { 1.0f, 0.98f, 1.02f };
-    const int nf = (int) (sizeof factors / sizeof factors[0]);
     double best = DBL_MAX;
-    float best_d = 0.0f, best_dmin = 0.0f;
-    for (int a = 0; a < nf; a++) {
+    k->d = k->dmin = 0.0f;
+    for (int a = 0; a < 3; a++) {
         for (int b = 0; b < 2; b++) {
             const float d = as_stored(max_step / 63.0f * factors[a]);
             const float dmin = as_stored(max_min / 63.0f * factors[b]);
-            int sc[QK_K / 32], mn[QK_K / 32];
-            const double err = q4_K_codes(x, w, step, minimum, d, dmin, sc, mn, NULL);
+            const double err = affine_codes(x, w, nmax, step, minimum, d, dmin, k, false);
             if (err < best) {
                 best = err;
-                best_d = d;
-                best_dmin = dmin;
+                k->d = d;
+                k->dmin = dmin;
             }
         }
     }
+    affine_codes(x, w, nmax, step, minimum, k->d, k->dmin, k, true);
 
-    int sc[QK_K / 32], mn[QK_K / 32];
-    uint8_t q[QK_K];
-    q4_K_codes(x, w, step, minimum, best_d, best_dmin, sc, mn, q);
-    memset(y, 0, sizeof *y);
-    y->d = ggml__fp32_to_fp16(best_d);
-    y->dmin = ggml__fp32_to_fp16(best_dmin);
+    /* refinement: the least-squares d and dmin for the chosen integers
+       (x ~ d * sc q - dmin * mn), kept when the codes they give are better */
+    for (int round = 0; round < 2; round++) {
+        double saa = 0, sab = 0, sbb = 0, sax = 0, sbx = 0;
+        for (int v = 0; v < QK_K; v++) {
+            const double a = (double) k->sc[v / 32] * k->q[v], b = -(double) k->mn[v / 32];
+            saa += w[v] * a * a;
+            sab += w[v] * a * b;
+            sbb += w[v] * b * b;
+            sax += w[v] * a * x[v];
+            sbx += w[v] * b * x[v];
+        }
+        const double det = saa * sbb - sab * sab;
+        if (!(det > 0.0))
+            break;
+        const float d = as_stored((float) ((sbb * sax - sab * sbx) / det));
+        const float dmin = as_stored((float) ((saa * sbx - sab * sax) / det));
+        if (!(d > 0.0f) || !(dmin >= 0.0f))
+            break;
+        struct affine_k trial = *k;
+        const double err = affine_codes(x, w, nmax, step, minimum, d, dmin, &trial, true);
+        if (!(err < best))
+            break;
+        best = err;
+        trial.d = d;
+        trial.dmin = dmin;
+        *k = trial;
+    }
+}
+
+/* The scales of *k into a q4_K or q5_K block's d, dmin and scales. */
+static void put_affine_scales(const struct affine_k *k, ggml_fp16_t *d, ggml_fp16_t *dmin,
+                              uint8_t scales[K_SCALE_BYTES])
+{
+    *d = ggml__fp32_to_fp16(k->d);
+    *dmin = ggml__fp32_to_fp16(k->dmin);
+    memset(scales, 0, K_SCALE_BYTES);
     for (int s = 0; s < QK_K / 32; s++)
-        q4_K_put_scale_min(y->scales, s, sc[s], mn[s]);
+        put_scale_min(scales, s, k->sc[s], k->mn[s]);
+}
+
+static void quantize_block_q4_K(const float *x, const float *w, block_q4_K *y)
+{
+    struct affine_k k;
+    quantize_affine_k(x, w, 15, &k);
+    memset(y, 0, sizeof *y);
+    put_affine_scales(&k, &y->d, &y->dmin, y->scales);
     for (int v = 0; v < QK_K; v++)
-        y->qs[32 * (v / 64) + v % 32] |= (uint8_t) ((v % 64) < 32 ? q[v] : q[v] << 4);
+        y->qs[32 * (v / 64) + v % 32] |= (uint8_t) ((v % 64) < 32 ? k.q[v] : k.q[v] << 4);
+}
+
+static void quantize_block_q5_K(const float *x, const float *w, block_q5_K *y)
+{
+    struct affine_k k;
+    quantize_affine_k(x, w, 31, &k);
+    memset(y, 0, sizeof *y);
+    put_affine_scales(&k, &y->d, &y->dmin, y->scales);
+    for (int v = 0; v < QK_K; v++) {
+        const int low4 = k.q[v] & 0x0f;
+        y->qs[32 * (v / 64) + v % 32] |= (uint8_t) ((v % 64) < 32 ? low4 : low4 << 4);
+        y->qh[v % 32] |= (uint8_t) ((k.q[v] >> 4) << (v / 32));
+    }
 }
 
 /* ------------------------------------------------------------------ q6_K */
@@ -485,6 +570,11 @@ static void quantize_block_q4_K_entry(const float *x, const float *w, void *y)
     quantize_block_q4_K(x, w, y);
 }
 
+static void quantize_block_q5_K_entry(const float *x, const float *w, void *y)
+{
+    quantize_block_q5_K(x, w, y);
+}
+
 static void quantize_block_q6_K_entry(const float *x, const float *w, void *y)
 {
     quantize_block_q6_K(x, w, y);
@@ -518,6 +608,17 @@ static void quantize_rows(block_quantizer quantize, size_t block_size, const flo
 void ggml__quantize_row_q4_K_ref(const float *restrict x, void *restrict y, int64_t k)
 {
     quantize_rows(quantize_block_q4_K_entry, sizeof(block_q4_K), x, y, 1, k, NULL, __func__);
+}
+
+void ggml__quantize_row_q5_K_ref(const float *restrict x, void *restrict y, int64_t k)
+{
+    quantize_rows(quantize_block_q5_K_entry, sizeof(block_q5_K), x, y, 1, k, NULL, __func__);
+}
+
+void ggml__quantize_q5_K(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                         const float *imatrix)
+{
+    quantize_rows(quantize_block_q5_K_entry, sizeof(block_q5_K), x, y, nrows, n_per_row, imatrix, __func__);
 }
 
 void ggml__quantize_row_q6_K_ref(const float *restrict x, void *restrict y, int64_t k)

@@ -412,6 +412,7 @@ static ggml_from_float_t chunk_quantizer(enum ggml_type type)
     case GGML_TYPE_Q8_0: return ggml__quantize_row_q8_0_ref;
     case GGML_TYPE_Q8_1: return ggml__quantize_row_q8_1_ref;
     case GGML_TYPE_Q4_K: return ggml__quantize_row_q4_K_ref;
+    case GGML_TYPE_Q5_K: return ggml__quantize_row_q5_K_ref;
     case GGML_TYPE_Q6_K: return ggml__quantize_row_q6_K_ref;
     default:             return NULL;
     }
@@ -423,6 +424,7 @@ static void (*weighted_chunk_quantizer(enum ggml_type type))(const float *restri
 {
     switch (type) {
     case GGML_TYPE_Q4_K: return ggml__quantize_q4_K;
+    case GGML_TYPE_Q5_K: return ggml__quantize_q5_K;
     case GGML_TYPE_Q6_K: return ggml__quantize_q6_K;
     default:             return NULL;
     }

@@ -96,7 +96,10 @@ const struct ggml_type_traits ggml__type_traits_table[GGML_TYPE_COUNT] = {
         .to_float = ggml__dequantize_row_q4_K, .from_float_ref = ggml__quantize_row_q4_K_ref,
     },
     /* d, dmin, scales[12], qh[32], qs[128] */
-    [GGML_TYPE_Q5_K] = { .type_name = "q5_K", .blck_size = 256, .type_size = 176, .is_quantized = true },
+    [GGML_TYPE_Q5_K] = {
+        .type_name = "q5_K", .blck_size = QK_K, .type_size = sizeof(block_q5_K), .is_quantized = true,
+        .to_float = ggml__dequantize_row_q5_K, .from_float_ref = ggml__quantize_row_q5_K_ref,
+    },
     /* ql[128], qh[64], scales[16], d */
     [GGML_TYPE_Q6_K] = {
         .type_name = "q6_K", .blck_size = QK_K, .type_size = sizeof(block_q6_K), .is_quantized = true,

@@ -12,7 +12,8 @@
  * for F16, BF16 and blocks), never to a vector's width:
  *   - vec_dot of every type: within a bound of the reference dot product
  *     of the decoded rows (block layouts decoded here, from ggml's file
- *     format), relative to the sum of |products|;
+ *     format), relative to the sum of |products|; the K-quants' equal to
+ *     the generic level's bit for bit;
  *   - axpy (F32, F16): within two roundings of the double result;
  *   - from_float (F16, BF16, Q8_0, Q8_1, ...) and to_float (F16, BF16):
  *     bit for bit equal to the generic level, on random values, rounding
@@ -82,6 +83,7 @@ static size_t block_bytes(enum ggml_type t)
     case GGML_TYPE_Q8_0: return 34;
     case GGML_TYPE_Q8_1: return 36;
     case GGML_TYPE_Q4_K: return 144;
+    case GGML_TYPE_Q5_K: return 176;
     case GGML_TYPE_Q6_K: return 210;
     case GGML_TYPE_Q8_K: return 292;
     default:             return 0;
@@ -104,6 +106,8 @@ static size_t block_bytes(enum ggml_type t)
  *        high bits in the top 2 bits of bytes s - 4 and s), 128 bytes of
  *        nibbles (value 64 c + l: byte 32 c + l % 32, low nibble for l < 32):
  *        d * sc * q - dmin * mn;
+ *   Q5_K as Q4_K with 32 bytes of fifth bits before the nibbles: bit 4 of
+ *        value v is bit v / 32 of byte v % 32 of them;
  *   Q6_K 128 bytes ql, 64 bytes qh, 16 int8 scales, d: in half h, value
  *        32 p + l has low bits in ql[64 h + l + 32 (p & 1)] (high nibble for
  *        p >= 2) and high bits at bit 2 p of qh[32 h + l]: d * sc * (q - 32);
@@ -114,13 +118,17 @@ static double k_value(enum ggml_type t, const uint8_t *x, int64_t i)
     const uint8_t *b = x + i / 256 * block_bytes(t);
     const int v = (int) (i % 256);
     switch (t) {
-    case GGML_TYPE_Q4_K: {
+    case GGML_TYPE_Q4_K:
+    case GGML_TYPE_Q5_K: {
         const int s = v / 32;
         const uint8_t *sc8 = b + 4;
         const int sc = s < 4 ? sc8[s] & 63 : (sc8[s + 4] & 15) | (sc8[s - 4] >> 6) << 4;
         const int mn = s < 4 ? sc8[s + 4] & 63 : (sc8[s + 4] >> 4) | (sc8[s] >> 6) << 4;
-        const uint8_t byte = b[16 + 32 * (v / 64) + v % 32];
-        const int q = v % 64 < 32 ? byte & 15 : byte >> 4;
+        const int qs_at = t == GGML_TYPE_Q4_K ? 16 : 48;   /* q5_K: 32 bytes of fifth bits at 16 */
+        const uint8_t byte = b[qs_at + 32 * (v / 64) + v % 32];
+        int q = v % 64 < 32 ? byte & 15 : byte >> 4;
+        if (t == GGML_TYPE_Q5_K)
+            q |= ((b[16 + v % 32] >> (v / 32)) & 1) << 4;
         return f16(b) * sc * q - f16(b + 2) * mn;
     }
     case GGML_TYPE_Q6_K: {
@@ -239,7 +247,7 @@ static void free_row(struct row *r)
 static const enum ggml_type dot_types[] = {
     GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q4_0,
     GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0,
-    GGML_TYPE_Q4_K, GGML_TYPE_Q6_K,
+    GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
 };
 
 static enum ggml_type vdt_of(enum ggml_type t)
@@ -277,7 +285,9 @@ static void check_vec_dot(const struct ggml__cpu_kernels *k, const struct ggml__
             const double bound = 1e-5 * mag + 1e-30;
             const double err = fabs(got - want) / (mag + 1e-30);
             worst = err > worst ? err : worst;
-            if (!(fabs(got - want) <= bound) || !(fabs(got_generic - want) <= bound)) {
+            /* the K-quants: the generic result bit for bit (same integer sums, same float steps) */
+            const bool same_bits = !k_blocks || memcmp(&got, &got_generic, sizeof got) == 0;
+            if (!same_bits || !(fabs(got - want) <= bound) || !(fabs(got_generic - want) <= bound)) {
                 tap_diag("%s n=%lld: level %.9g, generic %.9g, reference %.9g (|products| %.3g)",
                          ggml_type_name(t), (long long) n, got, got_generic, want, mag);
                 all_ok = false;
@@ -285,8 +295,9 @@ static void check_vec_dot(const struct ggml__cpu_kernels *k, const struct ggml__
             free_row(&x);
             free_row(&y);
         }
-        ok(all_ok, "%s: vec_dot %s x %s within 1e-5 of |products| of the reference (worst %.2g)",
-           ggml__isa_name(k->level), ggml_type_name(t), ggml_type_name(vdt), worst);
+        ok(all_ok, "%s: vec_dot %s x %s within 1e-5 of |products| of the reference (worst %.2g)%s",
+           ggml__isa_name(k->level), ggml_type_name(t), ggml_type_name(vdt), worst,
+           k_blocks ? ", equal to generic" : "");
     }
 }
 

@@ -220,6 +220,7 @@ static double quant_threshold(enum ggml_type type)
     case GGML_TYPE_Q4_K: return 0.025;
     case GGML_TYPE_Q5_0:
     case GGML_TYPE_Q5_1:
+    case GGML_TYPE_Q5_K:
     case GGML_TYPE_Q6_K: return 0.006;
     default:             return 1e-4;
     }
@@ -551,20 +552,19 @@ static void test_plain_matrix(void)
 static void copy_into_quantized(const enum ggml_type *types, size_t n_types, const int64_t (*shapes)[4],
                                 size_t n_shapes, uint64_t seed)
 {
-    const enum ggml_type *quant_types = types;
     const enum dst_kind kinds[] = { DST_NEW, DST_CAST, DST_VIEW };
     size_t c = 0;
     for (size_t si = 0; si < 3; si++) {
         for (size_t q = 0; q < n_types; q++) {
-            ok(ggml_get_type_traits(quant_types[q])->from_float_ref != NULL, "%s has a from_float_ref",
-               ggml_type_name(quant_types[q]));
+            ok(ggml_get_type_traits(types[q])->from_float_ref != NULL, "%s has a from_float_ref",
+               ggml_type_name(types[q]));
             struct ggml_context *ctx = new_context(16);
             for (size_t s = 0; s < n_shapes; s++, c++) {
                 const enum src_layout layout = (enum src_layout) (c % SRC_LAYOUTS);
                 struct ggml_tensor *src = make_source(ctx, plain_types[si], shapes[s], layout, -2.0, 2.0, &seed);
                 const enum dst_kind kind = kinds[c % 3];
                 struct ggml_tensor *base = NULL;
-                struct ggml_tensor *out = make_copy(ctx, src, quant_types[q], kind, &base);
+                struct ggml_tensor *out = make_copy(ctx, src, types[q], kind, &base);
                 char what[96];
                 snprintf(what, sizeof what, "%s, %s source:", dst_names[kind], layout_names[layout]);
                 run_case(ctx, src, out, base, what);
@@ -580,9 +580,9 @@ static void test_into_quantized(void)
     copy_into_quantized(quant_types, sizeof quant_types / sizeof quant_types[0], shapes,
                         sizeof shapes / sizeof shapes[0], 0x9a47);
     /* the K-quants: 256-value blocks */
-    static const enum ggml_type k_types[] = { GGML_TYPE_Q4_K, GGML_TYPE_Q6_K };
+    static const enum ggml_type k_types[] = { GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K };
     const int64_t k_shapes[][4] = { { 256, 1, 1, 1 }, { 512, 3, 2, 1 }, { 768, 2, 1, 2 } };
-    copy_into_quantized(k_types, 2, k_shapes, sizeof k_shapes / sizeof k_shapes[0], 0x9a48);
+    copy_into_quantized(k_types, 3, k_shapes, sizeof k_shapes / sizeof k_shapes[0], 0x9a48);
 }
 
 /* Quantized sources (the types with to_float) into every plain type, the same type and another one. */

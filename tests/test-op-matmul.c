@@ -34,7 +34,7 @@ static const enum ggml_type src0_types[] = {
 
 /* The K-quants (256-value blocks, vec_dot_type q8_K): cases of their own,
    with K a multiple of 256. */
-static const enum ggml_type k_types[] = { GGML_TYPE_Q4_K, GGML_TYPE_Q6_K };
+static const enum ggml_type k_types[] = { GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K };
 #define N_K_TYPES (sizeof k_types / sizeof k_types[0])
 
 #define TIGHT_NMSE 1e-10
@@ -609,7 +609,9 @@ static void test_out_prod(void)
 static void test_mul_mat_k(void)
 {
     uint64_t seed = 0x6b717561ull;
-    const int64_t sizes[] = { 1, 3, 33 };
+    /* M of at least 3: the loose NMSE of a single output is not a measure
+       of the format (one dot product near zero makes it large) */
+    const int64_t m_sizes[] = { 5, 3, 33 }, n_sizes[] = { 1, 3, 33 };
     const int64_t batches[][4] = { { 1, 1, 1, 1 }, { 1, 1, 2, 3 }, { 2, 1, 2, 3 } };
     for (size_t t = 0; t < N_K_TYPES; t++) {
         const enum ggml_type ta = k_types[t];
@@ -619,7 +621,7 @@ static void test_mul_mat_k(void)
                 const int64_t K = 256 * (1 + variant % 3);
                 const int64_t *bt = batches[variant % 3];
                 const struct mm_case c = {
-                    ta, GGML_TYPE_F32, K, sizes[im], sizes[in], bt[0], bt[1], bt[2], bt[3],
+                    ta, GGML_TYPE_F32, K, m_sizes[im], n_sizes[in], bt[0], bt[1], bt[2], bt[3],
                     (enum layout) (variant % 4 == 3 ? TRANSPOSED : variant % 5 == 4 ? PERMUTED : CONTIGUOUS),
                     variant % 4 == 1,
                 };
@@ -654,7 +656,9 @@ static void test_type_traits(void)
         case GGML_TYPE_F16: case GGML_TYPE_BF16: want_vdt = (enum ggml_type) t; break;
         case GGML_TYPE_Q4_0: case GGML_TYPE_Q5_0: case GGML_TYPE_Q8_0: want_vdt = GGML_TYPE_Q8_0; break;
         case GGML_TYPE_Q4_1: case GGML_TYPE_Q5_1: case GGML_TYPE_Q8_1: want_vdt = GGML_TYPE_Q8_1; break;
-        case GGML_TYPE_Q4_K: case GGML_TYPE_Q6_K: case GGML_TYPE_Q8_K: want_vdt = GGML_TYPE_Q8_K; break;
+        case GGML_TYPE_Q4_K: case GGML_TYPE_Q5_K: case GGML_TYPE_Q6_K: case GGML_TYPE_Q8_K:
+            want_vdt = GGML_TYPE_Q8_K;
+            break;
         default: break;
         }
         /* q8_1 and q8_K: only what other rows are converted to */

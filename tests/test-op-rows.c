@@ -192,7 +192,8 @@ static void test_get_rows(void)
     uint64_t seed = 0x6e7001;
     const enum ggml_type types[] = {
         GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_I32, GGML_TYPE_Q4_0,
-        GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K,
+        GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K,
+        GGML_TYPE_Q6_K,
     };
     const int64_t plain_ne0[] = { 1, 3, 31, 33, 257 };
     const int64_t quant_ne0[] = { 32, 96, 256, 64, 32 };
@@ -241,7 +242,8 @@ static double set_rows_threshold(enum ggml_type type)
     case GGML_TYPE_Q4_1:
     case GGML_TYPE_Q4_K: return 1e-2;
     case GGML_TYPE_Q5_0:
-    case GGML_TYPE_Q5_1: return 3e-3;
+    case GGML_TYPE_Q5_1:
+    case GGML_TYPE_Q5_K: return 3e-3;
     case GGML_TYPE_Q6_K: return 1e-3;   /* 6 bits: about 2.5e-4 */
     default:             return 4e-5; /* Q8_0, Q8_1 */
     }
@@ -438,7 +440,7 @@ static void test_set_rows(void)
     const enum ggml_type types[] = {
         GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_I32, GGML_TYPE_Q4_0,
         GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0, GGML_TYPE_Q8_1,
-        GGML_TYPE_Q4_K, GGML_TYPE_Q6_K,
+        GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
     };
     const int64_t plain_ne0[] = { 1, 3, 31, 33, 257 };
     const int64_t quant_ne0[] = { 32, 64, 96, 256, 32 };

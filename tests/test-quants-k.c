@@ -1,12 +1,12 @@
 /*
- * test-quants-k.c - the K-quant formats q8_K, q4_K and q6_K against
+ * test-quants-k.c - the K-quant formats q8_K, q4_K, q5_K and q6_K against
  * upstream ggml's blocks (tests/data/kquants.txt, see its header), plus
  * ggml_quantize_chunk, validation and the CPU dot products.
  *
  * Checked:
  *   - q8_K: the CPU encoder gives upstream's reference blocks byte for
  *     byte; the decoder gives upstream's floats bit for bit;
- *   - q4_K, q6_K: to_float decodes upstream's blocks to upstream's floats
+ *   - q4_K, q5_K, q6_K: to_float decodes upstream's blocks to upstream's floats
  *     bit for bit; our quantizer's root-mean-square error on three fixed
  *     input sets is no worse than upstream's (relative tolerance 1e-6),
  *     without importance weights and with them (the error then weighted
@@ -126,14 +126,24 @@ struct upstream_type {
     bool have_rmse[2][3];
 };
 
-static struct upstream_type upstream[3] = { { .name = "q8_K" }, { .name = "q4_K" }, { .name = "q6_K" } };
+static struct upstream_type upstream[4] = {
+    { .name = "q8_K" }, { .name = "q4_K" }, { .name = "q5_K" }, { .name = "q6_K" },
+};
 
 static struct upstream_type *upstream_of(const char *name)
 {
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         if (strcmp(upstream[i].name, name) == 0)
             return &upstream[i];
     return NULL;
+}
+
+static enum ggml_type type_named(const char *name)
+{
+    return strcmp(name, "q8_K") == 0   ? GGML_TYPE_Q8_K
+         : strcmp(name, "q4_K") == 0 ? GGML_TYPE_Q4_K
+         : strcmp(name, "q5_K") == 0 ? GGML_TYPE_Q5_K
+                                     : GGML_TYPE_Q6_K;
 }
 
 static int hex_digit(int c)
@@ -168,9 +178,7 @@ static bool read_data(void)
         if (u == NULL || index < 0 || index >= NB) {
             good = false;
         } else if (strcmp(kind, "block") == 0) {
-            const size_t size = ggml_type_size(strcmp(type, "q8_K") == 0   ? GGML_TYPE_Q8_K
-                                               : strcmp(type, "q4_K") == 0 ? GGML_TYPE_Q4_K
-                                                                           : GGML_TYPE_Q6_K);
+            const size_t size = ggml_type_size(type_named(type));
             for (size_t i = 0; good && i < size; i++) {
                 const int hi = hex_digit(p[2 * i]), lo = hi < 0 ? -1 : hex_digit(p[2 * i + 1]);
                 good = lo >= 0;
@@ -205,11 +213,6 @@ static bool read_data(void)
 }
 
 /* ------------------------------------------------------------- helpers */
-
-static enum ggml_type type_named(const char *name)
-{
-    return strcmp(name, "q8_K") == 0 ? GGML_TYPE_Q8_K : strcmp(name, "q4_K") == 0 ? GGML_TYPE_Q4_K : GGML_TYPE_Q6_K;
-}
 
 /* Weighted (w NULL: plain) root-mean-square error of y against x over n values, w indexed modulo period. */
 static double rmse(const float *x, const float *y, int64_t n, const float *w, int64_t period)
@@ -364,6 +367,12 @@ static void check_validation(void)
     b4.d = 0x7c00;   /* inf */
     ok(!ggml_validate_row_data(GGML_TYPE_Q4_K, &b4, sizeof b4), "q4_K: an infinite d is refused");
     logged_one_error("q4_K: the bad block is reported");
+    block_q5_K b5;
+    memset(&b5, 0, sizeof b5);
+    ok(ggml_validate_row_data(GGML_TYPE_Q5_K, &b5, sizeof b5), "q5_K: a zero block is valid");
+    b5.d = 0x7e00;
+    ok(!ggml_validate_row_data(GGML_TYPE_Q5_K, &b5, sizeof b5), "q5_K: a NaN d is refused");
+    logged_one_error("q5_K: the bad block is reported");
     ok(ggml_validate_row_data(GGML_TYPE_Q6_K, &b6, sizeof b6), "q6_K: a zero block is valid");
     b6.d = 0xfc00;
     ok(!ggml_validate_row_data(GGML_TYPE_Q6_K, &b6, sizeof b6), "q6_K: an infinite d is refused");
@@ -412,16 +421,14 @@ int main(void)
 
     check_q8_K_blocks(x);
     check_decoding("q8_K");
-    check_decoding("q4_K");
-    check_decoding("q6_K");
-    check_rmse("q4_K");
-    check_rmse("q6_K");
-    check_edge_blocks("q4_K", x);
-    check_edge_blocks("q6_K", x);
-    check_chunk("q4_K");
-    check_chunk("q6_K");
+    static const char *const types[] = { "q4_K", "q5_K", "q6_K" };
+    for (int t = 0; t < 3; t++) {
+        check_decoding(types[t]);
+        check_rmse(types[t]);
+        check_edge_blocks(types[t], x);
+        check_chunk(types[t]);
+        check_vec_dot(types[t]);
+    }
     check_validation();
-    check_vec_dot("q4_K");
-    check_vec_dot("q6_K");
     return tap_done();
 }

@@ -77,7 +77,7 @@ static bool matmul_src0_type(enum ggml_type type)
     case GGML_TYPE_F32: case GGML_TYPE_F16: case GGML_TYPE_BF16:
     case GGML_TYPE_Q4_0: case GGML_TYPE_Q4_1: case GGML_TYPE_Q5_0:
     case GGML_TYPE_Q5_1: case GGML_TYPE_Q8_0:
-    case GGML_TYPE_Q4_K: case GGML_TYPE_Q6_K:
+    case GGML_TYPE_Q4_K: case GGML_TYPE_Q5_K: case GGML_TYPE_Q6_K:
         return true;
     default:
         return false;

@@ -21,6 +21,7 @@ void ggml__generic_vec_dot_q5_1_q8_1(GGML__VEC_DOT_PARAMS);
 void ggml__generic_vec_dot_q8_0_q8_0(GGML__VEC_DOT_PARAMS);
 /* dot-k.c: vec_dot entries of the K-quants (against q8_K) */
 void ggml__generic_vec_dot_q4_K_q8_K(GGML__VEC_DOT_PARAMS);
+void ggml__generic_vec_dot_q5_K_q8_K(GGML__VEC_DOT_PARAMS);
 void ggml__generic_vec_dot_q6_K_q8_K(GGML__VEC_DOT_PARAMS);
 
 /* convert.c: to_float and from_float entries */
