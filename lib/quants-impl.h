@@ -197,18 +197,25 @@ static inline void ggml__q4_K_scale_min(const uint8_t scales[K_SCALE_BYTES], int
  * One block's share of a K-quant dot product with a q8_K block, from the
  * block's exact integer sums (see simd/generic/dot-k.c): every kernel
  * level combines them with these operations in this order, so that the
- * levels agree bit for bit.  Files using them must be compiled without
- * floating-point contraction.
+ * levels agree bit for bit (no floating-point contraction inside).
  */
 static inline float ggml__q4_K_block_dot(float dy, float d, float dmin, int32_t scaled, int32_t mins)
 {
-    return dy * d * (float) scaled - dy * dmin * (float) mins;
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
+    /* one rounding a statement: no fused multiply-add at any level */
+    const float scale = dy * d, min_scale = dy * dmin;
+    const float product = scale * (float) scaled;
+    const float min_product = min_scale * (float) mins;
+    return product - min_product;
 }
 
 /* q4_K's form serves q5_K too. */
 static inline float ggml__q6_K_block_dot(float dy, float d, int32_t scaled)
 {
-    return dy * d * (float) scaled;
+    const float scale = dy * d;
+    return scale * (float) scaled;
 }
 
 /*
