@@ -349,6 +349,19 @@ static void check_chunk(const char *name)
     ok(ggml_validate_row_data(t, parts, ROWS * row), "%s: degenerate weights still give valid blocks", name);
     ggml_quantize_chunk(t, x, parts, 0, 1, COLS - 1, NULL);
     logged_one_error("%s: a row length that is not a multiple of 256 is refused", name);
+
+    /* non-finite and huge input: quantized without a fault, and the
+       finite blocks after it are unaffected */
+    static float odd[2 * QK_K];
+    memcpy(odd, x, sizeof odd);
+    odd[3] = NAN;
+    odd[100] = INFINITY;
+    odd[101] = -3e38f;
+    const size_t n_odd = ggml_quantize_chunk(t, odd, parts, 0, 1, 2 * QK_K, NULL);
+    ggml_quantize_chunk(t, x, whole, 0, 1, 2 * QK_K, NULL);
+    const size_t bsize = ggml_type_size(t);
+    ok(n_odd == 2 * bsize && memcmp(parts + bsize, whole + bsize, bsize) == 0,
+       "%s: NaN, infinity and -3e38 in a block: quantized, the next block unchanged", name);
 }
 
 static void check_validation(void)
