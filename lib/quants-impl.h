@@ -167,10 +167,6 @@ static_assert(sizeof(block_q1_0) == 18 && offsetof(block_q1_0, qs) == 2, "q1_0 l
 static_assert(sizeof(block_q2_0) == 18 && offsetof(block_q2_0, qs) == 2, "q2_0 layout");
 static_assert(sizeof(block_iq4_nl) == 18 && offsetof(block_iq4_nl, qs) == 2, "iq4_nl layout");
 
-/* quants.c's check of a row call: the number of blocks of qk values in
-   k, or -1 after logging (as func) a bad k or a NULL pointer. */
-int64_t ggml__quant_row_blocks(const void *x, const void *y, int64_t k, int64_t qk, const char *func);
-
 /* E2M1 values doubled (so they are integers), indexed by the 4-bit code:
    sign bit 3, then 0, 0.5, 1, 1.5, 2, 3, 4, 6. */
 extern const int8_t ggml__e2m1_doubled[16];
@@ -226,5 +222,139 @@ void ggml__dequantize_row_iq4_nl(const void *restrict x, float *restrict y, int6
  */
 void ggml__quantize_rows_iq4_nl(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
                                 const float *imatrix);
+/* ------------------------------------------------------------ K-quants */
+
+/*
+ * Super-block formats of QK_K = 256 values (lib/quants-k.c).  Value v of a
+ * block belongs to sub-block v / 32 (q4_K) or v / 16 (q6_K, q8_K sums).
+ */
+#define QK_K 256
+#define K_SCALE_BYTES 12
+
+/*
+ * 4-bit with per-sub-block scale and minimum: value v of sub-block s is
+ *     x = d * sc[s] * q - dmin * mn[s],   q in 0..15,
+ * sc and mn 6-bit, packed in scales[12]: for s < 4, sc[s] is the low six
+ * bits of scales[s] and mn[s] those of scales[s + 4]; for s >= 4, the low
+ * nibble of scales[s + 4] holds the low four bits of sc[s] and its high
+ * nibble those of mn[s], while their two high bits are the top two bits of
+ * scales[s - 4] (sc) and scales[s] (mn).  qs: each run of 64 values uses
+ * 32 bytes, the first 32 values in the low nibbles, the next 32 in the high.
+ */
+typedef struct {
+    ggml_fp16_t d;
+    ggml_fp16_t dmin;
+    uint8_t scales[K_SCALE_BYTES];
+    uint8_t qs[QK_K / 2];
+} block_q4_K;
+
+/*
+ * 5-bit with per-sub-block scale and minimum: as q4_K with q in 0..31;
+ * the low four bits are packed as q4_K's codes, bit 4 of value v is bit
+ * v / 32 of qh[v % 32].
+ */
+typedef struct {
+    ggml_fp16_t d;
+    ggml_fp16_t dmin;
+    uint8_t scales[K_SCALE_BYTES];
+    uint8_t qh[QK_K / 8];
+    uint8_t qs[QK_K / 2];
+} block_q5_K;
+
+/*
+ * 6-bit, symmetric: x = d * scales[v / 16] * (q - 32), q in 0..63.  In
+ * each half of 128 values (ql + 64 h, qh + 32 h), value 32 p + l (p 0..3,
+ * l 0..31) has its low four bits in ql[l + 32 (p & 1)] (low nibble for
+ * p < 2, high nibble otherwise) and its two high bits at bit 2 p of qh[l].
+ */
+typedef struct {
+    uint8_t ql[QK_K / 2];
+    uint8_t qh[QK_K / 4];
+    int8_t scales[QK_K / 16];
+    ggml_fp16_t d;
+} block_q6_K;
+
+/* 8-bit activations of the K-quants: x = d * q (d in single precision);
+   bsums[g] is the sum of the 16 quants of group g. */
+typedef struct {
+    float d;
+    int8_t qs[QK_K];
+    int16_t bsums[QK_K / 16];
+} block_q8_K;
+
+static_assert(sizeof(block_q4_K) == 144, "block_q4_K must be 144 bytes");
+static_assert(sizeof(block_q5_K) == 176, "block_q5_K must be 176 bytes");
+static_assert(sizeof(block_q6_K) == 210, "block_q6_K must be 210 bytes");
+static_assert(sizeof(block_q8_K) == 292, "block_q8_K must be 292 bytes");
+static_assert(offsetof(block_q4_K, dmin) == 2 && offsetof(block_q4_K, scales) == 4 &&
+              offsetof(block_q4_K, qs) == 16, "q4_K layout");
+static_assert(offsetof(block_q5_K, dmin) == 2 && offsetof(block_q5_K, scales) == 4 &&
+              offsetof(block_q5_K, qh) == 16 && offsetof(block_q5_K, qs) == 48, "q5_K layout");
+static_assert(offsetof(block_q6_K, qh) == 128 && offsetof(block_q6_K, scales) == 192 &&
+              offsetof(block_q6_K, d) == 208, "q6_K layout");
+static_assert(offsetof(block_q8_K, qs) == 4 && offsetof(block_q8_K, bsums) == 260, "q8_K layout");
+
+/* The 6-bit scale and minimum of sub-block s (0..7) of a q4_K or q5_K block. */
+static inline void ggml__q4_K_scale_min(const uint8_t scales[K_SCALE_BYTES], int s, int *sc, int *mn)
+{
+    if (s < 4) {
+        *sc = scales[s] & 63;
+        *mn = scales[s + 4] & 63;
+    } else {
+        *sc = (scales[s + 4] & 0x0f) | ((scales[s - 4] >> 6) << 4);
+        *mn = (scales[s + 4] >> 4) | ((scales[s] >> 6) << 4);
+    }
+}
+
+/*
+ * One block's share of a K-quant dot product with a q8_K block, from the
+ * block's exact integer sums (see simd/generic/dot-k.c): every kernel
+ * level combines them with these operations in this order, so that the
+ * levels agree bit for bit (no floating-point contraction inside).
+ */
+static inline float ggml__q4_K_block_dot(float dy, float d, float dmin, int32_t scaled, int32_t mins)
+{
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
+    /* one rounding a statement: no fused multiply-add at any level */
+    const float scale = dy * d, min_scale = dy * dmin;
+    const float product = scale * (float) scaled;
+    const float min_product = min_scale * (float) mins;
+    return product - min_product;
+}
+
+/* q4_K's form serves q5_K too. */
+static inline float ggml__q6_K_block_dot(float dy, float d, int32_t scaled)
+{
+    const float scale = dy * d;
+    return scale * (float) scaled;
+}
+
+/*
+ * The number of blocks of qk values in a row of k values, or -1 after
+ * logging (as func) when k is negative or not a multiple of qk, or a
+ * pointer is NULL while there is work to do (lib/quants.c).
+ */
+int64_t ggml__quant_row_blocks(const void *x, const void *y, int64_t k, int64_t qk, const char *func);
+
+/* Row functions as above.  The weighted quantizers take the importance
+   weights of ggml_quantize_chunk (n_per_row values, NULL: none) and
+   quantize nrows rows of n_per_row values; they return nothing. */
+void ggml__quantize_row_q8_K(const float *restrict x, void *restrict y, int64_t k);
+void ggml__quantize_row_q4_K_ref(const float *restrict x, void *restrict y, int64_t k);
+void ggml__quantize_row_q5_K_ref(const float *restrict x, void *restrict y, int64_t k);
+void ggml__quantize_row_q6_K_ref(const float *restrict x, void *restrict y, int64_t k);
+void ggml__quantize_q4_K(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                         const float *imatrix);
+void ggml__quantize_q5_K(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                         const float *imatrix);
+void ggml__quantize_q6_K(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                         const float *imatrix);
+void ggml__dequantize_row_q4_K(const void *restrict x, float *restrict y, int64_t k);
+void ggml__dequantize_row_q5_K(const void *restrict x, float *restrict y, int64_t k);
+void ggml__dequantize_row_q6_K(const void *restrict x, float *restrict y, int64_t k);
+/* Not in the type traits (ggml gives q8_K none); for internal use. */
+void ggml__dequantize_row_q8_K(const void *restrict x, float *restrict y, int64_t k);
 
 #endif

@@ -50,7 +50,7 @@ static inline int level(float v, int lo, int hi)
  * (as func) when k is negative or not a multiple of qk, or a pointer is
  * NULL while there is work to do.
  */
-static int64_t row_blocks(const void *x, const void *y, int64_t k, int64_t qk, const char *func)
+int64_t ggml__quant_row_blocks(const void *x, const void *y, int64_t k, int64_t qk, const char *func)
 {
     if (k < 0 || k % qk != 0) {
         ggml__log_at(GGML_LOG_LEVEL_ERROR, func,
@@ -65,9 +65,9 @@ static int64_t row_blocks(const void *x, const void *y, int64_t k, int64_t qk, c
     return k / qk;
 }
 
-int64_t ggml__quant_row_blocks(const void *x, const void *y, int64_t k, int64_t qk, const char *func)
+static inline int64_t row_blocks(const void *x, const void *y, int64_t k, int64_t qk, const char *func)
 {
-    return row_blocks(x, y, k, qk, func);
+    return ggml__quant_row_blocks(x, y, k, qk, func);
 }
 
 /* ------------------------------------------------------- symmetric 4/5-bit */
@@ -416,6 +416,21 @@ static ggml_from_float_t chunk_quantizer(enum ggml_type type)
     case GGML_TYPE_Q1_0: return ggml__quantize_row_q1_0_ref;
     case GGML_TYPE_Q2_0: return ggml__quantize_row_q2_0_ref;
     case GGML_TYPE_IQ4_NL: return ggml__quantize_row_iq4_nl_ref;
+    case GGML_TYPE_Q4_K: return ggml__quantize_row_q4_K_ref;
+    case GGML_TYPE_Q5_K: return ggml__quantize_row_q5_K_ref;
+    case GGML_TYPE_Q6_K: return ggml__quantize_row_q6_K_ref;
+    default:             return NULL;
+    }
+}
+
+/* The quantizer of the formats that use importance weights, or NULL. */
+static void (*weighted_chunk_quantizer(enum ggml_type type))(const float *restrict, void *restrict, int64_t,
+                                                               int64_t, const float *)
+{
+    switch (type) {
+    case GGML_TYPE_Q4_K: return ggml__quantize_q4_K;
+    case GGML_TYPE_Q5_K: return ggml__quantize_q5_K;
+    case GGML_TYPE_Q6_K: return ggml__quantize_q6_K;
     default:             return NULL;
     }
 }
@@ -428,9 +443,10 @@ static ggml_from_float_t chunk_quantizer(enum ggml_type type)
  *            start   index of the first value, a multiple of n_per_row;
  *            nrows, n_per_row  the chunk's shape; n_per_row a multiple of
  *                    the type's block size;
- *            imatrix importance weights (n_per_row of them, or NULL):
- *                    IQ4_NL weighs its error with them; the other
- *                    formats implemented so far ignore them, as ggml's do.
+ *            imatrix importance weights of the n_per_row columns (NULL:
+ *                    none): the K-quants and IQ4_NL minimise the error
+ *                    weighted by them; the other 32-value formats ignore
+ *                    them, as ggml's do.
  * Returns:   bytes written (nrows * ggml_row_size(type, n_per_row)), or 0
  *            after logging one error.
  */
@@ -484,11 +500,12 @@ size_t ggml_quantize_chunk(enum ggml_type type, const float *src, void *dst, int
     }
 
     const size_t row_size = (size_t) blocks_per_row * type_size;
-    if (type == GGML_TYPE_IQ4_NL && imatrix != NULL) {
-        ggml__quantize_rows_iq4_nl(src + start, (char *) dst + (size_t) start_row * row_size, nrows, n_per_row,
-                                   imatrix);
-        return (size_t) nrows * row_size;
-    }
-    quantize(src + start, (char *) dst + (size_t) start_row * row_size, nrows * n_per_row);
+    char *out = (char *) dst + (size_t) start_row * row_size;
+    if (type == GGML_TYPE_IQ4_NL && imatrix != NULL)
+        ggml__quantize_rows_iq4_nl(src + start, out, nrows, n_per_row, imatrix);
+    else if (weighted_chunk_quantizer(type) != NULL)
+        weighted_chunk_quantizer(type)(src + start, out, nrows, n_per_row, imatrix);
+    else
+        quantize(src + start, out, nrows * n_per_row);
     return (size_t) nrows * row_size;
 }

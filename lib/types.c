@@ -91,11 +91,20 @@ const struct ggml_type_traits ggml__type_traits_table[GGML_TYPE_COUNT] = {
     /* hmask[32], qs[64], scales[12], d */
     [GGML_TYPE_Q3_K] = { .type_name = "q3_K", .blck_size = 256, .type_size = 110, .is_quantized = true },
     /* d, dmin, scales[12], qs[128] */
-    [GGML_TYPE_Q4_K] = { .type_name = "q4_K", .blck_size = 256, .type_size = 144, .is_quantized = true },
+    [GGML_TYPE_Q4_K] = {
+        .type_name = "q4_K", .blck_size = QK_K, .type_size = sizeof(block_q4_K), .is_quantized = true,
+        .to_float = ggml__dequantize_row_q4_K, .from_float_ref = ggml__quantize_row_q4_K_ref,
+    },
     /* d, dmin, scales[12], qh[32], qs[128] */
-    [GGML_TYPE_Q5_K] = { .type_name = "q5_K", .blck_size = 256, .type_size = 176, .is_quantized = true },
+    [GGML_TYPE_Q5_K] = {
+        .type_name = "q5_K", .blck_size = QK_K, .type_size = sizeof(block_q5_K), .is_quantized = true,
+        .to_float = ggml__dequantize_row_q5_K, .from_float_ref = ggml__quantize_row_q5_K_ref,
+    },
     /* ql[128], qh[64], scales[16], d */
-    [GGML_TYPE_Q6_K] = { .type_name = "q6_K", .blck_size = 256, .type_size = 210, .is_quantized = true },
+    [GGML_TYPE_Q6_K] = {
+        .type_name = "q6_K", .blck_size = QK_K, .type_size = sizeof(block_q6_K), .is_quantized = true,
+        .to_float = ggml__dequantize_row_q6_K, .from_float_ref = ggml__quantize_row_q6_K_ref,
+    },
     /* float d, qs[256], int16 bsums[16] */
     [GGML_TYPE_Q8_K] = { .type_name = "q8_K", .blck_size = 256, .type_size = 292, .is_quantized = true },
     /* d, uint16 qs[32] */

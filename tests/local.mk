@@ -31,6 +31,7 @@ tap_test_programs = \
 	tests/test-types \
 	tests/test-quants \
 	tests/test-quants-small \
+	tests/test-quants-k \
 	tests/test-context \
 	tests/test-tensor \
 	tests/test-views \
@@ -84,6 +85,9 @@ tests_test_numa_LDADD = libggml-backend.la $(HWLOC_LIBS) -lm
 # library's internals (the convenience library behind libggml-backend.la).
 tests_test_kernels_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/cpu
 tests_test_kernels_LDADD = libggml-backend-core.la -lm
+# test-quants-k decodes q8_K (no public decoder) with the internal one.
+tests_test_quants_k_LDADD = libggml-backend-core.la -lm
+EXTRA_DIST += tests/data/kquants.txt
 # test-cpu-hwloc defines hwloc's system calls to count the library's.
 tests_test_cpu_hwloc_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS)
 tests_test_cpu_hwloc_LDADD = libggml-backend.la -lm

@@ -12,7 +12,8 @@
  * for F16, BF16 and blocks), never to a vector's width:
  *   - vec_dot of every type: within a bound of the reference dot product
  *     of the decoded rows (block layouts decoded here, from ggml's file
- *     format), relative to the sum of |products|;
+ *     format), relative to the sum of |products|; the K-quants' equal to
+ *     the generic level's bit for bit;
  *   - axpy (F32, F16): within two roundings of the double result;
  *   - from_float (F16, BF16, Q8_0, Q8_1, ...) and to_float (F16, BF16):
  *     bit for bit equal to the generic level, on random values, rounding
@@ -82,6 +83,10 @@ static size_t block_bytes(enum ggml_type t)
     case GGML_TYPE_Q5_1: return 24;
     case GGML_TYPE_Q8_0: return 34;
     case GGML_TYPE_Q8_1: return 36;
+    case GGML_TYPE_Q4_K: return 144;
+    case GGML_TYPE_Q5_K: return 176;
+    case GGML_TYPE_Q6_K: return 210;
+    case GGML_TYPE_Q8_K: return 292;
     default:             return 0;
     }
 }
@@ -93,9 +98,61 @@ static size_t block_bytes(enum ggml_type t)
  *   Q5_0 d, 4 bytes of fifth bits, nibbles: (q - 16) * d
  *   Q5_1 d, m, fifth bits, nibbles: q * d + m
  *   Q8_0 d, 32 int8: q * d;  Q8_1 d, s, 32 int8: q * d
+ * and of the 256-value K-quants (k_value below).
  */
+/*
+ * Value i of a K-quant row:
+ *   Q4_K d, dmin, 12 bytes of 6-bit scales sc and mins mn (sub-block s < 4:
+ *        low 6 bits of bytes s and s + 4; s >= 4: nibbles of byte s + 4,
+ *        high bits in the top 2 bits of bytes s - 4 and s), 128 bytes of
+ *        nibbles (value 64 c + l: byte 32 c + l % 32, low nibble for l < 32):
+ *        d * sc * q - dmin * mn;
+ *   Q5_K as Q4_K with 32 bytes of fifth bits before the nibbles: bit 4 of
+ *        value v is bit v / 32 of byte v % 32 of them;
+ *   Q6_K 128 bytes ql, 64 bytes qh, 16 int8 scales, d: in half h, value
+ *        32 p + l has low bits in ql[64 h + l + 32 (p & 1)] (high nibble for
+ *        p >= 2) and high bits at bit 2 p of qh[32 h + l]: d * sc * (q - 32);
+ *   Q8_K float d, 256 int8, 16 int16 sums: q * d.
+ */
+static double k_value(enum ggml_type t, const uint8_t *x, int64_t i)
+{
+    const uint8_t *b = x + i / 256 * block_bytes(t);
+    const int v = (int) (i % 256);
+    switch (t) {
+    case GGML_TYPE_Q4_K:
+    case GGML_TYPE_Q5_K: {
+        const int s = v / 32;
+        const uint8_t *sc8 = b + 4;
+        const int sc = s < 4 ? sc8[s] & 63 : (sc8[s + 4] & 15) | (sc8[s - 4] >> 6) << 4;
+        const int mn = s < 4 ? sc8[s + 4] & 63 : (sc8[s + 4] >> 4) | (sc8[s] >> 6) << 4;
+        const int qs_at = t == GGML_TYPE_Q4_K ? 16 : 48;   /* q5_K: 32 bytes of fifth bits at 16 */
+        const uint8_t byte = b[qs_at + 32 * (v / 64) + v % 32];
+        int q = v % 64 < 32 ? byte & 15 : byte >> 4;
+        if (t == GGML_TYPE_Q5_K)
+            q |= ((b[16 + v % 32] >> (v / 32)) & 1) << 4;
+        return f16(b) * sc * q - f16(b + 2) * mn;
+    }
+    case GGML_TYPE_Q6_K: {
+        const int h = v / 128, p = v % 128 / 32, l = v % 32;
+        const uint8_t lo = b[64 * h + l + 32 * (p & 1)];
+        const int q = (p < 2 ? lo & 15 : lo >> 4) | ((b[128 + 32 * h + l] >> (2 * p)) & 3) << 4;
+        return f16(b + 208) * (int8_t) b[192 + v / 16] * (q - 32);
+    }
+    case GGML_TYPE_Q8_K: {
+        float d;
+        memcpy(&d, b, sizeof d);
+        return (double) d * (int8_t) b[4 + v];
+    }
+    default:
+        return NAN;
+    }
+}
+
 static double ref_value(enum ggml_type t, const uint8_t *x, int64_t i)
 {
+    if (ggml_blck_size(t) == 256)
+        return k_value(t, x, i);
+
     const int64_t blk = i / 32, j = i % 32;
     const uint8_t *b = x + blk * block_bytes(t);
     switch (t) {
@@ -166,7 +223,7 @@ static double ref_dot(enum ggml_type t, enum ggml_type vdt, const uint8_t *x, co
 
 /* A row of n values of type t made from random floats in [-1, 1), at a
    pointer the element's alignment past a 64-byte boundary (4 bytes for
-   F32, 2 for the others). */
+   F32 and Q8_K, 2 for the others). */
 struct row {
     uint8_t *mem, *data;
     float *values;
@@ -177,7 +234,7 @@ static struct row make_row(const struct ggml__cpu_kernels *generic, enum ggml_ty
     struct row r;
     const size_t bytes = ggml_row_size(t, n);
     r.mem = aligned_alloc(64, (bytes + 64 + 63) / 64 * 64);
-    r.data = r.mem + (t == GGML_TYPE_F32 ? 4 : 2);
+    r.data = r.mem + (t == GGML_TYPE_F32 || t == GGML_TYPE_Q8_K ? 4 : 2);   /* q8_K: a float d */
     r.values = malloc((size_t) (n + 1) * sizeof(float));
     for (int64_t i = 0; i < n; i++)
         r.values[i] = rng_unit();
@@ -195,6 +252,7 @@ static const enum ggml_type dot_types[] = {
     GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q4_0,
     GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0,
     GGML_TYPE_MXFP4, GGML_TYPE_NVFP4, GGML_TYPE_Q1_0, GGML_TYPE_Q2_0, GGML_TYPE_IQ4_NL,
+    GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
 };
 
 /* Types whose vec_dot must give the generic level's bits at every level
@@ -207,7 +265,8 @@ static bool same_bits_as_generic(enum ggml_type t)
 
 static enum ggml_type vdt_of(enum ggml_type t)
 {
-    return t == GGML_TYPE_Q4_1 || t == GGML_TYPE_Q5_1 ? GGML_TYPE_Q8_1
+    return ggml_blck_size(t) == 256                   ? GGML_TYPE_Q8_K
+         : t == GGML_TYPE_Q4_1 || t == GGML_TYPE_Q5_1 ? GGML_TYPE_Q8_1
          : ggml_is_quantized(t)                       ? GGML_TYPE_Q8_0
                                                       : t;
 }
@@ -217,12 +276,14 @@ static void check_vec_dot(const struct ggml__cpu_kernels *k, const struct ggml__
 {
     static const int64_t float_lengths[] = { 1, 7, 8, 15, 31, 32, 33, 64, 257, 1000, 4096 };
     static const int64_t block_lengths[] = { 32, 64, 96, 288, 384, 1024, 4096 };
+    static const int64_t k_lengths[] = { 256, 512, 768, 1280, 4096 };
     for (size_t ti = 0; ti < sizeof dot_types / sizeof dot_types[0]; ti++) {
         const enum ggml_type t = dot_types[ti], vdt = vdt_of(t);
-        const bool blocks = ggml_is_quantized(t);
-        const int64_t *lengths = blocks ? block_lengths : float_lengths;
-        const size_t n_lengths = blocks ? sizeof block_lengths / sizeof block_lengths[0]
-                                        : sizeof float_lengths / sizeof float_lengths[0];
+        const bool blocks = ggml_is_quantized(t), k_blocks = ggml_blck_size(t) == 256;
+        const int64_t *lengths = k_blocks ? k_lengths : blocks ? block_lengths : float_lengths;
+        const size_t n_lengths = k_blocks ? sizeof k_lengths / sizeof k_lengths[0]
+                               : blocks   ? sizeof block_lengths / sizeof block_lengths[0]
+                                          : sizeof float_lengths / sizeof float_lengths[0];
         double worst = 0.0;
         bool all_ok = k->vec_dot[t] != NULL;
         for (size_t li = 0; all_ok && li < n_lengths; li++) {
@@ -245,7 +306,7 @@ static void check_vec_dot(const struct ggml__cpu_kernels *k, const struct ggml__
                 const double err = fabs(got - want) / (mag + 1e-30);
                 worst = err > worst ? err : worst;
                 if (!(fabs(got - want) <= bound) || !(fabs(got_generic - want) <= bound) ||
-                    (same_bits_as_generic(t) && memcmp(&got, &got_generic, sizeof got) != 0)) {
+                    ((same_bits_as_generic(t) || k_blocks) && memcmp(&got, &got_generic, sizeof got) != 0)) {
                     tap_diag("%s n=%lld%s: level %.9g, generic %.9g, reference %.9g (|products| %.3g)",
                              ggml_type_name(t), (long long) n, pass ? " (int8 extremes)" : "", got, got_generic,
                              want, mag);
@@ -257,7 +318,7 @@ static void check_vec_dot(const struct ggml__cpu_kernels *k, const struct ggml__
         }
         ok(all_ok, "%s: vec_dot %s x %s within 1e-5 of |products| of the reference (worst %.2g)%s",
            ggml__isa_name(k->level), ggml_type_name(t), ggml_type_name(vdt), worst,
-           same_bits_as_generic(t) ? ", the generic level's bits" : "");
+           same_bits_as_generic(t) || k_blocks ? ", the generic level's bits" : "");
     }
 }
 

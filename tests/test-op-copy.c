@@ -216,9 +216,12 @@ static double quant_threshold(enum ggml_type type)
 {
     switch (type) {
     case GGML_TYPE_Q4_0:
-    case GGML_TYPE_Q4_1: return 0.025;
+    case GGML_TYPE_Q4_1:
+    case GGML_TYPE_Q4_K: return 0.025;
     case GGML_TYPE_Q5_0:
-    case GGML_TYPE_Q5_1: return 0.006;
+    case GGML_TYPE_Q5_1:
+    case GGML_TYPE_Q5_K:
+    case GGML_TYPE_Q6_K: return 0.006;
     default:             return 1e-4;
     }
 }
@@ -544,24 +547,24 @@ static void test_plain_matrix(void)
     }
 }
 
-/* F32, F16 and BF16 sources in every layout into every quantized type with a from_float_ref. */
-static void test_into_quantized(void)
+/* F32, F16 and BF16 sources in every layout into each of the n_types
+   quantized types (with a from_float_ref), in the n_shapes shapes. */
+static void copy_into_quantized(const enum ggml_type *types, size_t n_types, const int64_t (*shapes)[4],
+                                size_t n_shapes, uint64_t seed)
 {
-    uint64_t seed = 0x9a47;
-    const int64_t shapes[][4] = { { 32, 1, 1, 1 }, { 64, 3, 2, 1 }, { 96, 5, 1, 2 }, { 256, 2, 1, 2 } };
     const enum dst_kind kinds[] = { DST_NEW, DST_CAST, DST_VIEW };
     size_t c = 0;
     for (size_t si = 0; si < 3; si++) {
-        for (size_t q = 0; q < sizeof quant_types / sizeof quant_types[0]; q++) {
-            ok(ggml_get_type_traits(quant_types[q])->from_float_ref != NULL, "%s has a from_float_ref",
-               ggml_type_name(quant_types[q]));
+        for (size_t q = 0; q < n_types; q++) {
+            ok(ggml_get_type_traits(types[q])->from_float_ref != NULL, "%s has a from_float_ref",
+               ggml_type_name(types[q]));
             struct ggml_context *ctx = new_context(16);
-            for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++, c++) {
+            for (size_t s = 0; s < n_shapes; s++, c++) {
                 const enum src_layout layout = (enum src_layout) (c % SRC_LAYOUTS);
                 struct ggml_tensor *src = make_source(ctx, plain_types[si], shapes[s], layout, -2.0, 2.0, &seed);
                 const enum dst_kind kind = kinds[c % 3];
                 struct ggml_tensor *base = NULL;
-                struct ggml_tensor *out = make_copy(ctx, src, quant_types[q], kind, &base);
+                struct ggml_tensor *out = make_copy(ctx, src, types[q], kind, &base);
                 char what[96];
                 snprintf(what, sizeof what, "%s, %s source:", dst_names[kind], layout_names[layout]);
                 run_case(ctx, src, out, base, what);
@@ -569,6 +572,17 @@ static void test_into_quantized(void)
             ggml_free(ctx);
         }
     }
+}
+
+static void test_into_quantized(void)
+{
+    const int64_t shapes[][4] = { { 32, 1, 1, 1 }, { 64, 3, 2, 1 }, { 96, 5, 1, 2 }, { 256, 2, 1, 2 } };
+    copy_into_quantized(quant_types, sizeof quant_types / sizeof quant_types[0], shapes,
+                        sizeof shapes / sizeof shapes[0], 0x9a47);
+    /* the K-quants: 256-value blocks */
+    static const enum ggml_type k_types[] = { GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K };
+    const int64_t k_shapes[][4] = { { 256, 1, 1, 1 }, { 512, 3, 2, 1 }, { 768, 2, 1, 2 } };
+    copy_into_quantized(k_types, 3, k_shapes, sizeof k_shapes / sizeof k_shapes[0], 0x9a48);
 }
 
 /* Quantized sources (the types with to_float) into every plain type, the same type and another one. */
@@ -828,7 +842,7 @@ static void test_refused(void)
         { "cast of f32 to i16", ggml_cast(ctx, f64x2, GGML_TYPE_I16) },
         { "cast of i64 to f32", ggml_cast(ctx, i64, GGML_TYPE_F32) },
         { "cast of q8_1 to f32 (no to_float)", ggml_cast(ctx, q81, GGML_TYPE_F32) },
-        { "cast of f32 to q4_K (no from_float_ref)", ggml_cast(ctx, f256, GGML_TYPE_Q4_K) },
+        { "cast of f32 to q3_K (no from_float_ref)", ggml_cast(ctx, f256, GGML_TYPE_Q3_K) },
         { "q4_0 [64,2] into q8_0 [32,4] (rows not lined up)", ggml_cpy(ctx, q64x2, ggml_new_tensor_2d(ctx, GGML_TYPE_Q8_0, 32, 4)) },
     };
     is_int(tap_log_errors(), 0, "building the refused nodes logged nothing");

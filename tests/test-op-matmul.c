@@ -4,14 +4,14 @@
  *
  * Products are checked against references computed here in double
  * precision from the inputs as stored.  The CPU backend first rounds
- * src1 to its vec_dot_type (F16, BF16, Q8_0 or Q8_1 for a src0 of the
- * matching type), so each product is checked twice:
+ * src1 to its vec_dot_type (F16, BF16, Q8_0, Q8_1 or Q8_K for a src0 of
+ * the matching type), so each product is checked twice:
  *   - tightly, against a reference that rounds src1 the same way (the
  *     error measured is the kernel's own: single-precision sums, NMSE
  *     about 1e-13, threshold 1e-10 for every type);
  *   - loosely, against the unrounded src1 (the error of the format):
  *     F32 1e-10; F16 1e-6 (binary16 keeps 11 bits: NMSE about 2e-8);
- *     BF16 1e-5 (8 bits: about 1.3e-6); Q8_0/Q8_1 1e-3 (a 127-level
+ *     BF16 1e-5 (8 bits: about 1.3e-6); Q8_0/Q8_1/Q8_K 1e-3 (a 127-level
  *     block scale on uniform data: about 2e-5).
  * Every case runs on 1 to 4 threads, with the reference kernels and with
  * the fast ones.
@@ -38,10 +38,18 @@ static const enum ggml_type small_types[] = {
 };
 #define N_SMALL_TYPES (sizeof small_types / sizeof small_types[0])
 
-/* Type i of src0_types followed by small_types. */
+/* The K-quants (256-value blocks, vec_dot_type q8_K): cases of their own,
+   with K a multiple of 256. */
+static const enum ggml_type k_types[] = { GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K };
+#define N_K_TYPES (sizeof k_types / sizeof k_types[0])
+#define N_ANY_SRC0_TYPES (N_SRC0_TYPES + N_SMALL_TYPES + N_K_TYPES)
+
+/* Type i of src0_types, then of small_types, then of k_types. */
 static enum ggml_type any_src0_type(size_t i)
 {
-    return i < N_SRC0_TYPES ? src0_types[i] : small_types[i - N_SRC0_TYPES];
+    return i < N_SRC0_TYPES                 ? src0_types[i]
+         : i < N_SRC0_TYPES + N_SMALL_TYPES ? small_types[i - N_SRC0_TYPES]
+                                            : k_types[i - N_SRC0_TYPES - N_SMALL_TYPES];
 }
 
 #define TIGHT_NMSE 1e-10
@@ -68,9 +76,10 @@ static uint16_t read_u16(const uint8_t *p)
 }
 
 /*
- * n values of a row of type as floats.  Q8_0 and Q8_1 are decoded here
- * from their block layouts (ggml's file format): binary16 d (and s for
- * Q8_1), then 32 int8 quants; value j = d * q[j].
+ * n values of a row of type as floats.  Q8_0, Q8_1 and Q8_K are decoded
+ * here from their block layouts (ggml's file format): binary16 d (and s
+ * for Q8_1), then 32 int8 quants; value j = d * q[j]; Q8_K: single d,
+ * 256 int8 quants, 16 int16 sums.
  */
 static void decode_row(enum ggml_type type, const void *src, float *dst, int64_t n)
 {
@@ -99,6 +108,14 @@ static void decode_row(enum ggml_type type, const void *src, float *dst, int64_t
         }
         break;
     }
+    case GGML_TYPE_Q8_K:
+        for (int64_t b = 0; b < n / 256; b++) {
+            float d;
+            memcpy(&d, p + b * 292, sizeof d);
+            for (int j = 0; j < 256; j++)
+                dst[b * 256 + j] = d * (float) (int8_t) p[b * 292 + 4 + j];
+        }
+        break;
     default:
         ggml_get_type_traits(type)->to_float(src, dst, n);
         break;
@@ -637,6 +654,40 @@ static void test_out_prod(void)
     }
 }
 
+/*
+ * The K-quants: the dot path (N <= 3 columns) and the packed path, src1
+ * laid out in every way, broadcasting, K over several blocks.
+ */
+static void test_mul_mat_k(void)
+{
+    uint64_t seed = 0x6b717561ull;
+    /* M of at least 3: the loose NMSE of a single output is not a measure
+       of the format (one dot product near zero makes it large) */
+    const int64_t m_sizes[] = { 5, 3, 33 }, n_sizes[] = { 1, 3, 33 };
+    const int64_t batches[][4] = { { 1, 1, 1, 1 }, { 1, 1, 2, 3 }, { 2, 1, 2, 3 } };
+    for (size_t t = 0; t < N_K_TYPES; t++) {
+        const enum ggml_type ta = k_types[t];
+        int variant = 0;
+        for (size_t im = 0; im < 3; im++)
+            for (size_t in = 0; in < 3; in++, variant++) {
+                const int64_t K = 256 * (1 + variant % 3);
+                const int64_t *bt = batches[variant % 3];
+                const struct mm_case c = {
+                    ta, GGML_TYPE_F32, K, m_sizes[im], n_sizes[in], bt[0], bt[1], bt[2], bt[3],
+                    (enum layout) (variant % 4 == 3 ? TRANSPOSED : variant % 5 == 4 ? PERMUTED : CONTIGUOUS),
+                    variant % 4 == 1,
+                };
+                check_mul_mat(&c, &seed);
+            }
+        const struct mm_case big = { ta, GGML_TYPE_F32, 1280, 67, 100, 1, 1, 1, 1, CONTIGUOUS, false };
+        check_mul_mat(&big, &seed);
+        check_mul_mat_id(ta, 256, 31, 4, 2, 2, 5, false, &seed);
+        check_mul_mat_id(ta, 512, 3, 6, 3, 1, 33, false, &seed);
+        check_out_prod(ta, 256, 33, 31, 1, 1, 1, 1, false, &seed);
+        check_out_prod(ta, 256, 7, 9, 1, 1, 2, 3, true, &seed);
+    }
+}
+
 /* ------------------------------------------------------------ type traits */
 
 static void test_type_traits(void)
@@ -648,7 +699,7 @@ static void test_type_traits(void)
             continue;
         }
         bool has_dot = false;
-        for (size_t i = 0; i < N_SRC0_TYPES + N_SMALL_TYPES; i++)
+        for (size_t i = 0; i < N_ANY_SRC0_TYPES; i++)
             has_dot |= any_src0_type(i) == (enum ggml_type) t;
         enum ggml_type want_vdt = GGML_TYPE_F32;
         switch (t) {
@@ -657,10 +708,15 @@ static void test_type_traits(void)
         case GGML_TYPE_MXFP4: case GGML_TYPE_NVFP4: case GGML_TYPE_Q1_0: case GGML_TYPE_Q2_0:
         case GGML_TYPE_IQ4_NL: want_vdt = GGML_TYPE_Q8_0; break;
         case GGML_TYPE_Q4_1: case GGML_TYPE_Q5_1: case GGML_TYPE_Q8_1: want_vdt = GGML_TYPE_Q8_1; break;
+        case GGML_TYPE_Q4_K: case GGML_TYPE_Q5_K: case GGML_TYPE_Q6_K: case GGML_TYPE_Q8_K:
+            want_vdt = GGML_TYPE_Q8_K;
+            break;
         default: break;
         }
-        const bool has_from_float = has_dot || t == GGML_TYPE_Q8_1 || t == GGML_TYPE_I32;
-        const int64_t want_nrows = has_dot || t == GGML_TYPE_Q8_1 ? 1 : 0;
+        /* q8_1 and q8_K: only what other rows are converted to */
+        const bool activation = t == GGML_TYPE_Q8_1 || t == GGML_TYPE_Q8_K;
+        const bool has_from_float = has_dot || activation || t == GGML_TYPE_I32;
+        const int64_t want_nrows = has_dot || activation ? 1 : 0;
         ok((tr->vec_dot != NULL) == has_dot && (tr->from_float != NULL) == has_from_float &&
            tr->vec_dot_type == want_vdt && tr->nrows == want_nrows,
            "traits of %s: vec_dot %s, from_float %s, vec_dot_type %s, nrows %lld",
@@ -678,7 +734,7 @@ static void test_type_traits(void)
 static void test_from_float(void)
 {
     uint64_t seed = 0xf20f10a7ull;
-    enum { n = 384 };   /* whole blocks of every type (Q1_0: 128) */
+    enum { n = 768 };   /* whole blocks of every type (Q1_0: 128, the K-quants: 256) */
     float x[n];
     for (int i = 0; i < n; i++)
         x[i] = (float) optest_uniform(&seed, -40.0, 40.0);
@@ -686,7 +742,9 @@ static void test_from_float(void)
     x[6] = -0.0f;
     for (int t = 0; t < GGML_TYPE_COUNT; t++) {
         const struct ggml_type_traits_cpu *tr = ggml_get_type_traits_cpu((enum ggml_type) t);
-        if (tr == NULL || tr->from_float == NULL)
+        /* q8_K has no ggml_quantize_chunk (as in ggml): test-quants-k checks
+           it against upstream's blocks */
+        if (tr == NULL || tr->from_float == NULL || t == GGML_TYPE_Q8_K)
             continue;
         const size_t size = ggml_row_size((enum ggml_type) t, n);
         unsigned char got[n * 4], want[n * 4];
@@ -743,12 +801,12 @@ static void test_vec_dot(void)
 {
     uint64_t seed = 0x7ec0d07ull;
     const int lengths[] = { 32, 64, 320 };
-    for (size_t t = 0; t < N_SRC0_TYPES + N_SMALL_TYPES; t++) {
+    for (size_t t = 0; t < N_ANY_SRC0_TYPES; t++) {
         const enum ggml_type type = any_src0_type(t);
         const struct ggml_type_traits_cpu *tr = ggml_get_type_traits_cpu(type);
         const enum ggml_type vdt = tr->vec_dot_type;
         for (size_t li = 0; li < 3; li++) {
-            /* (blocks of more than 32 values: lengths in proportion) */
+            /* (blocks of more than 32 values: lengths in proportion; the K-quants: 256, 512, 2560) */
             const int n = ggml_is_quantized(type) ? lengths[li] / 32 * (int) ggml_blck_size(type)
                                                   : lengths[li] + (int) li * 7 + 1;
             float *xf = malloc((size_t) n * sizeof *xf), *yf = malloc((size_t) n * sizeof *yf);
@@ -1117,6 +1175,7 @@ int main(void)
     test_mul_mat_id();
     test_mul_mat_id_many_experts();
     test_out_prod();
+    test_mul_mat_k();
     test_empty_sum();
     return tap_done();
 }

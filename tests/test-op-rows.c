@@ -194,10 +194,12 @@ static void test_get_rows(void)
         GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_I32, GGML_TYPE_Q4_0,
         GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0,
         GGML_TYPE_MXFP4, GGML_TYPE_NVFP4, GGML_TYPE_Q1_0, GGML_TYPE_Q2_0, GGML_TYPE_IQ4_NL,
+        GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
     };
     const int64_t plain_ne0[] = { 1, 3, 31, 33, 257 };
     /* in units of 32 values: whole blocks of every type (Q1_0: 128) */
     const int64_t quant_ne0[] = { 32, 96, 256, 64, 32 };
+    const int64_t k_quant_ne0[] = { 256, 512, 256, 768, 256 };   /* 256-value blocks */
     const struct get_rows_case cases[] = {
         { 1, 1, 1, 1, false, false, false },
         { 7, 5, 1, 1, false, false, true },
@@ -208,7 +210,10 @@ static void test_get_rows(void)
     for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
         const bool quantized = ggml_is_quantized(types[t]);
         for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
-            check_get_rows(types[t], quantized ? quant_ne0[c] / 32 * ggml_blck_size(types[t]) : plain_ne0[c],
+            check_get_rows(types[t],
+                           ggml_blck_size(types[t]) == 256 ? k_quant_ne0[c]
+                           : quantized                     ? quant_ne0[c] / 32 * ggml_blck_size(types[t])
+                                                           : plain_ne0[c],
                            &cases[c], &seed);
     }
 }
@@ -238,9 +243,12 @@ static double set_rows_threshold(enum ggml_type type)
     case GGML_TYPE_F16:  return 1e-7;
     case GGML_TYPE_BF16: return 5e-6;
     case GGML_TYPE_Q4_0:
-    case GGML_TYPE_Q4_1: return 1e-2;
+    case GGML_TYPE_Q4_1:
+    case GGML_TYPE_Q4_K: return 1e-2;
     case GGML_TYPE_Q5_0:
-    case GGML_TYPE_Q5_1: return 3e-3;
+    case GGML_TYPE_Q5_1:
+    case GGML_TYPE_Q5_K: return 3e-3;
+    case GGML_TYPE_Q6_K: return 1e-3;   /* 6 bits: about 2.5e-4 */
     /* 4-bit codes on IQ4_NL's uneven grid: measured up to 6e-3 */
     case GGML_TYPE_IQ4_NL: return 2e-2;
     /* E2M1 (steps up to 1/3 of the largest level), and MXFP4's power-of-two
@@ -449,10 +457,12 @@ static void test_set_rows(void)
         GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_I32, GGML_TYPE_Q4_0,
         GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0, GGML_TYPE_Q8_1,
         GGML_TYPE_MXFP4, GGML_TYPE_NVFP4, GGML_TYPE_Q1_0, GGML_TYPE_Q2_0, GGML_TYPE_IQ4_NL,
+        GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
     };
     const int64_t plain_ne0[] = { 1, 3, 31, 33, 257 };
     /* in units of 32 values: whole blocks of every type (Q1_0: 128) */
     const int64_t quant_ne0[] = { 32, 64, 96, 256, 32 };
+    const int64_t k_quant_ne0[] = { 256, 512, 256, 768, 256 };   /* 256-value blocks */
     const struct set_rows_case cases[] = {
         { 1, 1, 1, 1, 1, 1, GGML_TYPE_I64, false, false },
         { 5, 9, 1, 1, 1, 1, GGML_TYPE_I32, false, true },
@@ -463,7 +473,10 @@ static void test_set_rows(void)
     for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
         const bool quantized = ggml_is_quantized(types[t]);
         for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
-            check_set_rows(types[t], quantized ? quant_ne0[c] / 32 * ggml_blck_size(types[t]) : plain_ne0[c],
+            check_set_rows(types[t],
+                           ggml_blck_size(types[t]) == 256 ? k_quant_ne0[c]
+                           : quantized                     ? quant_ne0[c] / 32 * ggml_blck_size(types[t])
+                                                           : plain_ne0[c],
                            &cases[c], &seed);
     }
     test_set_rows_repeated();

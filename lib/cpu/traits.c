@@ -68,7 +68,7 @@ void ggml_cpu_bf16_to_fp32(const ggml_bf16_t *x, float *y, int64_t n)
 /*
  * Types without an entry (zeroed: no from_float, no vec_dot, vec_dot_type
  * F32, nrows 0) are those the CPU backend has no kernels for yet, the
- * integer types other than I32, and the removed slots.  Q8_1 and I32 only
+ * integer types other than I32, and the removed slots.  Q8_1, Q8_K and I32 only
  * have an encoder: they are what other rows are converted to.
  */
 static struct ggml_type_traits_cpu type_traits_cpu[GGML_TYPE_COUNT];
@@ -86,6 +86,8 @@ static void fill_type_traits(void)
         { GGML_TYPE_MXFP4, GGML_TYPE_Q8_0 }, { GGML_TYPE_NVFP4, GGML_TYPE_Q8_0 },
         { GGML_TYPE_Q1_0, GGML_TYPE_Q8_0 },  { GGML_TYPE_Q2_0, GGML_TYPE_Q8_0 },
         { GGML_TYPE_IQ4_NL, GGML_TYPE_Q8_0 },
+        { GGML_TYPE_Q4_K, GGML_TYPE_Q8_K }, { GGML_TYPE_Q5_K, GGML_TYPE_Q8_K },
+        { GGML_TYPE_Q6_K, GGML_TYPE_Q8_K },
     };
     const struct ggml__cpu_kernels *k = ggml__kernels();
     for (size_t i = 0; i < sizeof with_dot / sizeof with_dot[0]; i++) {
@@ -96,6 +98,8 @@ static void fill_type_traits(void)
     }
     type_traits_cpu[GGML_TYPE_Q8_1].vec_dot_type = GGML_TYPE_Q8_1;
     type_traits_cpu[GGML_TYPE_Q8_1].nrows = 1;
+    type_traits_cpu[GGML_TYPE_Q8_K].vec_dot_type = GGML_TYPE_Q8_K;
+    type_traits_cpu[GGML_TYPE_Q8_K].nrows = 1;
     for (int type = 0; type < GGML_TYPE_COUNT; type++)
         type_traits_cpu[type].from_float = k->from_float[type];
 }

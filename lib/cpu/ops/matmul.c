@@ -79,6 +79,7 @@ static bool matmul_src0_type(enum ggml_type type)
     case GGML_TYPE_Q5_1: case GGML_TYPE_Q8_0:
     case GGML_TYPE_MXFP4: case GGML_TYPE_NVFP4: case GGML_TYPE_Q1_0:
     case GGML_TYPE_Q2_0: case GGML_TYPE_IQ4_NL:
+    case GGML_TYPE_Q4_K: case GGML_TYPE_Q5_K: case GGML_TYPE_Q6_K:
         return true;
     default:
         return false;
@@ -100,6 +101,7 @@ static void row_to_float(enum ggml_type type, const void *src, float *dst, int64
     case GGML_TYPE_F16:  ggml_cpu_fp16_to_fp32(src, dst, n); break;
     case GGML_TYPE_BF16: ggml_cpu_bf16_to_fp32(src, dst, n); break;
     case GGML_TYPE_Q8_1: ggml__dequantize_row_q8_1(src, dst, n); break;
+    case GGML_TYPE_Q8_K: ggml__dequantize_row_q8_K(src, dst, n); break;
     default:             ggml_get_type_traits(type)->to_float(src, dst, n); break;
     }
 }

@@ -93,6 +93,9 @@ static void fill_generic(struct ggml__cpu_kernels *k, const struct ggml__isa_cap
     k->vec_dot[GGML_TYPE_Q1_0] = ggml__generic_vec_dot_q1_0_q8_0;
     k->vec_dot[GGML_TYPE_Q2_0] = ggml__generic_vec_dot_q2_0_q8_0;
     k->vec_dot[GGML_TYPE_IQ4_NL] = ggml__generic_vec_dot_iq4_nl_q8_0;
+    k->vec_dot[GGML_TYPE_Q4_K] = ggml__generic_vec_dot_q4_K_q8_K;
+    k->vec_dot[GGML_TYPE_Q5_K] = ggml__generic_vec_dot_q5_K_q8_K;
+    k->vec_dot[GGML_TYPE_Q6_K] = ggml__generic_vec_dot_q6_K_q8_K;
 
     k->from_float[GGML_TYPE_F32] = ggml__generic_f32_to_f32;
     k->from_float[GGML_TYPE_F16] = ggml__generic_f32_to_f16;
@@ -109,6 +112,10 @@ static void fill_generic(struct ggml__cpu_kernels *k, const struct ggml__isa_cap
     k->from_float[GGML_TYPE_Q1_0] = ggml__quantize_row_q1_0_ref;
     k->from_float[GGML_TYPE_Q2_0] = ggml__quantize_row_q2_0_ref;
     k->from_float[GGML_TYPE_IQ4_NL] = ggml__quantize_row_iq4_nl_ref;
+    k->from_float[GGML_TYPE_Q4_K] = ggml__quantize_row_q4_K_ref;
+    k->from_float[GGML_TYPE_Q5_K] = ggml__quantize_row_q5_K_ref;
+    k->from_float[GGML_TYPE_Q6_K] = ggml__quantize_row_q6_K_ref;
+    k->from_float[GGML_TYPE_Q8_K] = ggml__quantize_row_q8_K;
 
     /* every type's reference decoder, then the generic level's own forms */
     for (int type = 0; type < GGML_TYPE_COUNT; type++)
@@ -116,6 +123,7 @@ static void fill_generic(struct ggml__cpu_kernels *k, const struct ggml__isa_cap
     k->to_float[GGML_TYPE_F16] = ggml__generic_f16_to_f32;
     k->to_float[GGML_TYPE_BF16] = ggml__generic_bf16_to_f32;
     k->to_float[GGML_TYPE_Q8_1] = ggml__dequantize_row_q8_1;
+    k->to_float[GGML_TYPE_Q8_K] = ggml__dequantize_row_q8_K;
     k->axpy[GGML_TYPE_F32] = ggml__generic_axpy_f32;
     k->axpy[GGML_TYPE_F16] = ggml__generic_axpy_f16;
     /* unary and glu: NULL, the ops' portable row functions */
@@ -156,6 +164,9 @@ static void fill_avx2(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *
     k->vec_dot[GGML_TYPE_NVFP4] = ggml__avx2_vec_dot_nvfp4_q8_0;
     k->vec_dot[GGML_TYPE_Q1_0] = ggml__avx2_vec_dot_q1_0_q8_0;
     k->vec_dot[GGML_TYPE_Q2_0] = ggml__avx2_vec_dot_q2_0_q8_0;
+    k->vec_dot[GGML_TYPE_Q4_K] = ggml__avx2_vec_dot_q4_K_q8_K;
+    k->vec_dot[GGML_TYPE_Q5_K] = ggml__avx2_vec_dot_q5_K_q8_K;
+    k->vec_dot[GGML_TYPE_Q6_K] = ggml__avx2_vec_dot_q6_K_q8_K;
     k->vec_dot_rows[GGML_TYPE_F32] = ggml__avx2_vec_dot_rows_f32;
     k->vec_dot_rows[GGML_TYPE_F16] = ggml__avx2_vec_dot_rows_f16;
     k->vec_dot_rows[GGML_TYPE_BF16] = ggml__avx2_vec_dot_rows_bf16;

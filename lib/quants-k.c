@@ -1,0 +1,639 @@
+/*
+ * quants-k.c - the K-quant formats of 256-value super-blocks: q8_K (the
+ * activations the K-quant dot products take), q4_K, q5_K and q6_K.
+ *
+ * q8_K is a plain absmax format and its quantizer repeats ggml's float
+ * arithmetic (see quants.c on bit-identity): the value of largest
+ * magnitude (first one on ties) maps to -127, q = nearest(x * -127 / max)
+ * with halves to even, d = 1 / iscale in single precision.
+ *
+ * q4_K, q5_K and q6_K search their scales.  Their quantizers here are this
+ * library's own: they minimise the squared error of the decoded values,
+ * weighted by the importance weights when ggml_quantize_chunk gets them
+ * (by 1 otherwise), in two steps.  First every sub-block gets the real
+ * scale (and, for q4_K and q5_K, minimum) that fits it best: a scan over
+ * candidate inverse scales, each giving the levels by rounding, then the
+ * least-squares scale for those levels and a few rounds of re-rounding.
+ * Then the super-block scales are chosen among a few candidates around
+ * "largest sub-block scale / largest code"; for each candidate the codes
+ * of each sub-block are searched next to the rounded ones and the values
+ * re-rounded with the scale actually stored, and the candidate with the
+ * smallest total error is kept.  q4_K and q5_K finally try the
+ * least-squares super-block scales for the chosen integer codes.
+ *
+ * The decoders compute exactly what ggml's do (single precision, the same
+ * products in the same order), so a block decodes to the same floats
+ * everywhere.  Like quants.c this file must be compiled without
+ * floating-point contraction.
+ */
+#include "config.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "ggml-impl.h"
+#include "fp16-impl.h"
+#include "quants-impl.h"
+
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+/*
+ * The nearest integer to v, halves to even, saturated to [lo, hi]; NaN
+ * gives 0.  Inside the range, adding and subtracting 1.5 * 2^23 leaves v
+ * rounded to an integer by the addition (round-to-nearest-even, the
+ * default mode; |v| < 2^22 here), without a library call.
+ */
+static inline int round_level(float v, int lo, int hi)
+{
+    if (!(v > (float) lo))
+        return v != v ? 0 : lo;
+    if (v >= (float) hi)
+        return hi;
+    const float shifted = v + 12582912.0f;
+    return (int) (shifted - 12582912.0f);
+}
+
+/* binary16 rounding of a scale, as the block stores it */
+static inline float as_stored(float v)
+{
+    return ggml__fp16_to_fp32(ggml__fp32_to_fp16(v));
+}
+
+/* ------------------------------------------------------------------ q8_K */
+
+void ggml__quantize_row_q8_K(const float *restrict x, void *restrict vy, int64_t k)
+{
+    const int64_t nb = ggml__quant_row_blocks(x, vy, k, QK_K, __func__);
+    block_q8_K *y = vy;
+
+    for (int64_t i = 0; i < nb; i++) {
+        const float *xb = x + i * QK_K;
+        float amax = 0.0f, max = 0.0f;
+        for (int j = 0; j < QK_K; j++) {
+            if (fabsf(xb[j]) > amax) {
+                amax = fabsf(xb[j]);
+                max = xb[j];
+            }
+        }
+        memset(&y[i], 0, sizeof y[i]);
+        if (amax == 0.0f)
+            continue;
+        const float iscale = -127.0f / max;
+        for (int j = 0; j < QK_K; j++)
+            y[i].qs[j] = (int8_t) round_level(iscale * xb[j], -128, 127);
+        for (int g = 0; g < QK_K / 16; g++) {
+            int sum = 0;
+            for (int j = 0; j < 16; j++)
+                sum += y[i].qs[16 * g + j];
+            y[i].bsums[g] = (int16_t) sum;
+        }
+        y[i].d = 1.0f / iscale;
+    }
+}
+
+void ggml__dequantize_row_q8_K(const void *restrict vx, float *restrict y, int64_t k)
+{
+    const int64_t nb = ggml__quant_row_blocks(vx, y, k, QK_K, __func__);
+    const block_q8_K *x = vx;
+
+    for (int64_t i = 0; i < nb; i++)
+        for (int j = 0; j < QK_K; j++)
+            y[i * QK_K + j] = x[i].d * (float) x[i].qs[j];
+}
+
+/* ------------------------------------------------------- value positions */
+
+/* The 4-bit code (q5_K: the low four bits) of value v (0..255) of a q4_K block. */
+static inline int q4_K_code(const uint8_t *qs, int v)
+{
+    const uint8_t byte = qs[32 * (v / 64) + v % 32];
+    return (v % 64) < 32 ? byte & 0x0f : byte >> 4;
+}
+
+/* The 6-bit code (0..63) of value v of a q6_K block. */
+static inline int q6_K_code(const block_q6_K *b, int v)
+{
+    const int half = v / 128, part = (v % 128) / 32, l = v % 32;
+    const uint8_t low = b->ql[64 * half + l + 32 * (part & 1)];
+    const int low4 = part < 2 ? low & 0x0f : low >> 4;
+    const int high2 = (b->qh[32 * half + l] >> (2 * part)) & 3;
+    return low4 | (high2 << 4);
+}
+
+/* --------------------------------------------------------- dequantizers */
+
+void ggml__dequantize_row_q4_K(const void *restrict vx, float *restrict y, int64_t k)
+{
+    const int64_t nb = ggml__quant_row_blocks(vx, y, k, QK_K, __func__);
+    const block_q4_K *x = vx;
+
+    for (int64_t i = 0; i < nb; i++) {
+        const float d = ggml__fp16_to_fp32(x[i].d);
+        const float dmin = ggml__fp16_to_fp32(x[i].dmin);
+        for (int s = 0; s < QK_K / 32; s++) {
+            int sc, mn;
+            ggml__q4_K_scale_min(x[i].scales, s, &sc, &mn);
+            const float step = d * (float) sc;
+            const float offset = dmin * (float) mn;
+            for (int j = 32 * s; j < 32 * s + 32; j++)
+                y[i * QK_K + j] = step * (float) q4_K_code(x[i].qs, j) - offset;
+        }
+    }
+}
+
+void ggml__dequantize_row_q5_K(const void *restrict vx, float *restrict y, int64_t k)
+{
+    const int64_t nb = ggml__quant_row_blocks(vx, y, k, QK_K, __func__);
+    const block_q5_K *x = vx;
+
+    for (int64_t i = 0; i < nb; i++) {
+        const float d = ggml__fp16_to_fp32(x[i].d);
+        const float dmin = ggml__fp16_to_fp32(x[i].dmin);
+        for (int s = 0; s < QK_K / 32; s++) {
+            int sc, mn;
+            ggml__q4_K_scale_min(x[i].scales, s, &sc, &mn);
+            const float step = d * (float) sc;
+            const float offset = dmin * (float) mn;
+            for (int j = 32 * s; j < 32 * s + 32; j++) {
+                const int code = q4_K_code(x[i].qs, j) | (((x[i].qh[j % 32] >> s) & 1) << 4);
+                y[i * QK_K + j] = step * (float) code - offset;
+            }
+        }
+    }
+}
+
+void ggml__dequantize_row_q6_K(const void *restrict vx, float *restrict y, int64_t k)
+{
+    const int64_t nb = ggml__quant_row_blocks(vx, y, k, QK_K, __func__);
+    const block_q6_K *x = vx;
+
+    for (int64_t i = 0; i < nb; i++) {
+        const float d = ggml__fp16_to_fp32(x[i].d);
+        for (int j = 0; j < QK_K; j++)
+            y[i * QK_K + j] = d * (float) x[i].scales[j / 16] * (float) (q6_K_code(&x[i], j) - 32);
+    }
+}
+
+/* ------------------------------------------------- sub-block scale fits */
+
+/*
+ * Symmetric fit of n values to scale * L, L integer in [lo, hi], weights w
+ * (positive).  Returns the weighted squared error; *scale is the
+ * least-squares scale of the chosen levels (0 for an all-zero block).
+ */
+static double fit_symmetric(const float *x, const float *w, int n, int lo, int hi, float *scale)
+{
+    float max = 0.0f, amax = 0.0f;
+    double sxx = 0.0;
+    for (int j = 0; j < n; j++) {
+        if (fabsf(x[j]) > amax) {
+            amax = fabsf(x[j]);
+            max = x[j];
+        }
+        sxx += (double) w[j] * x[j] * x[j];
+    }
+    *scale = 0.0f;
+    if (amax == 0.0f)
+        return sxx;
+
+    double best = sxx;
+    /* candidate inverse scales map the extreme value near either end */
+    for (int side = 0; side < 2; side++) {
+        const float end = side == 0 ? (float) lo : (float) hi;
+        for (int t = 0; t <= 12; t++) {
+            const float target = (end < 0 ? end - 0.5f : end + 0.5f) * (1.0f - 0.025f * (float) t);
+            float iscale = target / max;
+            for (int round = 0; round < 2; round++) {
+                double sxl = 0.0, sll = 0.0;
+                for (int j = 0; j < n; j++) {
+                    const int l = round_level(x[j] * iscale, lo, hi);
+                    sxl += (double) w[j] * x[j] * l;
+                    sll += (double) w[j] * l * l;
+                }
+                if (sll <= 0.0)
+                    break;
+                const double err = sxx - sxl * sxl / sll;
+                if (err < best) {
+                    best = err;
+                    *scale = (float) (sxl / sll);
+                }
+                if (sxl == 0.0)
+                    break;
+                iscale = (float) (sll / sxl);   /* re-round with the fitted scale */
+            }
+        }
+    }
+    return best;
+}
+
+/* Weighted squared error of x against step * L + offset, L rounded in [0, nmax]. */
+static double affine_error(const float *x, const float *w, int n, int nmax, float step, float offset)
+{
+    double err = 0.0;
+    const float inv = step != 0.0f ? 1.0f / step : 0.0f;
+    for (int j = 0; j < n; j++) {
+        const int l = round_level((x[j] - offset) * inv, 0, nmax);
+        const double e = (double) step * l + offset - x[j];
+        err += (double) w[j] * e * e;
+    }
+    return err;
+}
+
+/*
+ * Fit of n values to step * L + offset, L in [0, nmax], step >= 0,
+ * offset <= 0 (the format stores a non-negative minimum that is
+ * subtracted).  Sets *step and *offset; returns nothing.
+ */
+static void fit_affine(const float *x, const float *w, int n, int nmax, float *step, float *offset)
+{
+    float lo = 0.0f, hi = -FLT_MAX;
+    for (int j = 0; j < n; j++) {
+        if (x[j] < lo)
+            lo = x[j];
+        if (x[j] > hi)
+            hi = x[j];
+    }
+    *step = 0.0f;
+    *offset = lo;
+    if (!(hi > lo))
+        return;
+    double best = affine_error(x, w, n, nmax, 0.0f, lo);
+
+    for (int t = -5; t <= 5; t++) {
+        float s = (hi - lo) / ((float) nmax + 0.2f * (float) t);
+        float o = lo;
+        for (int round = 0; round < 3; round++) {
+            /* levels for (s, o), then the least-squares line through them */
+            const float inv = 1.0f / s;
+            double sw = 0, sl = 0, sll = 0, sx = 0, sxl = 0;
+            for (int j = 0; j < n; j++) {
+                const int l = round_level((x[j] - o) * inv, 0, nmax);
+                sw += w[j];
+                sl += (double) w[j] * l;
+                sll += (double) w[j] * l * l;
+                sx += (double) w[j] * x[j];
+                sxl += (double) w[j] * x[j] * l;
+            }
+            const double det = sw * sll - sl * sl;
+            double a, b;
+            if (det > 0.0) {
+                a = (sw * sxl - sl * sx) / det;
+                b = (sll * sx - sl * sxl) / det;
+            } else {
+                a = 0.0;
+                b = 1.0;
+            }
+            if (b > 0.0) {   /* the offset may not be positive: fit through 0 */
+                b = 0.0;
+                a = sll > 0.0 ? sxl / sll : 0.0;
+            }
+            if (!(a > 0.0))
+                break;
+            s = (float) a;
+            o = (float) b;
+            const double err = affine_error(x, w, n, nmax, s, o);
+            if (err < best) {
+                best = err;
+                *step = s;
+                *offset = o;
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------ q4_K, q5_K */
+
+/*
+ * q4_K and q5_K share their scales: 8 sub-blocks of 32 values, value =
+ * (d * sc) * q - (dmin * mn), sc and mn 6-bit, q in 0..nmax (15 or 31).
+ * This is the quantized block before its codes are packed.
+ */
+struct affine_k {
+    float d, dmin;
+    int sc[QK_K / 32], mn[QK_K / 32];
+    uint8_t q[QK_K];
+};
+
+/* Stores the 6-bit scale and minimum of sub-block s. */
+static void put_scale_min(uint8_t scales[K_SCALE_BYTES], int s, int sc, int mn)
+{
+    if (s < 4) {
+        scales[s] = (uint8_t) ((scales[s] & 0xc0) | sc);
+        scales[s + 4] = (uint8_t) ((scales[s + 4] & 0xc0) | mn);
+    } else {
+        scales[s + 4] = (uint8_t) ((sc & 0x0f) | ((mn & 0x0f) << 4));
+        scales[s - 4] = (uint8_t) ((scales[s - 4] & 0x3f) | ((sc >> 4) << 6));
+        scales[s] = (uint8_t) ((scales[s] & 0x3f) | ((mn >> 4) << 6));
+    }
+}
+
+/*
+ * Error and codes of the 32 values x of a sub-block with the stored
+ * scales, decoded as the decoder does.
+ */
+static double affine_sub_error(const float *x, const float *w, int nmax, float d, float dmin, int sc, int mn,
+                               uint8_t *q)
+{
+    const float step = d * (float) sc;
+    const float offset = dmin * (float) mn;
+    const float inv = step != 0.0f ? 1.0f / step : 0.0f;
+    double err = 0.0;
+    for (int j = 0; j < 32; j++) {
+        const int l = round_level((x[j] + offset) * inv, 0, nmax);
+        const double e = (double) (step * (float) l - offset) - x[j];
+        err += (double) w[j] * e * e;
+        if (q != NULL)
+            q[j] = (uint8_t) l;
+    }
+    return err;
+}
+
+/*
+ * For stored super-block scales (d, dmin) and the sub-block fits, the best
+ * codes next to the rounded ones; returns the block's total error and
+ * fills sc[], mn[] (and q[], when not NULL) of *k.
+ */
+static double affine_codes(const float *x, const float *w, int nmax, const float *step, const float *minimum,
+                           float d, float dmin, struct affine_k *k, bool with_q)
+{
+    double total = 0.0;
+    for (int s = 0; s < QK_K / 32; s++) {
+        const int sc0 = d > 0.0f ? round_level(step[s] / d, 0, 63) : 0;
+        const int mn0 = dmin > 0.0f ? round_level(minimum[s] / dmin, 0, 63) : 0;
+        double best = DBL_MAX;
+        for (int a = sc0 - 1; a <= sc0 + 1; a++) {
+            for (int b = mn0 - 1; b <= mn0 + 1; b++) {
+                if (a < 0 || a > 63 || b < 0 || b > 63)
+                    continue;
+                const double err = affine_sub_error(x + 32 * s, w + 32 * s, nmax, d, dmin, a, b, NULL);
+                if (err < best) {
+                    best = err;
+                    k->sc[s] = a;
+                    k->mn[s] = b;
+                }
+            }
+        }
+        if (with_q)
+            affine_sub_error(x + 32 * s, w + 32 * s, nmax, d, dmin, k->sc[s], k->mn[s], k->q + 32 * s);
+        total += best;
+    }
+    return total;
+}
+
+static void quantize_affine_k(const float *x, const float *w, int nmax, struct affine_k *k)
+{
+    float step[QK_K / 32], minimum[QK_K / 32];
+    float max_step = 0.0f, max_min = 0.0f;
+    for (int s = 0; s < QK_K / 32; s++) {
+        float offset;
+        fit_affine(x + 32 * s, w + 32 * s, 32, nmax, &step[s], &offset);
+        minimum[s] = -offset;
+        max_step = fmaxf(max_step, step[s]);
+        max_min = fmaxf(max_min, minimum[s]);
+    }
+
+    /* candidate super-block scales around largest / 63, as stored */
+    static const float factors[] = { 1.0f, 0.98f, 1.02f };
+    double best = DBL_MAX;
+    k->d = k->dmin = 0.0f;
+    for (int a = 0; a < 3; a++) {
+        for (int b = 0; b < 2; b++) {
+            const float d = as_stored(max_step / 63.0f * factors[a]);
+            const float dmin = as_stored(max_min / 63.0f * factors[b]);
+            const double err = affine_codes(x, w, nmax, step, minimum, d, dmin, k, false);
+            if (err < best) {
+                best = err;
+                k->d = d;
+                k->dmin = dmin;
+            }
+        }
+    }
+    affine_codes(x, w, nmax, step, minimum, k->d, k->dmin, k, true);
+
+    /* refinement: the least-squares d and dmin for the chosen integers
+       (x ~ d * sc q - dmin * mn), kept when the codes they give are better */
+    for (int round = 0; round < 2; round++) {
+        double saa = 0, sab = 0, sbb = 0, sax = 0, sbx = 0;
+        for (int v = 0; v < QK_K; v++) {
+            const double a = (double) k->sc[v / 32] * k->q[v], b = -(double) k->mn[v / 32];
+            saa += w[v] * a * a;
+            sab += w[v] * a * b;
+            sbb += w[v] * b * b;
+            sax += w[v] * a * x[v];
+            sbx += w[v] * b * x[v];
+        }
+        const double det = saa * sbb - sab * sab;
+        if (!(det > 0.0))
+            break;
+        const float d = as_stored((float) ((sbb * sax - sab * sbx) / det));
+        const float dmin = as_stored((float) ((saa * sbx - sab * sax) / det));
+        if (!(d > 0.0f) || !(dmin >= 0.0f))
+            break;
+        struct affine_k trial = *k;
+        const double err = affine_codes(x, w, nmax, step, minimum, d, dmin, &trial, true);
+        if (!(err < best))
+            break;
+        best = err;
+        trial.d = d;
+        trial.dmin = dmin;
+        *k = trial;
+    }
+}
+
+/* The scales of *k into a q4_K or q5_K block's d, dmin and scales. */
+static void put_affine_scales(const struct affine_k *k, ggml_fp16_t *d, ggml_fp16_t *dmin,
+                              uint8_t scales[K_SCALE_BYTES])
+{
+    *d = ggml__fp32_to_fp16(k->d);
+    *dmin = ggml__fp32_to_fp16(k->dmin);
+    memset(scales, 0, K_SCALE_BYTES);
+    for (int s = 0; s < QK_K / 32; s++)
+        put_scale_min(scales, s, k->sc[s], k->mn[s]);
+}
+
+static void quantize_block_q4_K(const float *x, const float *w, block_q4_K *y)
+{
+    struct affine_k k;
+    quantize_affine_k(x, w, 15, &k);
+    memset(y, 0, sizeof *y);
+    put_affine_scales(&k, &y->d, &y->dmin, y->scales);
+    for (int v = 0; v < QK_K; v++)
+        y->qs[32 * (v / 64) + v % 32] |= (uint8_t) ((v % 64) < 32 ? k.q[v] : k.q[v] << 4);
+}
+
+static void quantize_block_q5_K(const float *x, const float *w, block_q5_K *y)
+{
+    struct affine_k k;
+    quantize_affine_k(x, w, 31, &k);
+    memset(y, 0, sizeof *y);
+    put_affine_scales(&k, &y->d, &y->dmin, y->scales);
+    for (int v = 0; v < QK_K; v++) {
+        const int low4 = k.q[v] & 0x0f;
+        y->qs[32 * (v / 64) + v % 32] |= (uint8_t) ((v % 64) < 32 ? low4 : low4 << 4);
+        y->qh[v % 32] |= (uint8_t) ((k.q[v] >> 4) << (v / 32));
+    }
+}
+
+/* ------------------------------------------------------------------ q6_K */
+
+/* Error and codes (0..63) of 16 values with the stored scale d * sc. */
+static double q6_K_sub_error(const float *x, const float *w, float d, int sc, uint8_t *q)
+{
+    const float step = d * (float) sc;
+    const float inv = step != 0.0f ? 1.0f / step : 0.0f;
+    double err = 0.0;
+    for (int j = 0; j < 16; j++) {
+        const int l = round_level(x[j] * inv, -32, 31);
+        const double e = (double) (step * (float) l) - x[j];
+        err += (double) w[j] * e * e;
+        if (q != NULL)
+            q[j] = (uint8_t) (l + 32);
+    }
+    return err;
+}
+
+static double q6_K_codes(const float *x, const float *w, const float *scale, float d, int *sc, uint8_t *q)
+{
+    double total = 0.0;
+    for (int s = 0; s < QK_K / 16; s++) {
+        const int sc0 = d != 0.0f ? round_level(scale[s] / d, -128, 127) : 0;
+        double best = DBL_MAX;
+        for (int a = sc0 - 1; a <= sc0 + 1; a++) {
+            if (a < -128 || a > 127)
+                continue;
+            const double err = q6_K_sub_error(x + 16 * s, w + 16 * s, d, a, NULL);
+            if (err < best) {
+                best = err;
+                sc[s] = a;
+            }
+        }
+        if (q != NULL)
+            q6_K_sub_error(x + 16 * s, w + 16 * s, d, sc[s], q + 16 * s);
+        total += best;
+    }
+    return total;
+}
+
+static void quantize_block_q6_K(const float *x, const float *w, block_q6_K *y)
+{
+    float scale[QK_K / 16];
+    float max = 0.0f, amax = 0.0f;
+    for (int s = 0; s < QK_K / 16; s++) {
+        fit_symmetric(x + 16 * s, w + 16 * s, 16, -32, 31, &scale[s]);
+        if (fabsf(scale[s]) > amax) {
+            amax = fabsf(scale[s]);
+            max = scale[s];
+        }
+    }
+
+    /* the largest sub-block scale maps near -128 or near 127 */
+    static const float factors[] = { 1.0f, 0.99f, 1.01f, 0.98f, 1.02f };
+    const int nf = (int) (sizeof factors / sizeof factors[0]);
+    double best = DBL_MAX;
+    float best_d = 0.0f;
+    for (int side = 0; side < 2; side++) {
+        for (int a = 0; a < nf; a++) {
+            const float d = as_stored(max / (side == 0 ? -128.0f : 127.0f) * factors[a]);
+            int sc[QK_K / 16];
+            const double err = q6_K_codes(x, w, scale, d, sc, NULL);
+            if (err < best) {
+                best = err;
+                best_d = d;
+            }
+        }
+    }
+
+    int sc[QK_K / 16];
+    uint8_t q[QK_K];
+    q6_K_codes(x, w, scale, best_d, sc, q);
+    memset(y, 0, sizeof *y);
+    y->d = ggml__fp32_to_fp16(best_d);
+    for (int s = 0; s < QK_K / 16; s++)
+        y->scales[s] = (int8_t) sc[s];
+    for (int v = 0; v < QK_K; v++) {
+        const int half = v / 128, part = (v % 128) / 32, l = v % 32;
+        const int low4 = q[v] & 0x0f, high2 = q[v] >> 4;
+        y->ql[64 * half + l + 32 * (part & 1)] |= (uint8_t) (part < 2 ? low4 : low4 << 4);
+        y->qh[32 * half + l] |= (uint8_t) (high2 << (2 * part));
+    }
+}
+
+/* ------------------------------------------------------------ row entries */
+
+typedef void (*block_quantizer)(const float *x, const float *w, void *y);
+
+static void quantize_block_q4_K_entry(const float *x, const float *w, void *y)
+{
+    quantize_block_q4_K(x, w, y);
+}
+
+static void quantize_block_q5_K_entry(const float *x, const float *w, void *y)
+{
+    quantize_block_q5_K(x, w, y);
+}
+
+static void quantize_block_q6_K_entry(const float *x, const float *w, void *y)
+{
+    quantize_block_q6_K(x, w, y);
+}
+
+/*
+ * Quantizes nrows rows of n_per_row values block by block; the weights of
+ * a block are the importance weights of its columns, or 1.
+ */
+static void quantize_rows(block_quantizer quantize, size_t block_size, const float *x, void *y, int64_t nrows,
+                          int64_t n_per_row, const float *imatrix, const char *func)
+{
+    const int64_t nb = ggml__quant_row_blocks(x, y, n_per_row, QK_K, func);
+    if (nb <= 0 || nrows <= 0)
+        return;
+    char *out = y;
+    for (int64_t r = 0; r < nrows; r++) {
+        for (int64_t i = 0; i < nb; i++) {
+            /* a weight that is not a positive number counts (almost) nothing */
+            float w[QK_K];
+            for (int j = 0; j < QK_K; j++) {
+                const float v = imatrix != NULL ? imatrix[i * QK_K + j] : 1.0f;
+                w[j] = (v > 0.0f && v <= FLT_MAX ? v : 0.0f) + 1e-30f;
+            }
+            quantize(x + r * n_per_row + i * QK_K, w, out);
+            out += block_size;
+        }
+    }
+}
+
+void ggml__quantize_row_q4_K_ref(const float *restrict x, void *restrict y, int64_t k)
+{
+    quantize_rows(quantize_block_q4_K_entry, sizeof(block_q4_K), x, y, 1, k, NULL, __func__);
+}
+
+void ggml__quantize_row_q5_K_ref(const float *restrict x, void *restrict y, int64_t k)
+{
+    quantize_rows(quantize_block_q5_K_entry, sizeof(block_q5_K), x, y, 1, k, NULL, __func__);
+}
+
+void ggml__quantize_q5_K(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                         const float *imatrix)
+{
+    quantize_rows(quantize_block_q5_K_entry, sizeof(block_q5_K), x, y, nrows, n_per_row, imatrix, __func__);
+}
+
+void ggml__quantize_row_q6_K_ref(const float *restrict x, void *restrict y, int64_t k)
+{
+    quantize_rows(quantize_block_q6_K_entry, sizeof(block_q6_K), x, y, 1, k, NULL, __func__);
+}
+
+void ggml__quantize_q4_K(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                         const float *imatrix)
+{
+    quantize_rows(quantize_block_q4_K_entry, sizeof(block_q4_K), x, y, nrows, n_per_row, imatrix, __func__);
+}
+
+void ggml__quantize_q6_K(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                         const float *imatrix)
+{
+    quantize_rows(quantize_block_q6_K_entry, sizeof(block_q6_K), x, y, nrows, n_per_row, imatrix, __func__);
+}
