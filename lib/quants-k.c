@@ -125,44 +125,41 @@ static inline int q6_K_code(const block_q6_K *b, int v)
 
 /* --------------------------------------------------------- dequantizers */
 
+/*
+ * The floats of a q4_K or q5_K block into y (QK_K values); qh holds
+ * q5_K's fifth bits, NULL for q4_K.
+ */
+static void dequantize_q45_K_block(ggml_fp16_t d16, ggml_fp16_t dmin16, const uint8_t scales[K_SCALE_BYTES],
+                                   const uint8_t *qs, const uint8_t *qh, float *restrict y)
+{
+    const float d = ggml__fp16_to_fp32(d16);
+    const float dmin = ggml__fp16_to_fp32(dmin16);
+    for (int s = 0; s < QK_K / 32; s++) {
+        int sc, mn;
+        ggml__q4_K_scale_min(scales, s, &sc, &mn);
+        const float step = d * (float) sc;
+        const float offset = dmin * (float) mn;
+        for (int j = 32 * s; j < 32 * s + 32; j++) {
+            const int code = q4_K_code(qs, j) | (qh ? ((qh[j % 32] >> s) & 1) << 4 : 0);
+            y[j] = step * (float) code - offset;
+        }
+    }
+}
+
 void ggml__dequantize_row_q4_K(const void *restrict vx, float *restrict y, int64_t k)
 {
     const int64_t nb = ggml__quant_row_blocks(vx, y, k, QK_K, __func__);
     const block_q4_K *x = vx;
-
-    for (int64_t i = 0; i < nb; i++) {
-        const float d = ggml__fp16_to_fp32(x[i].d);
-        const float dmin = ggml__fp16_to_fp32(x[i].dmin);
-        for (int s = 0; s < QK_K / 32; s++) {
-            int sc, mn;
-            ggml__q4_K_scale_min(x[i].scales, s, &sc, &mn);
-            const float step = d * (float) sc;
-            const float offset = dmin * (float) mn;
-            for (int j = 32 * s; j < 32 * s + 32; j++)
-                y[i * QK_K + j] = step * (float) q4_K_code(x[i].qs, j) - offset;
-        }
-    }
+    for (int64_t i = 0; i < nb; i++)
+        dequantize_q45_K_block(x[i].d, x[i].dmin, x[i].scales, x[i].qs, NULL, y + i * QK_K);
 }
 
 void ggml__dequantize_row_q5_K(const void *restrict vx, float *restrict y, int64_t k)
 {
     const int64_t nb = ggml__quant_row_blocks(vx, y, k, QK_K, __func__);
     const block_q5_K *x = vx;
-
-    for (int64_t i = 0; i < nb; i++) {
-        const float d = ggml__fp16_to_fp32(x[i].d);
-        const float dmin = ggml__fp16_to_fp32(x[i].dmin);
-        for (int s = 0; s < QK_K / 32; s++) {
-            int sc, mn;
-            ggml__q4_K_scale_min(x[i].scales, s, &sc, &mn);
-            const float step = d * (float) sc;
-            const float offset = dmin * (float) mn;
-            for (int j = 32 * s; j < 32 * s + 32; j++) {
-                const int code = q4_K_code(x[i].qs, j) | (((x[i].qh[j % 32] >> s) & 1) << 4);
-                y[i * QK_K + j] = step * (float) code - offset;
-            }
-        }
-    }
+    for (int64_t i = 0; i < nb; i++)
+        dequantize_q45_K_block(x[i].d, x[i].dmin, x[i].scales, x[i].qs, x[i].qh, y + i * QK_K);
 }
 
 void ggml__dequantize_row_q6_K(const void *restrict vx, float *restrict y, int64_t k)

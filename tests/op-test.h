@@ -16,6 +16,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ggml.h"
 #include "ggml-cpu.h"
@@ -175,6 +176,25 @@ static inline double optest_nmse(const struct ggml_tensor *t, const double *ref)
     if (isnan(err))
         return INFINITY;
     return norm > 0.0 ? err / norm : err;
+}
+
+/*
+ * Computes out for 1..4 threads, reference and fast kernels, each time
+ * from a result filled with NaN (every element must be written), and
+ * reports one TAP line a run: success and the NMSE against ref (out's
+ * row-major order) at most threshold.
+ */
+static inline void optest_check_all(struct ggml_context *ctx, struct ggml_tensor *out, const double *ref,
+                                    double threshold, const char *what)
+{
+    for (int use_ref = 0; use_ref <= 1; use_ref++)
+        for (int n_threads = 1; n_threads <= 4; n_threads++) {
+            memset(out->data, 0xff, ggml_nbytes(out));
+            enum ggml_status status = optest_compute(ctx, out, n_threads, use_ref);
+            double nmse = optest_nmse(out, ref);
+            ok(status == GGML_STATUS_SUCCESS && nmse <= threshold, "%s, %d threads, %s: nmse %.3g", what,
+               n_threads, use_ref ? "reference" : "fast", nmse);
+        }
 }
 
 #endif

@@ -17,20 +17,6 @@
 #include "tap.h"
 #include "op-test.h"
 
-/* Runs out for 1..4 threads, reference and fast, against ref (out's row-major order). */
-static void check_all(struct ggml_context *ctx, struct ggml_tensor *out, const double *ref, double threshold,
-                      const char *what)
-{
-    for (int use_ref = 0; use_ref <= 1; use_ref++)
-        for (int n_threads = 1; n_threads <= 4; n_threads++) {
-            memset(out->data, 0xff, ggml_nbytes(out)); /* NaN: every element must be written */
-            enum ggml_status status = optest_compute(ctx, out, n_threads, use_ref);
-            double nmse = optest_nmse(out, ref);
-            ok(status == GGML_STATUS_SUCCESS && nmse <= threshold, "%s, %d threads, %s: nmse %.3g", what,
-               n_threads, use_ref ? "reference" : "fast", nmse);
-        }
-}
-
 static struct ggml_context *new_ctx(void)
 {
     struct ggml_init_params params = { 16u << 20, NULL, false };
@@ -209,7 +195,7 @@ static void test_comb_case(int64_t hc, int64_t n_tokens, float eps, int n_iter, 
     snprintf(what, sizeof what, "dsv4_hc_comb hc %lld, tokens %lld, eps %g, %d iterations%s", (long long) hc,
              (long long) n_tokens, eps, n_iter, strided ? ", strided mixes" : "");
     if (out != NULL)
-        check_all(ctx, out, ref, 1e-11, what);
+        optest_check_all(ctx, out, ref, 1e-11, what);
     free(ref);
     ggml_free(ctx);
 }
@@ -256,7 +242,7 @@ static void test_pre_case(int64_t n_embd, int64_t hc, int64_t n_tokens, bool per
     snprintf(what, sizeof what, "dsv4_hc_pre n_embd %lld, hc %lld, tokens %lld%s", (long long) n_embd,
              (long long) hc, (long long) n_tokens, permuted ? ", permuted x" : "");
     if (out != NULL)
-        check_all(ctx, out, ref, 1e-11, what);
+        optest_check_all(ctx, out, ref, 1e-11, what);
     free(ref);
     ggml_free(ctx);
 }
@@ -296,7 +282,7 @@ static void test_post_case(int64_t n_embd, int64_t hc, int64_t n_tokens, bool pe
     snprintf(what, sizeof what, "dsv4_hc_post n_embd %lld, hc %lld, tokens %lld%s", (long long) n_embd,
              (long long) hc, (long long) n_tokens, permuted ? ", permuted residual" : "");
     if (out != NULL)
-        check_all(ctx, out, ref, 1e-11, what);
+        optest_check_all(ctx, out, ref, 1e-11, what);
     free(ref);
     ggml_free(ctx);
 }

@@ -12,20 +12,6 @@
 #include "tap.h"
 #include "op-test.h"
 
-/* Runs out for 1..4 threads, reference and fast, against ref (out's row-major order). */
-static void check_all(struct ggml_context *ctx, struct ggml_tensor *out, const double *ref, double threshold,
-                      const char *what)
-{
-    for (int use_ref = 0; use_ref <= 1; use_ref++)
-        for (int n_threads = 1; n_threads <= 4; n_threads++) {
-            memset(out->data, 0xff, ggml_nbytes(out)); /* NaN: every element must be written */
-            enum ggml_status status = optest_compute(ctx, out, n_threads, use_ref);
-            double nmse = optest_nmse(out, ref);
-            ok(status == GGML_STATUS_SUCCESS && nmse <= threshold, "%s, %d threads, %s: nmse %.3g", what,
-               n_threads, use_ref ? "reference" : "fast", nmse);
-        }
-}
-
 static struct ggml_context *new_ctx(void)
 {
     struct ggml_init_params params = { 16u << 20, NULL, false };
@@ -82,7 +68,7 @@ static void test_solve_tri_case(int64_t n, int64_t k, int64_t n2, int64_t n3, bo
     char what[128];
     snprintf(what, sizeof what, "solve_tri n %lld, k %lld, batch %lldx%lld%s", (long long) n, (long long) k,
              (long long) n2, (long long) n3, b_permuted ? ", b transposed" : "");
-    check_all(ctx, out, ref, 1e-9, what);
+    optest_check_all(ctx, out, ref, 1e-9, what);
     free(x);
     free(ref);
     ggml_free(ctx);
@@ -141,7 +127,7 @@ static void test_ssm_conv_case(int64_t d_conv, int64_t d_inner, int64_t n_t, int
     char what[128];
     snprintf(what, sizeof what, "ssm_conv d_conv %lld, d_inner %lld, n_t %lld, n_s %lld%s", (long long) d_conv,
              (long long) d_inner, (long long) n_t, (long long) n_s, sliced ? ", sliced input" : "");
-    check_all(ctx, out, ref, 1e-11, what);
+    optest_check_all(ctx, out, ref, 1e-11, what);
     free(ref);
     ggml_free(ctx);
 }
@@ -242,7 +228,7 @@ static void test_ssm_scan_case(int64_t d_state, int64_t head_dim, int64_t n_head
              "seqs %lld, %lld states kept%s", per_state_decay ? "mamba-1" : "mamba-2", (long long) d_state,
              (long long) head_dim, (long long) n_head, (long long) n_group, (long long) n_tokens,
              (long long) n_seqs, (long long) n_kept, strided ? ", strided B/C" : "");
-    check_all(ctx, out, ref, 1e-9, what);
+    optest_check_all(ctx, out, ref, 1e-9, what);
     free(st);
     free(ref);
     ggml_free(ctx);
@@ -368,7 +354,7 @@ static void test_la_case(enum la_op op, int64_t S, int64_t H, int64_t T, int64_t
     char what[160];
     snprintf(what, sizeof what, "%s S %lld, H %lld, tokens %lld, seqs %lld%s", la_names[op], (long long) S,
              (long long) H, (long long) T, (long long) n_seqs, strided ? ", strided inputs" : "");
-    check_all(ctx, out, ref, 1e-9, what);
+    optest_check_all(ctx, out, ref, 1e-9, what);
     free(sa);
     free(M);
     free(ref);

@@ -30,6 +30,33 @@
 #pragma STDC FP_CONTRACT OFF
 #endif
 
+/*
+ * The integer sums of a q4_K or q5_K block against a q8_K block: the codes
+ * times the activations, scaled per sub-block (*scaled), and the
+ * sub-block minimums times the activation sums (*mins).  qh holds the
+ * fifth bits of q5_K's codes (bit sub of qh[j] for value j of sub-block
+ * sub), NULL for q4_K.
+ */
+static inline void q45_K_block_sums(const uint8_t scales[K_SCALE_BYTES], const uint8_t *qs, const uint8_t *qh,
+                                    const block_q8_K *y, int32_t *scaled, int32_t *mins)
+{
+    *scaled = *mins = 0;
+    for (int sub = 0; sub < QK_K / 32; sub++) {
+        int sc, mn;
+        ggml__q4_K_scale_min(scales, sub, &sc, &mn);
+        /* sub-block sub: bytes 32 (sub / 2) .. + 31, low nibbles for even sub */
+        const uint8_t *q = qs + 32 * (sub / 2);
+        const int8_t *q8 = y->qs + 32 * sub;
+        int32_t dot = 0;
+        for (int j = 0; j < 32; j++) {
+            const int code = ((sub & 1) ? q[j] >> 4 : q[j] & 0x0f) | (qh ? ((qh[j] >> sub) & 1) << 4 : 0);
+            dot += code * q8[j];
+        }
+        *scaled += sc * dot;
+        *mins += mn * (y->bsums[2 * sub] + y->bsums[2 * sub + 1]);
+    }
+}
+
 void ggml__generic_vec_dot_q4_K_q8_K(int n, float *restrict s, size_t bs, const void *restrict vx, size_t bx,
                                      const void *restrict vy, size_t by, int nrc)
 {
@@ -38,19 +65,8 @@ void ggml__generic_vec_dot_q4_K_q8_K(int n, float *restrict s, size_t bs, const 
     const block_q8_K *y = vy;
     float sum = 0.0f;
     for (int b = 0; b < n / QK_K; b++) {
-        int32_t scaled = 0, mins = 0;
-        for (int sub = 0; sub < QK_K / 32; sub++) {
-            int sc, mn;
-            ggml__q4_K_scale_min(x[b].scales, sub, &sc, &mn);
-            /* sub-block sub: bytes 32 (sub / 2) .. + 31, low nibbles for even sub */
-            const uint8_t *qs = x[b].qs + 32 * (sub / 2);
-            const int8_t *q8 = y[b].qs + 32 * sub;
-            int32_t dot = 0;
-            for (int j = 0; j < 32; j++)
-                dot += ((sub & 1) ? qs[j] >> 4 : qs[j] & 0x0f) * q8[j];
-            scaled += sc * dot;
-            mins += mn * (y[b].bsums[2 * sub] + y[b].bsums[2 * sub + 1]);
-        }
+        int32_t scaled, mins;
+        q45_K_block_sums(x[b].scales, x[b].qs, NULL, &y[b], &scaled, &mins);
         sum += ggml__q4_K_block_dot(y[b].d, ggml__fp16_to_fp32(x[b].d), ggml__fp16_to_fp32(x[b].dmin), scaled, mins);
     }
     *s = sum;
@@ -64,21 +80,8 @@ void ggml__generic_vec_dot_q5_K_q8_K(int n, float *restrict s, size_t bs, const 
     const block_q8_K *y = vy;
     float sum = 0.0f;
     for (int b = 0; b < n / QK_K; b++) {
-        int32_t scaled = 0, mins = 0;
-        for (int sub = 0; sub < QK_K / 32; sub++) {
-            int sc, mn;
-            ggml__q4_K_scale_min(x[b].scales, sub, &sc, &mn);
-            /* as q4_K, bit 4 of each code at bit sub of qh[j] */
-            const uint8_t *qs = x[b].qs + 32 * (sub / 2);
-            const int8_t *q8 = y[b].qs + 32 * sub;
-            int32_t dot = 0;
-            for (int j = 0; j < 32; j++) {
-                const int code = ((sub & 1) ? qs[j] >> 4 : qs[j] & 0x0f) | (((x[b].qh[j] >> sub) & 1) << 4);
-                dot += code * q8[j];
-            }
-            scaled += sc * dot;
-            mins += mn * (y[b].bsums[2 * sub] + y[b].bsums[2 * sub + 1]);
-        }
+        int32_t scaled, mins;
+        q45_K_block_sums(x[b].scales, x[b].qs, x[b].qh, &y[b], &scaled, &mins);
         sum += ggml__q4_K_block_dot(y[b].d, ggml__fp16_to_fp32(x[b].d), ggml__fp16_to_fp32(x[b].dmin), scaled, mins);
     }
     *s = sum;
