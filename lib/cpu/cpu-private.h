@@ -194,6 +194,19 @@ static inline void ggml__split_rows(int64_t n, int ith, int nth, int64_t *first,
     *last = *first + per_thread < n ? *first + per_thread : n;
 }
 
+/* Address of element (i0, i1, i2, i3) of t, by its byte strides. */
+static inline void *ggml__elem_ptr(const struct ggml_tensor *t, int64_t i0, int64_t i1, int64_t i2, int64_t i3)
+{
+    return (char *) t->data + i0 * (int64_t) t->nb[0] + i1 * (int64_t) t->nb[1] + i2 * (int64_t) t->nb[2] +
+           i3 * (int64_t) t->nb[3];
+}
+
+/* Element (i0, i1, i2, i3) of an F32 tensor. */
+static inline float ggml__f32_at(const struct ggml_tensor *t, int64_t i0, int64_t i1, int64_t i2, int64_t i3)
+{
+    return *(const float *) ggml__elem_ptr(t, i0, i1, i2, i3);
+}
+
 /* One element of a float type (F32, F16, BF16) at p, as F32. */
 static inline float ggml__load_float(enum ggml_type type, const void *p)
 {

@@ -19,17 +19,10 @@
 #include "ggml-impl.h"
 #include "cpu-private.h"
 
+/* Element (i0, i1, i2, i3) of a float-type tensor, as F32. */
 static inline float elem(const struct ggml_tensor *t, int64_t i0, int64_t i1, int64_t i2, int64_t i3)
 {
-    const char *p = (const char *) t->data + i0 * (int64_t) t->nb[0] + i1 * (int64_t) t->nb[1] +
-                    i2 * (int64_t) t->nb[2] + i3 * (int64_t) t->nb[3];
-    return ggml__load_float(t->type, p);
-}
-
-static inline float *dst_elem(struct ggml_tensor *t, int64_t i0, int64_t i1, int64_t i2, int64_t i3)
-{
-    return (float *) ((char *) t->data + i0 * (int64_t) t->nb[0] + i1 * (int64_t) t->nb[1] +
-                      i2 * (int64_t) t->nb[2] + i3 * (int64_t) t->nb[3]);
+    return ggml__load_float(t->type, ggml__elem_ptr(t, i0, i1, i2, i3));
 }
 
 /* kernel F32 or F16, data and result F32 */
@@ -79,7 +72,7 @@ static void conv_transpose_1d_kernel(const struct ggml__compute_params *params, 
                 for (int64_t ic = 0; ic < IC; ic++)
                     sum += elem(a, k, oc, ic, 0) * elem(b, l, ic, n, i3);
             }
-            *dst_elem(dst, o, oc, n, i3) = sum;
+            *(float *) ggml__elem_ptr(dst, o, oc, n, i3) = sum;
         }
     }
 }
@@ -111,7 +104,7 @@ static void conv_transpose_2d_kernel(const struct ggml__compute_params *params, 
                         sum += elem(a, kx, ky, oc, ic) * elem(b, ix, iy, ic, n);
                 }
             }
-            *dst_elem(dst, ox, oy, oc, n) = sum;
+            *(float *) ggml__elem_ptr(dst, ox, oy, oc, n) = sum;
         }
     }
 }
@@ -159,7 +152,7 @@ static float *thread_row(const struct ggml__compute_params *params, const struct
 static void store_row(struct ggml_tensor *dst, const float *acc, int64_t i1, int64_t i2, int64_t i3)
 {
     for (int64_t ox = 0; ox < dst->ne[0]; ox++)
-        *dst_elem(dst, ox, i1, i2, i3) = acc[ox];
+        *(float *) ggml__elem_ptr(dst, ox, i1, i2, i3) = acc[ox];
 }
 
 /* dst [OW, OH, C, N]: a [KW, KH, 1, C], b [W, H, C, N], any strides */
@@ -206,7 +199,7 @@ static void conv_2d_dw_kernel(const struct ggml__compute_params *params, struct 
                     sum += elem(a, kx, ky, 0, c) * elem(b, ix, iy, c, n);
                 }
             }
-            *dst_elem(dst, ox, oy, c, n) = sum;
+            *(float *) ggml__elem_ptr(dst, ox, oy, c, n) = sum;
         }
     }
 }
@@ -258,7 +251,7 @@ static void conv_2d_kernel(const struct ggml__compute_params *params, struct ggm
                         sum += elem(a, kx, ky, ic, oc) * elem(b, ix, iy, ic, n);
                     }
                 }
-            *dst_elem(dst, ox, oy, oc, n) = sum;
+            *(float *) ggml__elem_ptr(dst, ox, oy, oc, n) = sum;
         }
     }
 }
@@ -297,7 +290,7 @@ static void conv_3d_kernel(const struct ggml__compute_params *params, struct ggm
                         }
                     }
                 }
-            *dst_elem(dst, ox, oy, oz, i3) = sum;
+            *(float *) ggml__elem_ptr(dst, ox, oy, oz, i3) = sum;
         }
     }
 }

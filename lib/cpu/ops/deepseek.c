@@ -30,18 +30,6 @@
 #include "ggml-impl.h"
 #include "cpu-private.h"
 
-/* The float at element (i0, i1, i2, i3) of an F32 tensor. */
-static inline float f32_at(const struct ggml_tensor *t, int64_t i0, int64_t i1, int64_t i2, int64_t i3)
-{
-    return *(const float *) (const void *) ((const char *) t->data + i0 * t->nb[0] + i1 * t->nb[1] +
-                                            i2 * t->nb[2] + i3 * t->nb[3]);
-}
-
-static inline float *f32_ptr(struct ggml_tensor *t, int64_t i0, int64_t i1, int64_t i2, int64_t i3)
-{
-    return (float *) (void *) ((char *) t->data + i0 * t->nb[0] + i1 * t->nb[1] + i2 * t->nb[2] + i3 * t->nb[3]);
-}
-
 /* ---------------------------------------------------- LIGHTNING_INDEXER */
 
 /* Keys other than packed F32 rows are decoded into scratch: one row a thread. */
@@ -70,6 +58,7 @@ static void indexer_kernel(const struct ggml__compute_params *params, struct ggm
     const int64_t n_embd = q->ne[0], n_head = q->ne[1], n_tokens = q->ne[2], n_stream = q->ne[3];
     const int64_t n_kv = k->ne[2];
     const bool decode = indexer_decodes_keys(k);
+    const ggml_to_float_t key_to_float = ggml_get_type_traits(k->type)->to_float;
     float *key = decode ? (float *) params->wdata + (size_t) params->ith * (size_t) (n_embd + 16) : NULL;
     int64_t first, last;
     ggml__split_rows(n_kv, params->ith, params->nth, &first, &last);
@@ -79,20 +68,20 @@ static void indexer_kernel(const struct ggml__compute_params *params, struct ggm
             if (decode && k->type == GGML_TYPE_F32)
                 ggml__load_row_float(k->type, krow, k->nb[0], n_embd, key);
             else if (decode)
-                ggml_get_type_traits(k->type)->to_float(krow, key, n_embd);
+                key_to_float(krow, key, n_embd);
             const float *kv = decode ? key : (const float *) (const void *) krow;
             for (int64_t t = 0; t < n_tokens; t++) {
                 float score = 0.0f;
                 for (int64_t h = 0; h < n_head; h++) {
                     float qk = 0.0f;
                     for (int64_t i = 0; i < n_embd; i++)
-                        qk += f32_at(q, i, h, t, s) * kv[i];
-                    score += (qk > 0.0f ? qk : 0.0f) * f32_at(w, h, t, 0, s);
+                        qk += ggml__f32_at(q, i, h, t, s) * kv[i];
+                    score += (qk > 0.0f ? qk : 0.0f) * ggml__f32_at(w, h, t, 0, s);
                 }
                 const ggml_fp16_t m = *(const ggml_fp16_t *) (const void *) ((const char *) mask->data +
                                                                            j * mask->nb[0] + t * mask->nb[1] +
                                                                            (s % mask->ne[3]) * mask->nb[3]);
-                *f32_ptr(dst, j, t, 0, s) = score + ggml_fp16_to_fp32(m);
+                *(float *) ggml__elem_ptr(dst, j, t, 0, s) = score + ggml_fp16_to_fp32(m);
             }
         }
 }
@@ -125,7 +114,7 @@ static void hc_comb_kernel(const struct ggml__compute_params *params, struct ggm
     const int64_t hc = dst->ne[0], n_tokens = dst->ne[2];
     const float eps = ggml__get_op_params_f32(dst, 0);
     const int32_t n_iter = ggml__get_op_params_i32(dst, 1);
-    const float scale_comb = f32_at(scale, 2, 0, 0, 0);
+    const float scale_comb = ggml__f32_at(scale, 2, 0, 0, 0);
     int64_t first, last;
     ggml__split_rows(n_tokens, params->ith, params->nth, &first, &last);
     for (int64_t t = first; t < last; t++) {
@@ -134,7 +123,7 @@ static void hc_comb_kernel(const struct ggml__compute_params *params, struct ggm
             float max = -INFINITY;
             for (int64_t d = 0; d < hc; d++) {
                 const int64_t at = 2 * hc + d + hc * src;
-                c[d + hc * src] = f32_at(mixes, at, t, 0, 0) * scale_comb + f32_at(base, at, 0, 0, 0);
+                c[d + hc * src] = ggml__f32_at(mixes, at, t, 0, 0) * scale_comb + ggml__f32_at(base, at, 0, 0, 0);
                 max = c[d + hc * src] > max ? c[d + hc * src] : max;
             }
             float sum = 0.0f;
@@ -156,7 +145,7 @@ static void hc_comb_kernel(const struct ggml__compute_params *params, struct ggm
         }
         for (int64_t src = 0; src < hc; src++)
             for (int64_t d = 0; d < hc; d++)
-                *f32_ptr(dst, d, src, t, 0) = c[d + hc * src];
+                *(float *) ggml__elem_ptr(dst, d, src, t, 0) = c[d + hc * src];
     }
 }
 
@@ -182,8 +171,8 @@ static void hc_pre_kernel(const struct ggml__compute_params *params, struct ggml
         for (int64_t i = 0; i < n_embd; i++) {
             float sum = 0.0f;
             for (int64_t h = 0; h < hc; h++)
-                sum += f32_at(x, i, h, t, 0) * f32_at(w, h, t, 0, 0);
-            *f32_ptr(dst, i, t, 0, 0) = sum;
+                sum += ggml__f32_at(x, i, h, t, 0) * ggml__f32_at(w, h, t, 0, 0);
+            *(float *) ggml__elem_ptr(dst, i, t, 0, 0) = sum;
         }
 }
 
@@ -199,12 +188,12 @@ static void hc_post_kernel(const struct ggml__compute_params *params, struct ggm
     ggml__split_rows(dst->ne[1] * dst->ne[2], params->ith, params->nth, &first, &last);
     for (int64_t r = first; r < last; r++) {
         const int64_t d = r % hc, t = r / hc;
-        const float p = f32_at(post, d, t, 0, 0);
+        const float p = ggml__f32_at(post, d, t, 0, 0);
         for (int64_t i = 0; i < n_embd; i++) {
-            float sum = f32_at(x, i, t, 0, 0) * p;
+            float sum = ggml__f32_at(x, i, t, 0, 0) * p;
             for (int64_t s = 0; s < hc; s++)
-                sum += f32_at(residual, i, s, t, 0) * f32_at(comb, d, s, t, 0);
-            *f32_ptr(dst, i, d, t, 0) = sum;
+                sum += ggml__f32_at(residual, i, s, t, 0) * ggml__f32_at(comb, d, s, t, 0);
+            *(float *) ggml__elem_ptr(dst, i, d, t, 0) = sum;
         }
     }
 }

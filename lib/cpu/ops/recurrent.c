@@ -14,12 +14,6 @@
 #include "ggml-impl.h"
 #include "cpu-private.h"
 
-/* Element (i0, i1, i2, i3) of an F32 tensor. */
-static inline float at(const struct ggml_tensor *t, int64_t i0, int64_t i1, int64_t i2, int64_t i3)
-{
-    return *(const float *) ((const char *) t->data + i0 * t->nb[0] + i1 * t->nb[1] + i2 * t->nb[2] + i3 * t->nb[3]);
-}
-
 static bool all_f32(const struct ggml_tensor *dst, int n_src)
 {
     if (dst->type != GGML_TYPE_F32 || !ggml_is_contiguous(dst))
@@ -56,11 +50,10 @@ static void solve_tri_kernel(const struct ggml__compute_params *params, struct g
         for (int64_t u = first; u < last; u++) {
             const int64_t j = u % k, ib = u / k, i2 = ib % b->ne[2], i3 = ib / b->ne[2];
             for (int64_t i = 0; i < n; i++) {
-                float sum = at(b, j, i, i2, i3);
+                float sum = ggml__f32_at(b, j, i, i2, i3);
                 for (int64_t t = 0; t < i; t++)
-                    sum -= at(a, t, i, i2, i3) * at(dst, j, t, i2, i3);
-                *(float *) ((char *) dst->data + j * dst->nb[0] + i * dst->nb[1] + i2 * dst->nb[2] +
-                            i3 * dst->nb[3]) = sum / at(a, i, i, i2, i3);
+                    sum -= ggml__f32_at(a, t, i, i2, i3) * ggml__f32_at(dst, j, t, i2, i3);
+                *(float *) ggml__elem_ptr(dst, j, i, i2, i3) = sum / ggml__f32_at(a, i, i, i2, i3);
             }
         }
         return;
@@ -134,7 +127,7 @@ static void ssm_conv_kernel(const struct ggml__compute_params *params, struct gg
         for (int64_t t = 0; t < n_t; t++) {
             float sum = 0.0f;
             for (int64_t j = 0; j < d_conv; j++)
-                sum += at(sx, t + j, ch, s, 0) * at(c, j, ch, 0, 0);
+                sum += ggml__f32_at(sx, t + j, ch, s, 0) * ggml__f32_at(c, j, ch, 0, 0);
             out[t * d_inner] = sum;
         }
     }
@@ -207,12 +200,12 @@ static void ssm_scan_kernel(const struct ggml__compute_params *params, struct gg
         float *st = states + ((seq * n_head + h) * head_dim) * d_state; /* [d_state, head_dim] */
         for (int64_t r = 0; r < head_dim; r++)
             for (int64_t i = 0; i < d_state; i++)
-                st[r * d_state + i] = have_state ? at(s, i, r, h, id) : 0.0f;
+                st[r * d_state + i] = have_state ? ggml__f32_at(s, i, r, h, id) : 0.0f;
         for (int64_t t = 0; t < n_tokens; t++) {
-            const float d = softplus(at(dt, h, t, seq, 0));
+            const float d = softplus(ggml__f32_at(dt, h, t, seq, 0));
             float *y = y_all + ((seq * n_tokens + t) * n_head + h) * head_dim;
             for (int64_t r = 0; r < head_dim; r++) {
-                const float xd = at(x, r, h, t, seq) * d;
+                const float xd = ggml__f32_at(x, r, h, t, seq) * d;
                 float *restrict sr = st + r * d_state;
                 float sum = 0.0f;
                 if (fast) {
@@ -233,9 +226,9 @@ static void ssm_scan_kernel(const struct ggml__compute_params *params, struct gg
                     }
                 } else {
                     for (int64_t i = 0; i < d_state; i++) {
-                        const float decay = expf(d * at(A, scalar_decay ? 0 : i, h, 0, 0));
-                        sr[i] = sr[i] * decay + at(B, i, g, t, seq) * xd;
-                        sum += sr[i] * at(C, i, g, t, seq);
+                        const float decay = expf(d * ggml__f32_at(A, scalar_decay ? 0 : i, h, 0, 0));
+                        sr[i] = sr[i] * decay + ggml__f32_at(B, i, g, t, seq) * xd;
+                        sum += sr[i] * ggml__f32_at(C, i, g, t, seq);
                     }
                 }
                 y[r] = sum;
