@@ -2294,6 +2294,23 @@ extern "C" {
             bool                  lower,
             bool                  uni);
 
+    /* Gated delta rule (gated DeltaNet linear attention): q, k [S, H_qk,
+     * n_tokens, n_seqs_qk] with heads and sequences dividing v's, v [S, H,
+     * n_tokens, n_seqs], g [1 or S, H, n_tokens, n_seqs] (log decay), beta
+     * [1, H, n_tokens, n_seqs], state [S, S, H, n_seqs] (initial).  The
+     * result [S*H, n_tokens*n_seqs + K*S*n_seqs] holds the outputs, then K
+     * snapshots of the states, the final one first (snapshot n: after
+     * token n_tokens-1-n; those with n >= n_tokens are left unwritten). */
+    GGML_API struct ggml_tensor * ggml_gated_delta_net(
+            struct ggml_context * ctx,
+            struct ggml_tensor  * q,
+            struct ggml_tensor  * k,
+            struct ggml_tensor  * v,
+            struct ggml_tensor  * g,
+            struct ggml_tensor  * beta,
+            struct ggml_tensor  * state,
+            int64_t               K);
+
     /* DeepSeek sparse attention's lightning indexer: q [n_embd, n_head,
      * n_tokens, n_stream], k [n_embd, 1, n_kv, n_stream], weights [n_head,
      * n_tokens, 1, n_stream] (prescaled), mask F16 [n_kv, n_tokens, 1,

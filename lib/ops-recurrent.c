@@ -1,8 +1,9 @@
 /*
  * ops-recurrent.c - constructors of the recurrent-model ops: SOLVE_TRI,
- * SSM_CONV and SSM_SCAN.
+ * SSM_CONV, SSM_SCAN, the linear attentions (RWKV_WKV6, GATED_LINEAR_ATTN,
+ * RWKV_WKV7) and GATED_DELTA_NET.
  *
- * All three work in F32.  Constructors follow the library's rules: a NULL
+ * All work in F32.  Constructors follow the library's rules: a NULL
  * input gives NULL without a message; a bad argument gives NULL and one
  * message.
  */
@@ -245,5 +246,62 @@ struct ggml_tensor *ggml_rwkv_wkv7(struct ggml_context *ctx, struct ggml_tensor 
     result->src[4] = a;
     result->src[5] = b;
     result->src[6] = state;
+    return result;
+}
+
+/* q or k [S, H_qk, n_tokens, n_seqs_qk] of gated_delta_net: heads and sequences broadcast to v's. */
+static bool gdn_fits_v(const struct ggml_tensor *t, const struct ggml_tensor *v)
+{
+    return t->ne[0] == v->ne[0] && t->ne[1] > 0 && v->ne[1] % t->ne[1] == 0 && t->ne[2] == v->ne[2] &&
+           t->ne[3] > 0 && v->ne[3] % t->ne[3] == 0 && t->nb[0] == sizeof(float);
+}
+
+struct ggml_tensor *ggml_gated_delta_net(struct ggml_context *ctx, struct ggml_tensor *q, struct ggml_tensor *k,
+                                         struct ggml_tensor *v, struct ggml_tensor *g, struct ggml_tensor *beta,
+                                         struct ggml_tensor *state, int64_t K)
+{
+    if (q == NULL || k == NULL || v == NULL || g == NULL || beta == NULL || state == NULL)
+        return NULL;
+    if (!check_f32(q, "query", __func__) || !check_f32(k, "key", __func__) || !check_f32(v, "value", __func__) ||
+        !check_f32(g, "gate", __func__) || !check_f32(beta, "beta", __func__) || !check_f32(state, "state", __func__))
+        return NULL;
+    const int64_t S = v->ne[0], H = v->ne[1], n_tokens = v->ne[2], n_seqs = v->ne[3];
+    if (K < 1 || K > INT32_MAX || (S > 0 && n_seqs > 0 && K > INT64_MAX / 2 / S / n_seqs)) {
+        ggml__error("K = %" PRId64 " state snapshots: want 1 to INT32_MAX", K);
+        return NULL;
+    }
+    const bool ok = v->nb[0] == sizeof(float) && gdn_fits_v(q, v) && gdn_fits_v(k, v) &&
+                    ggml_is_contiguous(g) && (g->ne[0] == 1 || g->ne[0] == S) && g->ne[1] == H &&
+                    g->ne[2] == n_tokens && g->ne[3] == n_seqs &&
+                    ggml_is_contiguous(beta) && beta->ne[0] == 1 && beta->ne[1] == H && beta->ne[2] == n_tokens &&
+                    beta->ne[3] == n_seqs &&
+                    ggml_is_contiguous(state) && state->ne[0] == S && state->ne[1] == S && state->ne[2] == H &&
+                    state->ne[3] == n_seqs;
+    if (!ok) {
+        ggml__error("shapes do not fit: v [%" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 "] (rows "
+                    "contiguous), q [%" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 "], "
+                    "k [%" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 "] (heads and sequences dividing "
+                    "v's, rows contiguous), g [%" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 "], "
+                    "beta [%" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 "], "
+                    "state [%" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 "] (g, beta, state contiguous)",
+                    v->ne[0], v->ne[1], v->ne[2], v->ne[3], q->ne[0], q->ne[1], q->ne[2], q->ne[3],
+                    k->ne[0], k->ne[1], k->ne[2], k->ne[3], g->ne[0], g->ne[1], g->ne[2], g->ne[3],
+                    beta->ne[0], beta->ne[1], beta->ne[2], beta->ne[3],
+                    state->ne[0], state->ne[1], state->ne[2], state->ne[3]);
+        return NULL;
+    }
+    /* rows of S*H: the outputs of every token, then K snapshots of every sequence's states */
+    const int64_t ne[4] = { S * H, n_tokens * n_seqs + K * S * n_seqs, 1, 1 };
+    struct ggml_tensor *result = ggml__new_tensor_impl(ctx, GGML_TYPE_F32, 4, ne, NULL, 0, __func__);
+    if (result == NULL)
+        return NULL;
+    result->op = GGML_OP_GATED_DELTA_NET;
+    result->src[0] = q;
+    result->src[1] = k;
+    result->src[2] = v;
+    result->src[3] = g;
+    result->src[4] = beta;
+    result->src[5] = state;
+    ggml__set_op_params_i32(result, 0, (int32_t) K);
     return result;
 }

@@ -279,6 +279,7 @@ man3_MANS += \
 	man/man3/ggml_gallocr_reserve.3 \
 	man/man3/ggml_gallocr_reserve_n.3 \
 	man/man3/ggml_gallocr_reserve_n_size.3 \
+	man/man3/ggml_gated_delta_net.3 \
 	man/man3/ggml_gated_linear_attn.3 \
 	man/man3/ggml_geglu.3 \
 	man/man3/ggml_geglu_erf.3 \

@@ -910,7 +910,7 @@ static struct ggml_tensor *op_recurrent(struct builder *b)
 {
     struct ggml_context *ctx = b->ctx;
     int64_t d = draw_int(b->e, 1, 8), n_t = draw_int(b->e, 1, 6), n_s = draw_int(b->e, 1, 3), h = draw_int(b->e, 1, 3);
-    switch (draw(b->e, 5)) {
+    switch (draw(b->e, 6)) {
     case 0: {
         int64_t k = draw_int(b->e, 1, 4);
         struct ggml_tensor *sx = mut_leaf(b, k - 1 + n_t, d, n_s, 1);
@@ -942,6 +942,15 @@ static struct ggml_tensor *op_recurrent(struct builder *b)
         struct ggml_tensor *st = mut_leaf(b, d * d * h, n_s, 1, 1);
         bool n = NULLS3(r, w, k) || NULLS3(v, a, bb) || st == NULL;
         return OP(b, "ggml_rwkv_wkv7", n, ggml_rwkv_wkv7(ctx, r, w, k, v, a, bb, st));
+    }
+    case 4: {
+        int64_t h_qk = chance(b->e, 50) ? h : 1, s_qk = chance(b->e, 50) ? n_s : 1;
+        struct ggml_tensor *q = mut_leaf(b, d, h_qk, n_t, s_qk), *k = mut_leaf(b, d, h_qk, n_t, s_qk);
+        struct ggml_tensor *v = mut_leaf(b, d, h, n_t, n_s), *g = mut_leaf(b, chance(b->e, 50) ? 1 : d, h, n_t, n_s);
+        struct ggml_tensor *beta = mut_leaf(b, 1, h, n_t, n_s), *st = mut_leaf(b, d, d, h, n_s);
+        bool n = NULLS3(q, k, v) || NULLS3(g, beta, st);
+        return OP(b, "ggml_gated_delta_net", n,
+                  ggml_gated_delta_net(ctx, q, k, v, g, beta, st, chance(b->e, 80) ? draw_int(b->e, 1, 4) : draw_int(b->e, -1, 0)));
     }
     default: {
         struct ggml_tensor *k = mut_leaf(b, d, h, n_t, 1), *v = mut_leaf(b, d, h, n_t, 1), *q = mut_leaf(b, d, h, n_t, 1);

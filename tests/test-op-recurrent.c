@@ -1,5 +1,6 @@
 /*
- * test-op-recurrent.c - SOLVE_TRI, SSM_CONV and SSM_SCAN: odd shapes,
+ * test-op-recurrent.c - SOLVE_TRI, SSM_CONV, SSM_SCAN, the linear
+ * attentions and GATED_DELTA_NET: odd shapes,
  * several heads, groups and sequences, state in and out, non-contiguous
  * inputs, 1..4 threads, reference and fast kernels, and the constructors'
  * error paths.
@@ -373,6 +374,157 @@ static void test_linear_attn(void)
     }
 }
 
+/* ------------------------------------------------------- GATED_DELTA_NET */
+
+struct gdn_shape {
+    int64_t S, H, H_qk, T, n_seqs, n_seqs_qk, K;
+    bool gate_per_value; /* g [S, ...] instead of [1, ...] */
+    bool qk_strided;     /* q and k permuted views: rows contiguous, heads not adjacent */
+};
+
+/* q or k [S, H_qk, T, n_seqs_qk], from a permuted [S, T, H_qk, n_seqs_qk] tensor when strided. */
+static struct ggml_tensor *gdn_qk(struct ggml_context *ctx, const struct gdn_shape *p, uint64_t *seed)
+{
+    struct ggml_tensor *t;
+    if (p->qk_strided) {
+        t = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, p->S, p->T, p->H_qk, p->n_seqs_qk);
+        optest_fill(t, seed, -0.3, 0.3);
+        return ggml_permute(ctx, t, 0, 2, 1, 3);
+    }
+    t = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, p->S, p->H_qk, p->T, p->n_seqs_qk);
+    optest_fill(t, seed, -0.3, 0.3);
+    return t;
+}
+
+/*
+ * The gated delta rule in double: dst rows of outputs, then K snapshots of
+ * the states (snapshot n after token T-1-n); entries of snapshots never
+ * written (n >= T) stay NaN in ref.
+ */
+static double *gdn_reference(const struct gdn_shape *p, struct ggml_tensor *const in[6])
+{
+    const int64_t S = p->S, H = p->H, T = p->T, n_seqs = p->n_seqs;
+    const size_t n_out = (size_t) (S * H * T * n_seqs), n_snap = (size_t) (S * S * H * n_seqs);
+    double *ref = malloc((n_out + (size_t) p->K * n_snap) * sizeof *ref);
+    double *M = malloc((size_t) (S * S) * sizeof *M), *d = malloc((size_t) S * sizeof *d);
+    for (size_t e = n_out; e < n_out + (size_t) p->K * n_snap; e++)
+        ref[e] = NAN;
+    for (int64_t s = 0; s < n_seqs; s++)
+        for (int64_t h = 0; h < H; h++) {
+            const int64_t hqk = h % p->H_qk, sqk = s / (n_seqs / p->n_seqs_qk);
+            for (int64_t r = 0; r < S; r++)
+                for (int64_t i = 0; i < S; i++)
+                    M[r * S + i] = optest_get(in[5], i, r, h, s);
+            for (int64_t t = 0; t < T; t++) {
+                const double b = optest_get(in[4], 0, h, t, s);
+                for (int64_t r = 0; r < S; r++)
+                    for (int64_t i = 0; i < S; i++)
+                        M[r * S + i] *= exp(optest_get(in[3], p->gate_per_value ? i : 0, h, t, s));
+                for (int64_t r = 0; r < S; r++) {
+                    double kr = 0.0;
+                    for (int64_t i = 0; i < S; i++)
+                        kr += M[r * S + i] * optest_get(in[1], i, hqk, t, sqk);
+                    d[r] = b * (optest_get(in[2], r, h, t, s) - kr);
+                }
+                for (int64_t r = 0; r < S; r++) {
+                    double y = 0.0;
+                    for (int64_t i = 0; i < S; i++) {
+                        M[r * S + i] += d[r] * optest_get(in[1], i, hqk, t, sqk);
+                        y += M[r * S + i] * optest_get(in[0], i, hqk, t, sqk);
+                    }
+                    ref[((s * T + t) * H + h) * S + r] = y / sqrt((double) S);
+                }
+                const int64_t slot = T - 1 - t;
+                if (slot < p->K)
+                    for (int64_t e = 0; e < S * S; e++)
+                        ref[n_out + (size_t) slot * n_snap + (size_t) ((s * H + h) * S * S + e)] = M[e];
+            }
+        }
+    free(d);
+    free(M);
+    return ref;
+}
+
+/*
+ * Threshold 1e-9: decays in (0.6, 1), beta in (0, 1) and |k|^2 < 1 keep
+ * the delta rule contracting over the few tokens; every value is a sum of
+ * S F32 products (NMSE ~ 1e-14 observed).
+ */
+static void test_gdn_case(const struct gdn_shape *p, uint64_t *seed)
+{
+    struct ggml_context *ctx = new_ctx();
+    struct ggml_tensor *in[6];
+    in[0] = gdn_qk(ctx, p, seed);
+    in[1] = gdn_qk(ctx, p, seed);
+    in[2] = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, p->S, p->H, p->T, p->n_seqs);
+    in[3] = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, p->gate_per_value ? p->S : 1, p->H, p->T, p->n_seqs);
+    in[4] = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 1, p->H, p->T, p->n_seqs);
+    in[5] = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, p->S, p->S, p->H, p->n_seqs);
+    optest_fill(in[2], seed, -1.0, 1.0);
+    optest_fill(in[3], seed, -0.5, 0.0);
+    optest_fill(in[4], seed, 0.0, 1.0);
+    optest_fill(in[5], seed, -1.0, 1.0);
+    double *ref = gdn_reference(p, in);
+    struct ggml_tensor *out = ggml_gated_delta_net(ctx, in[0], in[1], in[2], in[3], in[4], in[5], p->K);
+    char what[200];
+    snprintf(what, sizeof what,
+             "gated_delta_net S %lld, H %lld/%lld, tokens %lld, seqs %lld/%lld, K %lld%s%s", (long long) p->S,
+             (long long) p->H, (long long) p->H_qk, (long long) p->T, (long long) p->n_seqs,
+             (long long) p->n_seqs_qk, (long long) p->K, p->gate_per_value ? ", gate per value" : "",
+             p->qk_strided ? ", strided q k" : "");
+    const int64_t rows = p->T * p->n_seqs + p->K * p->S * p->n_seqs;
+    int32_t stored_K = 0;
+    if (out != NULL)
+        memcpy(&stored_K, out->op_params, sizeof stored_K);
+    ok(out != NULL && out->ne[0] == p->S * p->H && out->ne[1] == rows && out->ne[2] == 1 && out->ne[3] == 1 &&
+           stored_K == (int32_t) p->K,
+       "%s: result [S*H, T*n_seqs + K*S*n_seqs], K in op_params[0]", what);
+    if (p->K <= p->T) {
+        optest_check_all(ctx, out, ref, 1e-9, what);
+    } else {
+        /* snapshots n >= T keep what the memory held: check them byte for byte, the rest by value */
+        for (int n_threads = 1; n_threads <= 3; n_threads += 2) {
+            memset(out->data, 0x5a, ggml_nbytes(out));
+            enum ggml_status status = optest_compute(ctx, out, n_threads, false);
+            const float *o = out->data;
+            const size_t n = (size_t) ggml_nelements(out);
+            double err = 0.0, norm = 0.0;
+            bool untouched = true;
+            uint32_t bits;
+            for (size_t e = 0; e < n; e++) {
+                if (isnan(ref[e])) {
+                    memcpy(&bits, &o[e], sizeof bits);
+                    untouched = untouched && bits == 0x5a5a5a5au;
+                } else {
+                    err += (o[e] - ref[e]) * (o[e] - ref[e]);
+                    norm += ref[e] * ref[e];
+                }
+            }
+            ok(status == GGML_STATUS_SUCCESS && err <= 1e-9 * norm && untouched,
+               "%s, %d threads: written values match (nmse %.3g), snapshots past the tokens untouched", what,
+               n_threads, norm > 0.0 ? err / norm : err);
+        }
+    }
+    free(ref);
+    ggml_free(ctx);
+}
+
+static void test_gated_delta_net(void)
+{
+    uint64_t seed = 0x6d17;
+    const struct gdn_shape shapes[] = {
+        { 1, 1, 1, 1, 1, 1, 1, false, false },
+        { 4, 2, 2, 5, 1, 1, 1, false, false },
+        { 5, 4, 2, 3, 2, 1, 1, true, true },   /* heads and sequences broadcast */
+        { 8, 3, 1, 6, 2, 2, 3, true, false },  /* three snapshots */
+        { 3, 2, 2, 4, 3, 3, 4, false, true },  /* a snapshot per token */
+        { 4, 2, 1, 2, 2, 1, 5, true, false },  /* more snapshots than tokens */
+        { 33, 2, 2, 3, 1, 1, 2, false, true },
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        test_gdn_case(&shapes[i], &seed);
+}
+
 /* ---------------------------------------------------------------- errors */
 
 static void test_errors(void)
@@ -521,6 +673,45 @@ static void test_errors(void)
            "linear attention: a NULL input gives NULL");
         is_int(tap_log_errors(), 0, "linear attention: a NULL input logs nothing");
     }
+    /* gated_delta_net: S 4, H 2, 3 tokens, 2 sequences */
+    {
+        struct ggml_tensor *q = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 4, 2, 3, 2);
+        struct ggml_tensor *v = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 4, 2, 3, 2);
+        struct ggml_tensor *q3 = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 4, 3, 3, 2); /* 3 heads do not divide 2 */
+        struct ggml_tensor *q16 = ggml_new_tensor_4d(ctx, GGML_TYPE_F16, 4, 2, 3, 2);
+        struct ggml_tensor *qt = ggml_permute(ctx, ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 2, 4, 3, 2), 1, 0, 2, 3);
+        struct ggml_tensor *g = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 1, 2, 3, 2);
+        struct ggml_tensor *g3 = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 3, 2, 3, 2);
+        struct ggml_tensor *beta = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 1, 2, 3, 2);
+        struct ggml_tensor *st = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 4, 4, 2, 2);
+        struct ggml_tensor *st1 = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 4, 4, 2, 1);
+        ok(ggml_gated_delta_net(ctx, q, q, v, g, beta, st, 1) != NULL && ggml_gated_delta_net(ctx, q, q, v, g, beta, st, 7) != NULL,
+           "gated_delta_net: valid arguments give tensors");
+        is_int(tap_log_errors(), 0, "gated_delta_net: valid arguments log nothing");
+        ok(ggml_gated_delta_net(ctx, q16, q, v, g, beta, st, 1) == NULL, "gated_delta_net: an f16 query gives NULL");
+        logged_one_error("gated_delta_net: an f16 query logs one error");
+        ok(ggml_gated_delta_net(ctx, q3, q, v, g, beta, st, 1) == NULL,
+           "gated_delta_net: query heads not dividing the value heads give NULL");
+        logged_one_error("gated_delta_net: query heads not dividing the value heads log one error");
+        ok(ggml_gated_delta_net(ctx, q, qt, v, g, beta, st, 1) == NULL,
+           "gated_delta_net: a key with non-contiguous rows gives NULL");
+        logged_one_error("gated_delta_net: a key with non-contiguous rows logs one error");
+        ok(ggml_gated_delta_net(ctx, q, q, v, g3, beta, st, 1) == NULL,
+           "gated_delta_net: a gate of 3 values for S 4 gives NULL");
+        logged_one_error("gated_delta_net: a gate of 3 values for S 4 logs one error");
+        ok(ggml_gated_delta_net(ctx, q, q, v, g, beta, st1, 1) == NULL,
+           "gated_delta_net: a state for one sequence of two gives NULL");
+        logged_one_error("gated_delta_net: a state for one sequence of two logs one error");
+        ok(ggml_gated_delta_net(ctx, q, q, v, g, beta, st, 0) == NULL &&
+               ggml_gated_delta_net(ctx, q, q, v, g, beta, st, (int64_t) INT32_MAX + 1) == NULL,
+           "gated_delta_net: K = 0 or K > INT32_MAX gives NULL");
+        is_int(tap_log_errors(), 2, "gated_delta_net: each bad K logs one error");
+        ok(ggml_gated_delta_net(ctx, NULL, q, v, g, beta, st, 1) == NULL &&
+               ggml_gated_delta_net(ctx, q, q, v, g, NULL, st, 1) == NULL &&
+               ggml_gated_delta_net(ctx, q, q, v, g, beta, NULL, 1) == NULL,
+           "gated_delta_net: a NULL input gives NULL");
+        is_int(tap_log_errors(), 0, "gated_delta_net: a NULL input logs nothing");
+    }
     ggml_free(ctx);
 }
 
@@ -531,6 +722,7 @@ int main(void)
     test_ssm_conv();
     test_ssm_scan();
     test_linear_attn();
+    test_gated_delta_net();
     test_errors();
     return tap_done();
 }

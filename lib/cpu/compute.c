@@ -109,6 +109,7 @@ static const struct ggml__op_impl *const op_impls[GGML_OP_COUNT] = {
     [GGML_OP_DSV4_HC_POST] = &ggml__op_dsv4_hc_post,
     [GGML_OP_RWKV_WKV6] = &ggml__op_rwkv_wkv6,
     [GGML_OP_RWKV_WKV7] = &ggml__op_rwkv_wkv7,
+    [GGML_OP_GATED_DELTA_NET] = &ggml__op_gated_delta_net,
     [GGML_OP_GATED_LINEAR_ATTN] = &ggml__op_gated_linear_attn,
     [GGML_OP_SOLVE_TRI] = &ggml__op_solve_tri,
     [GGML_OP_MAP_CUSTOM1] = &ggml__op_map_custom1,

@@ -307,6 +307,7 @@ GGML__OP_IMPL(ggml__op_ssm_conv);         /* ops/recurrent.c */
 GGML__OP_IMPL(ggml__op_ssm_scan);
 GGML__OP_IMPL(ggml__op_rwkv_wkv6);
 GGML__OP_IMPL(ggml__op_rwkv_wkv7);
+GGML__OP_IMPL(ggml__op_gated_delta_net);
 GGML__OP_IMPL(ggml__op_gated_linear_attn);
 GGML__OP_IMPL(ggml__op_solve_tri);
 GGML__OP_IMPL(ggml__op_map_custom1);      /* ops/custom.c */

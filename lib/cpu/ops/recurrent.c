@@ -1,5 +1,6 @@
 /*
- * ops/recurrent.c - SOLVE_TRI, SSM_CONV and SSM_SCAN kernels (F32 only).
+ * ops/recurrent.c - SOLVE_TRI, SSM_CONV, SSM_SCAN, the linear attentions
+ * and GATED_DELTA_NET kernels (F32 only).
  *
  * Every source may have any strides (byte offsets are computed from nb);
  * the results are written contiguously.  The reference paths read every
@@ -416,4 +417,127 @@ const struct ggml__op_impl ggml__op_rwkv_wkv7 = {
     .kernel = linear_attn_kernel,
     .supports = linear_attn_supports,
     .work_size = linear_attn_work_size,
+};
+
+/* ------------------------------------------------------- GATED_DELTA_NET */
+
+/*
+ * Sources q, k [S, H_qk, T, n_seqs_qk] (rows contiguous; head h reads head
+ * h mod H_qk, sequence s reads sequence s / (n_seqs / n_seqs_qk)), v [S, H,
+ * T, n_seqs] (rows contiguous), gate g [1 or S, H, T, n_seqs], beta [1, H,
+ * T, n_seqs] and the initial states [S, S, H, n_seqs] (all contiguous).
+ * Row r of a head's [S, S] state block (S adjacent floats) belongs to output
+ * element r.  Per token, with the block's rows R[r]:
+ *   R[r][i] *= exp(g[i])   (or exp(g[0]) for all i with a one-value gate)
+ *   d[r]     = beta * (v[r] - R[r] . k)
+ *   R[r]    += d[r] * k
+ *   y[r]     = (R[r] . q) / sqrt(S)
+ * dst [S*H, T*n_seqs + K*S*n_seqs]: y of token t of sequence s, head h at
+ * row s*T + t, floats h*S..; then K snapshots of every sequence's states,
+ * each in the states' layout: snapshot n is the state after token T-1-n
+ * (snapshot 0 the final one).  Snapshots n >= T are not written.  A unit of
+ * work is one head of one sequence.
+ */
+static bool gated_delta_net_supports(const struct ggml_tensor *dst)
+{
+    if (!all_f32(dst, 6))
+        return false;
+    const struct ggml_tensor *v = dst->src[2], *g = dst->src[3], *beta = dst->src[4], *state = dst->src[5];
+    const int64_t S = v->ne[0], H = v->ne[1], T = v->ne[2], n_seqs = v->ne[3];
+    const int64_t K = ggml__get_op_params_i32(dst, 0);
+    for (int i = 0; i < 2; i++) { /* q, k */
+        const struct ggml_tensor *qk = dst->src[i];
+        if (qk->ne[0] != S || qk->ne[1] < 1 || H % qk->ne[1] != 0 || qk->ne[2] != T || qk->ne[3] < 1 ||
+            n_seqs % qk->ne[3] != 0 || qk->nb[0] != sizeof(float))
+            return false;
+    }
+    return v->nb[0] == sizeof(float) && ggml_is_contiguous(g) && (g->ne[0] == 1 || g->ne[0] == S) &&
+           g->ne[1] == H && g->ne[2] == T && g->ne[3] == n_seqs && ggml_is_contiguous(beta) && beta->ne[0] == 1 &&
+           beta->ne[1] == H && beta->ne[2] == T && beta->ne[3] == n_seqs && ggml_is_contiguous(state) &&
+           state->ne[0] == S && state->ne[1] == S && state->ne[2] == H && state->ne[3] == n_seqs && K >= 1 &&
+           dst->ne[0] == S * H && dst->ne[1] == T * n_seqs + K * S * n_seqs;
+}
+
+/* Per thread: the gate's exponentials and d (S floats each), and with K > 1 a working state. */
+static size_t gated_delta_net_work_size(const struct ggml_tensor *dst, int n_tasks)
+{
+    const int64_t S = dst->src[2]->ne[0], K = ggml__get_op_params_i32(dst, 0);
+    const size_t per_thread = 2 * (size_t) (S + 16) + (K > 1 ? (size_t) (S * S) : 0);
+    return (size_t) n_tasks * per_thread * sizeof(float);
+}
+
+static const float *gdn_row(const struct ggml_tensor *t, int64_t i1, int64_t i2, int64_t i3)
+{
+    return (const float *) ggml__elem_ptr(t, 0, i1, i2, i3);
+}
+
+static float gdn_dot(const float *restrict a, const float *restrict b, int64_t n)
+{
+    float sum = 0.0f;
+    for (int64_t i = 0; i < n; i++)
+        sum += a[i] * b[i];
+    return sum;
+}
+
+static void gated_delta_net_kernel(const struct ggml__compute_params *params, struct ggml_tensor *dst)
+{
+    const struct ggml_tensor *q = dst->src[0], *k = dst->src[1], *v = dst->src[2];
+    const struct ggml_tensor *g = dst->src[3], *beta = dst->src[4], *state_in = dst->src[5];
+    const int64_t S = v->ne[0], H = v->ne[1], T = v->ne[2], n_seqs = v->ne[3];
+    const int64_t K = ggml__get_op_params_i32(dst, 0);
+    const bool gate_per_value = g->ne[0] == S && S > 1;
+    const float scale = 1.0f / sqrtf((float) S);
+    const size_t block = (size_t) (S * S), snapshot = block * (size_t) (H * n_seqs);
+    float *scratch = (float *) params->wdata +
+                     (size_t) params->ith * (2 * (size_t) (S + 16) + (K > 1 ? block : 0));
+    float *decay = scratch, *d = scratch + S + 16;
+    float *states_out = (float *) dst->data + (size_t) (S * H * T * n_seqs);
+
+    int64_t first, last;
+    ggml__split_rows(H * n_seqs, params->ith, params->nth, &first, &last);
+    for (int64_t u = first; u < last; u++) {
+        const int64_t h = u % H, s = u / H;
+        const int64_t hq = h % q->ne[1], sq = s / (n_seqs / q->ne[3]);
+        const int64_t hk = h % k->ne[1], sk = s / (n_seqs / k->ne[3]);
+        const size_t block_offset = (size_t) (s * H + h) * block;
+        float *M = K > 1 ? d + S + 16 : states_out + block_offset;
+        memcpy(M, (const float *) state_in->data + block_offset, block * sizeof(float));
+        for (int64_t t = 0; t < T; t++) {
+            const float *qt = gdn_row(q, hq, t, sq), *kt = gdn_row(k, hk, t, sk), *vt = gdn_row(v, h, t, s);
+            const float *gt = gdn_row(g, h, t, s);
+            const float b = *gdn_row(beta, h, t, s);
+            float *restrict y = (float *) dst->data + (size_t) ((s * T + t) * H + h) * (size_t) S;
+            if (gate_per_value) {
+                for (int64_t i = 0; i < S; i++)
+                    decay[i] = expf(gt[i]);
+                for (int64_t r = 0; r < S; r++) {
+                    float *restrict R = M + r * S;
+                    for (int64_t i = 0; i < S; i++)
+                        R[i] *= decay[i];
+                }
+            } else {
+                const float e = expf(gt[0]);
+                for (size_t i = 0; i < block; i++)
+                    M[i] *= e;
+            }
+            for (int64_t r = 0; r < S; r++)
+                d[r] = b * (vt[r] - gdn_dot(M + r * S, kt, S));
+            for (int64_t r = 0; r < S; r++) {
+                float *restrict R = M + r * S;
+                const float dr = d[r];
+                for (int64_t i = 0; i < S; i++)
+                    R[i] += dr * kt[i];
+                y[r] = gdn_dot(R, qt, S) * scale;
+            }
+            const int64_t slot = T - 1 - t;
+            if (K > 1 && slot < K)
+                memcpy(states_out + (size_t) slot * snapshot + block_offset, M, block * sizeof(float));
+        }
+    }
+}
+
+const struct ggml__op_impl ggml__op_gated_delta_net = {
+    .kernel = gated_delta_net_kernel,
+    .supports = gated_delta_net_supports,
+    .work_size = gated_delta_net_work_size,
 };
