@@ -486,6 +486,10 @@ size_t ggml_quantize_chunk(enum ggml_type type, const float *src, void *dst, int
         ggml__error("NULL %s", src == NULL ? "source" : "destination");
         return 0;
     }
+    if (imatrix == NULL && ggml_quantize_requires_imatrix(type)) {
+        ggml__error("quantization to %s needs an importance matrix (imatrix is NULL)", ggml_type_name(type));
+        return 0;
+    }
 
     /* every size below must fit: n values, the byte offset and the result */
     const uint64_t blocks_per_row = (uint64_t) (n_per_row / blck);

@@ -560,5 +560,6 @@ man3_MANS += \
 	man/man3/ggml_xielu.3
 man7_MANS += \
 	man/man7/ggml-backend-plugins.7 \
-	man/man7/ggml-backend.7
+	man/man7/ggml-backend.7 \
+	man/man7/ggml-quants.7
 EXTRA_DIST += $(man1_MANS) $(man3_MANS) $(man7_MANS) man/README man/TEMPLATE.3.txt
