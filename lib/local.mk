@@ -30,6 +30,7 @@ libggml_backend_core_la_SOURCES = \
 	lib/quants.c \
 	lib/quants-small.c \
 	lib/quants-k.c \
+	lib/quants-k23.c \
 	lib/hash.c \
 	lib/context.c \
 	lib/tensor.c \
@@ -78,6 +79,7 @@ libggml_backend_core_la_SOURCES = \
 	lib/cpu/simd/generic/dot.c \
 	lib/cpu/simd/generic/dot-small.c \
 	lib/cpu/simd/generic/dot-k.c \
+	lib/cpu/simd/generic/dot-k23.c \
 	lib/cpu/simd/generic/vector.c \
 	lib/cpu/simd/generic/rows.c \
 	lib/cpu/simd/generic/transpose.c \
@@ -116,6 +118,7 @@ lib_cpu_simd_libisa_avx2_la_SOURCES = \
 	lib/cpu/simd/avx2/dot.c \
 	lib/cpu/simd/avx2/dot-small.c \
 	lib/cpu/simd/avx2/dot-k.c \
+	lib/cpu/simd/avx2/dot-k23.c \
 	lib/cpu/simd/avx2/convert.c \
 	lib/cpu/simd/avx2/vector.c \
 	lib/cpu/simd/avx2/vmath.h \

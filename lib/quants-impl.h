@@ -357,4 +357,102 @@ void ggml__dequantize_row_q6_K(const void *restrict x, float *restrict y, int64_
 /* Not in the type traits (ggml gives q8_K none); for internal use. */
 void ggml__dequantize_row_q8_K(const void *restrict x, float *restrict y, int64_t k);
 
+/* ------------------------------------------------------ q2_K and q3_K */
+
+/*
+ * 2-bit with per-sub-block scale and minimum (lib/quants-k23.c): value v
+ * of sub-block s = v / 16 is
+ *     x = d * (scales[s] & 15) * q - dmin * (scales[s] >> 4),   q in 0..3,
+ * in bits 2 p .. 2 p + 1 of qs[32 h + l] for v = 128 h + 32 p + l.
+ */
+typedef struct {
+    uint8_t scales[QK_K / 16];
+    uint8_t qs[QK_K / 4];
+    ggml_fp16_t d;
+    ggml_fp16_t dmin;
+} block_q2_K;
+
+/*
+ * 3-bit, symmetric (lib/quants-k23.c): value v = 128 h + 32 p + l of
+ * sub-block s = v / 16 is x = d * (sc[s] - 32) * q, q in -4..3, where
+ * q + 4 has its low two bits at bits 2 p .. 2 p + 1 of qs[32 h + l] and
+ * its third bit at bit 4 h + p of hmask[l].  The 6-bit sc[s] has its low
+ * four bits in nibble s / 8 of scales[s % 8] and its high two at bits
+ * 2 (s / 4) .. + 1 of scales[8 + s % 4].
+ */
+typedef struct {
+    uint8_t hmask[QK_K / 8];
+    uint8_t qs[QK_K / 4];
+    uint8_t scales[K_SCALE_BYTES];
+    ggml_fp16_t d;
+} block_q3_K;
+
+static_assert(sizeof(block_q2_K) == 84, "block_q2_K must be 84 bytes");
+static_assert(sizeof(block_q3_K) == 110, "block_q3_K must be 110 bytes");
+static_assert(offsetof(block_q2_K, qs) == 16 && offsetof(block_q2_K, d) == 80 && offsetof(block_q2_K, dmin) == 82,
+              "q2_K layout");
+static_assert(offsetof(block_q3_K, qs) == 32 && offsetof(block_q3_K, scales) == 96 &&
+              offsetof(block_q3_K, d) == 108, "q3_K layout");
+
+/* The 6-bit stored scale (0..63; the factor is it minus 32) of sub-block s (0..15) of a q3_K block. */
+static inline int ggml__q3_K_scale(const uint8_t scales[K_SCALE_BYTES], int s)
+{
+    return ((scales[s % 8] >> (4 * (s / 8))) & 0x0f) | (((scales[8 + s % 4] >> (2 * (s / 4))) & 3) << 4);
+}
+
+/*
+ * The shared scale searches of lib/quants-k.c.  An affine K format (q2_K,
+ * q4_K, q5_K) has QK_K / sub_len sub-blocks, value = d * sc * q - dmin *
+ * mn with q in 0..nmax and sc, mn in 0..scale_max; the super-block scales
+ * tried are (largest sub-block fit / scale_max) times each of the first
+ * n_d_factors (d) and n_min_factors (dmin) of factors[].  The result:
+ */
+struct ggml__affine_k {
+    float d, dmin;                       /* as stored (binary16 values) */
+    int sc[QK_K / 16], mn[QK_K / 16];    /* the first QK_K / sub_len used */
+    uint8_t q[QK_K];                     /* codes 0..nmax */
+};
+struct ggml__affine_k_format {
+    int sub_len, nmax, scale_max;
+    const float *factors;
+    int n_d_factors, n_min_factors;
+};
+/* x: QK_K values, w: their positive weights. */
+void ggml__quantize_affine_k(const float *x, const float *w, const struct ggml__affine_k_format *f,
+                             struct ggml__affine_k *k);
+
+/*
+ * A symmetric K format (q3_K, q6_K): 16 sub-blocks of 16 values, value =
+ * d * sc * q, q in lo..hi, sc in scale_lo..scale_hi; d is tried as the
+ * largest sub-block fit over scale_lo and over scale_hi, times each of
+ * factors[0 .. n_factors - 1].  Returns d (as stored), fills sc and the
+ * levels q.
+ */
+struct ggml__symmetric_k_format {
+    int lo, hi, scale_lo, scale_hi;
+    const float *factors;
+    int n_factors;
+};
+float ggml__quantize_symmetric_k(const float *x, const float *w, const struct ggml__symmetric_k_format *f,
+                                 int sc[QK_K / 16], int8_t q[QK_K]);
+
+/*
+ * Quantizes nrows rows of n_per_row values (a multiple of QK_K; else
+ * logged as func) into blocks of block_size bytes, one quantize call per
+ * block with the block's importance weights (imatrix NULL: all 1; a
+ * weight that is not a positive finite number counts almost nothing).
+ */
+typedef void (*ggml__k_block_quantizer)(const float *x, const float *w, void *y);
+void ggml__quantize_k_rows(ggml__k_block_quantizer quantize, size_t block_size, const float *x, void *y,
+                           int64_t nrows, int64_t n_per_row, const float *imatrix, const char *func);
+
+void ggml__quantize_row_q2_K_ref(const float *restrict x, void *restrict y, int64_t k);
+void ggml__quantize_row_q3_K_ref(const float *restrict x, void *restrict y, int64_t k);
+void ggml__quantize_q2_K(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                         const float *imatrix);
+void ggml__quantize_q3_K(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                         const float *imatrix);
+void ggml__dequantize_row_q2_K(const void *restrict x, float *restrict y, int64_t k);
+void ggml__dequantize_row_q3_K(const void *restrict x, float *restrict y, int64_t k);
+
 #endif

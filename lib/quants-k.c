@@ -21,6 +21,10 @@
  * smallest total error is kept.  q4_K and q5_K finally try the
  * least-squares super-block scales for the chosen integer codes.
  *
+ * The scale searches and the row loop are shared with q2_K (affine, like
+ * q4_K) and q3_K (symmetric, like q6_K) in quants-k23.c, through the
+ * ggml__*_k_format descriptions declared in quants-impl.h.
+ *
  * The decoders compute exactly what ggml's do (single precision, the same
  * products in the same order), so a block decodes to the same floats
  * everywhere.  Like quants.c this file must be compiled without
@@ -52,6 +56,19 @@ static inline int round_level(float v, int lo, int hi)
         return v != v ? 0 : lo;
     if (v >= (float) hi)
         return hi;
+    const float shifted = v + 12582912.0f;
+    return (int) (shifted - 12582912.0f);
+}
+
+/*
+ * round_level for the scale searches' inner loops: the same for every
+ * number, but without branches (the clamps compile to min/max
+ * instructions); NaN gives lo.
+ */
+static inline int round_clamped(float v, int lo, int hi)
+{
+    v = v > (float) lo ? v : (float) lo;
+    v = v < (float) hi ? v : (float) hi;
     const float shifted = v + 12582912.0f;
     return (int) (shifted - 12582912.0f);
 }
@@ -206,7 +223,7 @@ static double fit_symmetric(const float *x, const float *w, int n, int lo, int h
             for (int round = 0; round < 2; round++) {
                 double sxl = 0.0, sll = 0.0;
                 for (int j = 0; j < n; j++) {
-                    const int l = round_level(x[j] * iscale, lo, hi);
+                    const int l = round_clamped(x[j] * iscale, lo, hi);
                     sxl += (double) w[j] * x[j] * l;
                     sll += (double) w[j] * l * l;
                 }
@@ -232,7 +249,7 @@ static double affine_error(const float *x, const float *w, int n, int nmax, floa
     double err = 0.0;
     const float inv = step != 0.0f ? 1.0f / step : 0.0f;
     for (int j = 0; j < n; j++) {
-        const int l = round_level((x[j] - offset) * inv, 0, nmax);
+        const int l = round_clamped((x[j] - offset) * inv, 0, nmax);
         const double e = (double) step * l + offset - x[j];
         err += (double) w[j] * e * e;
     }
@@ -258,8 +275,11 @@ static void fit_affine(const float *x, const float *w, int n, int nmax, float *s
     if (!(hi > lo))
         return;
     double best = affine_error(x, w, n, nmax, 0.0f, lo);
-
-    for (int t = -5; t <= 5; t++) {
+    /* from the smallest step up, a larger step must be better by more than
+       rounding noise: of candidates with equal error (a lone value fits
+       at any level) the one using the most levels wins */
+    const double noise = 1e-9 * best;
+    for (int t = 5; t >= -5; t--) {
         float s = (hi - lo) / ((float) nmax + 0.2f * (float) t);
         float o = lo;
         for (int round = 0; round < 3; round++) {
@@ -267,7 +287,7 @@ static void fit_affine(const float *x, const float *w, int n, int nmax, float *s
             const float inv = 1.0f / s;
             double sw = 0, sl = 0, sll = 0, sx = 0, sxl = 0;
             for (int j = 0; j < n; j++) {
-                const int l = round_level((x[j] - o) * inv, 0, nmax);
+                const int l = round_clamped((x[j] - o) * inv, 0, nmax);
                 sw += w[j];
                 sl += (double) w[j] * l;
                 sll += (double) w[j] * l * l;
@@ -292,7 +312,7 @@ static void fit_affine(const float *x, const float *w, int n, int nmax, float *s
             s = (float) a;
             o = (float) b;
             const double err = affine_error(x, w, n, nmax, s, o);
-            if (err < best) {
+            if (err < best - noise) {
                 best = err;
                 *step = s;
                 *offset = o;
@@ -303,16 +323,6 @@ static void fit_affine(const float *x, const float *w, int n, int nmax, float *s
 
 /* ------------------------------------------------------------ q4_K, q5_K */
 
-/*
- * q4_K and q5_K share their scales: 8 sub-blocks of 32 values, value =
- * (d * sc) * q - (dmin * mn), sc and mn 6-bit, q in 0..nmax (15 or 31).
- * This is the quantized block before its codes are packed.
- */
-struct affine_k {
-    float d, dmin;
-    int sc[QK_K / 32], mn[QK_K / 32];
-    uint8_t q[QK_K];
-};
 
 /* Stores the 6-bit scale and minimum of sub-block s. */
 static void put_scale_min(uint8_t scales[K_SCALE_BYTES], int s, int sc, int mn)
@@ -328,18 +338,18 @@ static void put_scale_min(uint8_t scales[K_SCALE_BYTES], int s, int sc, int mn)
 }
 
 /*
- * Error and codes of the 32 values x of a sub-block with the stored
+ * Error and codes of the n values x of a sub-block with the stored
  * scales, decoded as the decoder does.
  */
-static double affine_sub_error(const float *x, const float *w, int nmax, float d, float dmin, int sc, int mn,
+static double affine_sub_error(const float *x, const float *w, int n, int nmax, float d, float dmin, int sc, int mn,
                                uint8_t *q)
 {
     const float step = d * (float) sc;
     const float offset = dmin * (float) mn;
     const float inv = step != 0.0f ? 1.0f / step : 0.0f;
     double err = 0.0;
-    for (int j = 0; j < 32; j++) {
-        const int l = round_level((x[j] + offset) * inv, 0, nmax);
+    for (int j = 0; j < n; j++) {
+        const int l = round_clamped((x[j] + offset) * inv, 0, nmax);
         const double e = (double) (step * (float) l - offset) - x[j];
         err += (double) w[j] * e * e;
         if (q != NULL)
@@ -351,21 +361,22 @@ static double affine_sub_error(const float *x, const float *w, int nmax, float d
 /*
  * For stored super-block scales (d, dmin) and the sub-block fits, the best
  * codes next to the rounded ones; returns the block's total error and
- * fills sc[], mn[] (and q[], when not NULL) of *k.
+ * fills sc[], mn[] (and q[], when with_q) of *k.
  */
-static double affine_codes(const float *x, const float *w, int nmax, const float *step, const float *minimum,
-                           float d, float dmin, struct affine_k *k, bool with_q)
+static double affine_codes(const float *x, const float *w, const struct ggml__affine_k_format *f, const float *step,
+                           const float *minimum, float d, float dmin, struct ggml__affine_k *k, bool with_q)
 {
+    const int len = f->sub_len, top = f->scale_max;
     double total = 0.0;
-    for (int s = 0; s < QK_K / 32; s++) {
-        const int sc0 = d > 0.0f ? round_level(step[s] / d, 0, 63) : 0;
-        const int mn0 = dmin > 0.0f ? round_level(minimum[s] / dmin, 0, 63) : 0;
+    for (int s = 0; s < QK_K / len; s++) {
+        const int sc0 = d > 0.0f ? round_level(step[s] / d, 0, top) : 0;
+        const int mn0 = dmin > 0.0f ? round_level(minimum[s] / dmin, 0, top) : 0;
         double best = DBL_MAX;
         for (int a = sc0 - 1; a <= sc0 + 1; a++) {
             for (int b = mn0 - 1; b <= mn0 + 1; b++) {
-                if (a < 0 || a > 63 || b < 0 || b > 63)
+                if (a < 0 || a > top || b < 0 || b > top)
                     continue;
-                const double err = affine_sub_error(x + 32 * s, w + 32 * s, nmax, d, dmin, a, b, NULL);
+                const double err = affine_sub_error(x + len * s, w + len * s, len, f->nmax, d, dmin, a, b, NULL);
                 if (err < best) {
                     best = err;
                     k->sc[s] = a;
@@ -374,33 +385,35 @@ static double affine_codes(const float *x, const float *w, int nmax, const float
             }
         }
         if (with_q)
-            affine_sub_error(x + 32 * s, w + 32 * s, nmax, d, dmin, k->sc[s], k->mn[s], k->q + 32 * s);
+            affine_sub_error(x + len * s, w + len * s, len, f->nmax, d, dmin, k->sc[s], k->mn[s], k->q + len * s);
         total += best;
     }
     return total;
 }
 
-static void quantize_affine_k(const float *x, const float *w, int nmax, struct affine_k *k)
+void ggml__quantize_affine_k(const float *x, const float *w, const struct ggml__affine_k_format *f,
+                             struct ggml__affine_k *k)
 {
-    float step[QK_K / 32], minimum[QK_K / 32];
+    const int len = f->sub_len, nsub = QK_K / f->sub_len;
+    float step[QK_K / 16], minimum[QK_K / 16];
     float max_step = 0.0f, max_min = 0.0f;
-    for (int s = 0; s < QK_K / 32; s++) {
+    for (int s = 0; s < nsub; s++) {
         float offset;
-        fit_affine(x + 32 * s, w + 32 * s, 32, nmax, &step[s], &offset);
+        fit_affine(x + len * s, w + len * s, len, f->nmax, &step[s], &offset);
         minimum[s] = -offset;
         max_step = fmaxf(max_step, step[s]);
         max_min = fmaxf(max_min, minimum[s]);
     }
 
-    /* candidate super-block scales around largest / 63, as stored */
-    static const float factors[] = { 1.0f, 0.98f, 1.02f };
+    /* candidate super-block scales around largest / scale_max, as stored */
+    const float top = (float) f->scale_max;
     double best = DBL_MAX;
     k->d = k->dmin = 0.0f;
-    for (int a = 0; a < 3; a++) {
-        for (int b = 0; b < 2; b++) {
-            const float d = as_stored(max_step / 63.0f * factors[a]);
-            const float dmin = as_stored(max_min / 63.0f * factors[b]);
-            const double err = affine_codes(x, w, nmax, step, minimum, d, dmin, k, false);
+    for (int a = 0; a < f->n_d_factors; a++) {
+        for (int b = 0; b < f->n_min_factors; b++) {
+            const float d = as_stored(max_step / top * f->factors[a]);
+            const float dmin = as_stored(max_min / top * f->factors[b]);
+            const double err = affine_codes(x, w, f, step, minimum, d, dmin, k, false);
             if (err < best) {
                 best = err;
                 k->d = d;
@@ -408,14 +421,14 @@ static void quantize_affine_k(const float *x, const float *w, int nmax, struct a
             }
         }
     }
-    affine_codes(x, w, nmax, step, minimum, k->d, k->dmin, k, true);
+    affine_codes(x, w, f, step, minimum, k->d, k->dmin, k, true);
 
     /* refinement: the least-squares d and dmin for the chosen integers
        (x ~ d * sc q - dmin * mn), kept when the codes they give are better */
     for (int round = 0; round < 2; round++) {
         double saa = 0, sab = 0, sbb = 0, sax = 0, sbx = 0;
         for (int v = 0; v < QK_K; v++) {
-            const double a = (double) k->sc[v / 32] * k->q[v], b = -(double) k->mn[v / 32];
+            const double a = (double) k->sc[v / len] * k->q[v], b = -(double) k->mn[v / len];
             saa += w[v] * a * a;
             sab += w[v] * a * b;
             sbb += w[v] * b * b;
@@ -429,8 +442,8 @@ static void quantize_affine_k(const float *x, const float *w, int nmax, struct a
         const float dmin = as_stored((float) ((saa * sbx - sab * sax) / det));
         if (!(d > 0.0f) || !(dmin >= 0.0f))
             break;
-        struct affine_k trial = *k;
-        const double err = affine_codes(x, w, nmax, step, minimum, d, dmin, &trial, true);
+        struct ggml__affine_k trial = *k;
+        const double err = affine_codes(x, w, f, step, minimum, d, dmin, &trial, true);
         if (!(err < best))
             break;
         best = err;
@@ -440,8 +453,13 @@ static void quantize_affine_k(const float *x, const float *w, int nmax, struct a
     }
 }
 
+/* q4_K and q5_K: 8 sub-blocks of 32 values, 6-bit scales and minimums */
+static const float q45_K_factors[] = { 1.0f, 0.98f, 1.02f };
+static const struct ggml__affine_k_format q4_K_format = { 32, 15, 63, q45_K_factors, 3, 2 };
+static const struct ggml__affine_k_format q5_K_format = { 32, 31, 63, q45_K_factors, 3, 2 };
+
 /* The scales of *k into a q4_K or q5_K block's d, dmin and scales. */
-static void put_affine_scales(const struct affine_k *k, ggml_fp16_t *d, ggml_fp16_t *dmin,
+static void put_affine_scales(const struct ggml__affine_k *k, ggml_fp16_t *d, ggml_fp16_t *dmin,
                               uint8_t scales[K_SCALE_BYTES])
 {
     *d = ggml__fp32_to_fp16(k->d);
@@ -453,8 +471,8 @@ static void put_affine_scales(const struct affine_k *k, ggml_fp16_t *d, ggml_fp1
 
 static void quantize_block_q4_K(const float *x, const float *w, block_q4_K *y)
 {
-    struct affine_k k;
-    quantize_affine_k(x, w, 15, &k);
+    struct ggml__affine_k k;
+    ggml__quantize_affine_k(x, w, &q4_K_format, &k);
     memset(y, 0, sizeof *y);
     put_affine_scales(&k, &y->d, &y->dmin, y->scales);
     for (int v = 0; v < QK_K; v++)
@@ -463,8 +481,8 @@ static void quantize_block_q4_K(const float *x, const float *w, block_q4_K *y)
 
 static void quantize_block_q5_K(const float *x, const float *w, block_q5_K *y)
 {
-    struct affine_k k;
-    quantize_affine_k(x, w, 31, &k);
+    struct ggml__affine_k k;
+    ggml__quantize_affine_k(x, w, &q5_K_format, &k);
     memset(y, 0, sizeof *y);
     put_affine_scales(&k, &y->d, &y->dmin, y->scales);
     for (int v = 0; v < QK_K; v++) {
@@ -474,93 +492,99 @@ static void quantize_block_q5_K(const float *x, const float *w, block_q5_K *y)
     }
 }
 
-/* ------------------------------------------------------------------ q6_K */
+/* ------------------------------------------- symmetric formats: q6_K */
 
-/* Error and codes (0..63) of 16 values with the stored scale d * sc. */
-static double q6_K_sub_error(const float *x, const float *w, float d, int sc, uint8_t *q)
+/* Error and levels (lo..hi) of 16 values with the stored scale d * sc. */
+static double symmetric_sub_error(const float *x, const float *w, int lo, int hi, float d, int sc, int8_t *q)
 {
     const float step = d * (float) sc;
     const float inv = step != 0.0f ? 1.0f / step : 0.0f;
     double err = 0.0;
     for (int j = 0; j < 16; j++) {
-        const int l = round_level(x[j] * inv, -32, 31);
+        const int l = round_clamped(x[j] * inv, lo, hi);
         const double e = (double) (step * (float) l) - x[j];
         err += (double) w[j] * e * e;
         if (q != NULL)
-            q[j] = (uint8_t) (l + 32);
+            q[j] = (int8_t) l;
     }
     return err;
 }
 
-static double q6_K_codes(const float *x, const float *w, const float *scale, float d, int *sc, uint8_t *q)
+static double symmetric_codes(const float *x, const float *w, const struct ggml__symmetric_k_format *f,
+                              const float *scale, float d, int *sc, int8_t *q)
 {
     double total = 0.0;
     for (int s = 0; s < QK_K / 16; s++) {
-        const int sc0 = d != 0.0f ? round_level(scale[s] / d, -128, 127) : 0;
+        const int sc0 = d != 0.0f ? round_level(scale[s] / d, f->scale_lo, f->scale_hi) : 0;
         double best = DBL_MAX;
         for (int a = sc0 - 1; a <= sc0 + 1; a++) {
-            if (a < -128 || a > 127)
+            if (a < f->scale_lo || a > f->scale_hi)
                 continue;
-            const double err = q6_K_sub_error(x + 16 * s, w + 16 * s, d, a, NULL);
+            const double err = symmetric_sub_error(x + 16 * s, w + 16 * s, f->lo, f->hi, d, a, NULL);
             if (err < best) {
                 best = err;
                 sc[s] = a;
             }
         }
         if (q != NULL)
-            q6_K_sub_error(x + 16 * s, w + 16 * s, d, sc[s], q + 16 * s);
+            symmetric_sub_error(x + 16 * s, w + 16 * s, f->lo, f->hi, d, sc[s], q + 16 * s);
         total += best;
     }
     return total;
 }
 
-static void quantize_block_q6_K(const float *x, const float *w, block_q6_K *y)
+float ggml__quantize_symmetric_k(const float *x, const float *w, const struct ggml__symmetric_k_format *f,
+                                 int sc[QK_K / 16], int8_t q[QK_K])
 {
     float scale[QK_K / 16];
     float max = 0.0f, amax = 0.0f;
     for (int s = 0; s < QK_K / 16; s++) {
-        fit_symmetric(x + 16 * s, w + 16 * s, 16, -32, 31, &scale[s]);
+        fit_symmetric(x + 16 * s, w + 16 * s, 16, f->lo, f->hi, &scale[s]);
         if (fabsf(scale[s]) > amax) {
             amax = fabsf(scale[s]);
             max = scale[s];
         }
     }
 
-    /* the largest sub-block scale maps near -128 or near 127 */
-    static const float factors[] = { 1.0f, 0.99f, 1.01f, 0.98f, 1.02f };
-    const int nf = (int) (sizeof factors / sizeof factors[0]);
+    /* the largest sub-block scale maps near scale_lo or near scale_hi */
     double best = DBL_MAX;
     float best_d = 0.0f;
     for (int side = 0; side < 2; side++) {
-        for (int a = 0; a < nf; a++) {
-            const float d = as_stored(max / (side == 0 ? -128.0f : 127.0f) * factors[a]);
-            int sc[QK_K / 16];
-            const double err = q6_K_codes(x, w, scale, d, sc, NULL);
+        for (int a = 0; a < f->n_factors; a++) {
+            const float end = side == 0 ? (float) f->scale_lo : (float) f->scale_hi;
+            const float d = as_stored(max / end * f->factors[a]);
+            const double err = symmetric_codes(x, w, f, scale, d, sc, NULL);
             if (err < best) {
                 best = err;
                 best_d = d;
             }
         }
     }
+    symmetric_codes(x, w, f, scale, best_d, sc, q);
+    return best_d;
+}
 
+static const float q6_K_factors[] = { 1.0f, 0.99f, 1.01f, 0.98f, 1.02f };
+static const struct ggml__symmetric_k_format q6_K_format = { -32, 31, -128, 127, q6_K_factors, 5 };
+
+static void quantize_block_q6_K(const float *x, const float *w, block_q6_K *y)
+{
     int sc[QK_K / 16];
-    uint8_t q[QK_K];
-    q6_K_codes(x, w, scale, best_d, sc, q);
+    int8_t q[QK_K];
+    const float d = ggml__quantize_symmetric_k(x, w, &q6_K_format, sc, q);
     memset(y, 0, sizeof *y);
-    y->d = ggml__fp32_to_fp16(best_d);
+    y->d = ggml__fp32_to_fp16(d);
     for (int s = 0; s < QK_K / 16; s++)
         y->scales[s] = (int8_t) sc[s];
     for (int v = 0; v < QK_K; v++) {
         const int half = v / 128, part = (v % 128) / 32, l = v % 32;
-        const int low4 = q[v] & 0x0f, high2 = q[v] >> 4;
+        const int code = q[v] + 32, low4 = code & 0x0f, high2 = code >> 4;
         y->ql[64 * half + l + 32 * (part & 1)] |= (uint8_t) (part < 2 ? low4 : low4 << 4);
         y->qh[32 * half + l] |= (uint8_t) (high2 << (2 * part));
     }
 }
 
 /* ------------------------------------------------------------ row entries */
-
-typedef void (*block_quantizer)(const float *x, const float *w, void *y);
 
 static void quantize_block_q4_K_entry(const float *x, const float *w, void *y)
 {
@@ -577,12 +601,8 @@ static void quantize_block_q6_K_entry(const float *x, const float *w, void *y)
     quantize_block_q6_K(x, w, y);
 }
 
-/*
- * Quantizes nrows rows of n_per_row values block by block; the weights of
- * a block are the importance weights of its columns, or 1.
- */
-static void quantize_rows(block_quantizer quantize, size_t block_size, const float *x, void *y, int64_t nrows,
-                          int64_t n_per_row, const float *imatrix, const char *func)
+void ggml__quantize_k_rows(ggml__k_block_quantizer quantize, size_t block_size, const float *x, void *y,
+                           int64_t nrows, int64_t n_per_row, const float *imatrix, const char *func)
 {
     const int64_t nb = ggml__quant_row_blocks(x, y, n_per_row, QK_K, func);
     if (nb <= 0 || nrows <= 0)
@@ -604,33 +624,33 @@ static void quantize_rows(block_quantizer quantize, size_t block_size, const flo
 
 void ggml__quantize_row_q4_K_ref(const float *restrict x, void *restrict y, int64_t k)
 {
-    quantize_rows(quantize_block_q4_K_entry, sizeof(block_q4_K), x, y, 1, k, NULL, __func__);
+    ggml__quantize_k_rows(quantize_block_q4_K_entry, sizeof(block_q4_K), x, y, 1, k, NULL, __func__);
 }
 
 void ggml__quantize_row_q5_K_ref(const float *restrict x, void *restrict y, int64_t k)
 {
-    quantize_rows(quantize_block_q5_K_entry, sizeof(block_q5_K), x, y, 1, k, NULL, __func__);
+    ggml__quantize_k_rows(quantize_block_q5_K_entry, sizeof(block_q5_K), x, y, 1, k, NULL, __func__);
 }
 
 void ggml__quantize_q5_K(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
                          const float *imatrix)
 {
-    quantize_rows(quantize_block_q5_K_entry, sizeof(block_q5_K), x, y, nrows, n_per_row, imatrix, __func__);
+    ggml__quantize_k_rows(quantize_block_q5_K_entry, sizeof(block_q5_K), x, y, nrows, n_per_row, imatrix, __func__);
 }
 
 void ggml__quantize_row_q6_K_ref(const float *restrict x, void *restrict y, int64_t k)
 {
-    quantize_rows(quantize_block_q6_K_entry, sizeof(block_q6_K), x, y, 1, k, NULL, __func__);
+    ggml__quantize_k_rows(quantize_block_q6_K_entry, sizeof(block_q6_K), x, y, 1, k, NULL, __func__);
 }
 
 void ggml__quantize_q4_K(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
                          const float *imatrix)
 {
-    quantize_rows(quantize_block_q4_K_entry, sizeof(block_q4_K), x, y, nrows, n_per_row, imatrix, __func__);
+    ggml__quantize_k_rows(quantize_block_q4_K_entry, sizeof(block_q4_K), x, y, nrows, n_per_row, imatrix, __func__);
 }
 
 void ggml__quantize_q6_K(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
                          const float *imatrix)
 {
-    quantize_rows(quantize_block_q6_K_entry, sizeof(block_q6_K), x, y, nrows, n_per_row, imatrix, __func__);
+    ggml__quantize_k_rows(quantize_block_q6_K_entry, sizeof(block_q6_K), x, y, nrows, n_per_row, imatrix, __func__);
 }

@@ -419,6 +419,8 @@ static ggml_from_float_t chunk_quantizer(enum ggml_type type)
     case GGML_TYPE_Q4_K: return ggml__quantize_row_q4_K_ref;
     case GGML_TYPE_Q5_K: return ggml__quantize_row_q5_K_ref;
     case GGML_TYPE_Q6_K: return ggml__quantize_row_q6_K_ref;
+    case GGML_TYPE_Q2_K: return ggml__quantize_row_q2_K_ref;
+    case GGML_TYPE_Q3_K: return ggml__quantize_row_q3_K_ref;
     default:             return NULL;
     }
 }
@@ -431,6 +433,8 @@ static void (*weighted_chunk_quantizer(enum ggml_type type))(const float *restri
     case GGML_TYPE_Q4_K: return ggml__quantize_q4_K;
     case GGML_TYPE_Q5_K: return ggml__quantize_q5_K;
     case GGML_TYPE_Q6_K: return ggml__quantize_q6_K;
+    case GGML_TYPE_Q2_K: return ggml__quantize_q2_K;
+    case GGML_TYPE_Q3_K: return ggml__quantize_q3_K;
     default:             return NULL;
     }
 }

@@ -87,9 +87,15 @@ const struct ggml_type_traits ggml__type_traits_table[GGML_TYPE_COUNT] = {
         .from_float_ref = ggml__quantize_row_q8_1_ref,
     },
     /* scales[16], qs[64], d, dmin */
-    [GGML_TYPE_Q2_K] = { .type_name = "q2_K", .blck_size = 256, .type_size = 84, .is_quantized = true },
+    [GGML_TYPE_Q2_K] = {
+        .type_name = "q2_K", .blck_size = QK_K, .type_size = sizeof(block_q2_K), .is_quantized = true,
+        .to_float = ggml__dequantize_row_q2_K, .from_float_ref = ggml__quantize_row_q2_K_ref,
+    },
     /* hmask[32], qs[64], scales[12], d */
-    [GGML_TYPE_Q3_K] = { .type_name = "q3_K", .blck_size = 256, .type_size = 110, .is_quantized = true },
+    [GGML_TYPE_Q3_K] = {
+        .type_name = "q3_K", .blck_size = QK_K, .type_size = sizeof(block_q3_K), .is_quantized = true,
+        .to_float = ggml__dequantize_row_q3_K, .from_float_ref = ggml__quantize_row_q3_K_ref,
+    },
     /* d, dmin, scales[12], qs[128] */
     [GGML_TYPE_Q4_K] = {
         .type_name = "q4_K", .blck_size = QK_K, .type_size = sizeof(block_q4_K), .is_quantized = true,

@@ -86,6 +86,8 @@ static size_t block_bytes(enum ggml_type t)
     case GGML_TYPE_Q4_K: return 144;
     case GGML_TYPE_Q5_K: return 176;
     case GGML_TYPE_Q6_K: return 210;
+    case GGML_TYPE_Q2_K: return 84;
+    case GGML_TYPE_Q3_K: return 110;
     case GGML_TYPE_Q8_K: return 292;
     default:             return 0;
     }
@@ -112,7 +114,16 @@ static size_t block_bytes(enum ggml_type t)
  *   Q6_K 128 bytes ql, 64 bytes qh, 16 int8 scales, d: in half h, value
  *        32 p + l has low bits in ql[64 h + l + 32 (p & 1)] (high nibble for
  *        p >= 2) and high bits at bit 2 p of qh[32 h + l]: d * sc * (q - 32);
- *   Q8_K float d, 256 int8, 16 int16 sums: q * d.
+ *   Q8_K float d, 256 int8, 16 int16 sums: q * d;
+ *   Q2_K 16 bytes of scale (low nibble) and min (high nibble) per 16
+ *        values, 64 bytes of 2-bit codes (value 128 h + 32 p + l: bits
+ *        2 p of byte 16 + 32 h + l), d at 80, dmin at 82:
+ *        d * sc * q - dmin * mn;
+ *   Q3_K 32 bytes hmask, 64 bytes of 2-bit codes (as Q2_K's, at 32), 12
+ *        bytes of 6-bit scales, d at 108: value v's third bit is bit v / 32
+ *        of hmask[v % 32]; scale s (0..15) has its low nibble in nibble s / 8
+ *        of byte 96 + s % 8, its top two bits at bit 2 (s / 4) of byte
+ *        104 + s % 4: d * (scale - 32) * (q - 4), q the 3-bit code.
  */
 static double k_value(enum ggml_type t, const uint8_t *x, int64_t i)
 {
@@ -142,6 +153,18 @@ static double k_value(enum ggml_type t, const uint8_t *x, int64_t i)
         float d;
         memcpy(&d, b, sizeof d);
         return (double) d * (int8_t) b[4 + v];
+    }
+    case GGML_TYPE_Q2_K:
+    case GGML_TYPE_Q3_K: {
+        const int h = v / 128, p = v % 128 / 32, l = v % 32;
+        const int qs_at = t == GGML_TYPE_Q2_K ? 16 : 32;
+        const int q = (b[qs_at + 32 * h + l] >> (2 * p)) & 3;
+        if (t == GGML_TYPE_Q2_K)
+            return f16(b + 80) * (b[v / 16] & 15) * q - f16(b + 82) * (b[v / 16] >> 4);
+        const int s = v / 16;
+        const int scale = ((b[96 + s % 8] >> (4 * (s / 8))) & 15) | ((b[104 + s % 4] >> (2 * (s / 4))) & 3) << 4;
+        const int q3 = q | ((b[v % 32] >> (v / 32)) & 1) << 2;
+        return f16(b + 108) * (scale - 32) * (q3 - 4);
     }
     default:
         return NAN;
@@ -252,7 +275,7 @@ static const enum ggml_type dot_types[] = {
     GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q4_0,
     GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0,
     GGML_TYPE_MXFP4, GGML_TYPE_NVFP4, GGML_TYPE_Q1_0, GGML_TYPE_Q2_0, GGML_TYPE_IQ4_NL,
-    GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
+    GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
 };
 
 /* Types whose vec_dot must give the generic level's bits at every level

@@ -222,6 +222,8 @@ static double quant_threshold(enum ggml_type type)
     case GGML_TYPE_Q5_1:
     case GGML_TYPE_Q5_K:
     case GGML_TYPE_Q6_K: return 0.006;
+    case GGML_TYPE_Q3_K: return 0.14;   /* step up to a/3: (a/6)^2 / (a^2/5) */
+    case GGML_TYPE_Q2_K: return 0.56;   /* 4 levels over 2a: step 2a/3 */
     default:             return 1e-4;
     }
 }
@@ -580,9 +582,11 @@ static void test_into_quantized(void)
     copy_into_quantized(quant_types, sizeof quant_types / sizeof quant_types[0], shapes,
                         sizeof shapes / sizeof shapes[0], 0x9a47);
     /* the K-quants: 256-value blocks */
-    static const enum ggml_type k_types[] = { GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K };
+    static const enum ggml_type k_types[] = {
+        GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
+    };
     const int64_t k_shapes[][4] = { { 256, 1, 1, 1 }, { 512, 3, 2, 1 }, { 768, 2, 1, 2 } };
-    copy_into_quantized(k_types, 3, k_shapes, sizeof k_shapes / sizeof k_shapes[0], 0x9a48);
+    copy_into_quantized(k_types, sizeof k_types / sizeof k_types[0], k_shapes, sizeof k_shapes / sizeof k_shapes[0], 0x9a48);
 }
 
 /* Quantized sources (the types with to_float) into every plain type, the same type and another one. */
@@ -842,7 +846,7 @@ static void test_refused(void)
         { "cast of f32 to i16", ggml_cast(ctx, f64x2, GGML_TYPE_I16) },
         { "cast of i64 to f32", ggml_cast(ctx, i64, GGML_TYPE_F32) },
         { "cast of q8_1 to f32 (no to_float)", ggml_cast(ctx, q81, GGML_TYPE_F32) },
-        { "cast of f32 to q3_K (no from_float_ref)", ggml_cast(ctx, f256, GGML_TYPE_Q3_K) },
+        { "cast of f32 to iq1_m (no from_float_ref)", ggml_cast(ctx, f256, GGML_TYPE_IQ1_M) },
         { "q4_0 [64,2] into q8_0 [32,4] (rows not lined up)", ggml_cpy(ctx, q64x2, ggml_new_tensor_2d(ctx, GGML_TYPE_Q8_0, 32, 4)) },
     };
     is_int(tap_log_errors(), 0, "building the refused nodes logged nothing");

@@ -40,7 +40,9 @@ static const enum ggml_type small_types[] = {
 
 /* The K-quants (256-value blocks, vec_dot_type q8_K): cases of their own,
    with K a multiple of 256. */
-static const enum ggml_type k_types[] = { GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K };
+static const enum ggml_type k_types[] = {
+    GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
+};
 #define N_K_TYPES (sizeof k_types / sizeof k_types[0])
 #define N_ANY_SRC0_TYPES (N_SRC0_TYPES + N_SMALL_TYPES + N_K_TYPES)
 
@@ -709,6 +711,7 @@ static void test_type_traits(void)
         case GGML_TYPE_IQ4_NL: want_vdt = GGML_TYPE_Q8_0; break;
         case GGML_TYPE_Q4_1: case GGML_TYPE_Q5_1: case GGML_TYPE_Q8_1: want_vdt = GGML_TYPE_Q8_1; break;
         case GGML_TYPE_Q4_K: case GGML_TYPE_Q5_K: case GGML_TYPE_Q6_K: case GGML_TYPE_Q8_K:
+        case GGML_TYPE_Q2_K: case GGML_TYPE_Q3_K:
             want_vdt = GGML_TYPE_Q8_K;
             break;
         default: break;

@@ -194,7 +194,7 @@ static void test_get_rows(void)
         GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_I32, GGML_TYPE_Q4_0,
         GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0,
         GGML_TYPE_MXFP4, GGML_TYPE_NVFP4, GGML_TYPE_Q1_0, GGML_TYPE_Q2_0, GGML_TYPE_IQ4_NL,
-        GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
+        GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
     };
     const int64_t plain_ne0[] = { 1, 3, 31, 33, 257 };
     /* in units of 32 values: whole blocks of every type (Q1_0: 128) */
@@ -249,6 +249,9 @@ static double set_rows_threshold(enum ggml_type type)
     case GGML_TYPE_Q5_1:
     case GGML_TYPE_Q5_K: return 3e-3;
     case GGML_TYPE_Q6_K: return 1e-3;   /* 6 bits: about 2.5e-4 */
+    /* 3 and 2 bits: an RMSE of about 0.14 and 0.25 of a unit Gaussian's */
+    case GGML_TYPE_Q3_K: return 5e-2;
+    case GGML_TYPE_Q2_K: return 0.15;
     /* 4-bit codes on IQ4_NL's uneven grid: measured up to 6e-3 */
     case GGML_TYPE_IQ4_NL: return 2e-2;
     /* E2M1 (steps up to 1/3 of the largest level), and MXFP4's power-of-two
@@ -457,7 +460,7 @@ static void test_set_rows(void)
         GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_I32, GGML_TYPE_Q4_0,
         GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0, GGML_TYPE_Q8_1,
         GGML_TYPE_MXFP4, GGML_TYPE_NVFP4, GGML_TYPE_Q1_0, GGML_TYPE_Q2_0, GGML_TYPE_IQ4_NL,
-        GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
+        GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
     };
     const int64_t plain_ne0[] = { 1, 3, 31, 33, 257 };
     /* in units of 32 values: whole blocks of every type (Q1_0: 128) */
@@ -894,10 +897,10 @@ static void test_refused(void)
     struct ggml_tensor *q81 = ggml_new_tensor_2d(ctx, GGML_TYPE_Q8_1, 32, 4);
     expect_refused(ctx, ggml_get_rows(ctx, q81, idx), "get_rows from q8_1");
 
-    /* Q2_K has no from_float_ref yet */
-    struct ggml_tensor *q2k = ggml_new_tensor_2d(ctx, GGML_TYPE_Q2_K, 256, 4);
+    /* IQ1_M has no from_float_ref yet */
+    struct ggml_tensor *iq1m = ggml_new_tensor_2d(ctx, GGML_TYPE_IQ1_M, 256, 4);
     struct ggml_tensor *rows = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 256, 2);
-    expect_refused(ctx, ggml_set_rows(ctx, q2k, rows, idx), "set_rows into q2_K");
+    expect_refused(ctx, ggml_set_rows(ctx, iq1m, rows, idx), "set_rows into iq1_m");
 
     struct ggml_tensor *h = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, 8, 2);
     expect_refused(ctx, ggml_soft_max(ctx, h), "soft_max of f16");

@@ -397,7 +397,7 @@ static void check_chunk(void)
         { GGML_TYPE_Q4_0, 0, -1, PER_ROW, false, "a negative row count" },
         { GGML_TYPE_Q4_0, 0, 1, PER_ROW, true, "a NULL source" },
         { GGML_TYPE_Q4_0, 0, INT64_MAX / 2, PER_ROW, false, "a chunk too large to address" },
-        { GGML_TYPE_Q2_K, 0, 1, 256, false, "a type not implemented yet (q2_K)" },
+        { GGML_TYPE_IQ1_M, 0, 1, 256, false, "a type not implemented yet (iq1_m)" },
         { GGML_TYPE_IQ2_XXS, 0, 1, 256, false, "a type that needs an importance matrix" },
         { GGML_TYPE_I32, 0, 1, PER_ROW, false, "an integer type" },
         { (enum ggml_type) 4, 0, 1, PER_ROW, false, "a removed type" },

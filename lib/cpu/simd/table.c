@@ -96,6 +96,8 @@ static void fill_generic(struct ggml__cpu_kernels *k, const struct ggml__isa_cap
     k->vec_dot[GGML_TYPE_Q4_K] = ggml__generic_vec_dot_q4_K_q8_K;
     k->vec_dot[GGML_TYPE_Q5_K] = ggml__generic_vec_dot_q5_K_q8_K;
     k->vec_dot[GGML_TYPE_Q6_K] = ggml__generic_vec_dot_q6_K_q8_K;
+    k->vec_dot[GGML_TYPE_Q2_K] = ggml__generic_vec_dot_q2_K_q8_K;
+    k->vec_dot[GGML_TYPE_Q3_K] = ggml__generic_vec_dot_q3_K_q8_K;
 
     k->from_float[GGML_TYPE_F32] = ggml__generic_f32_to_f32;
     k->from_float[GGML_TYPE_F16] = ggml__generic_f32_to_f16;
@@ -115,6 +117,8 @@ static void fill_generic(struct ggml__cpu_kernels *k, const struct ggml__isa_cap
     k->from_float[GGML_TYPE_Q4_K] = ggml__quantize_row_q4_K_ref;
     k->from_float[GGML_TYPE_Q5_K] = ggml__quantize_row_q5_K_ref;
     k->from_float[GGML_TYPE_Q6_K] = ggml__quantize_row_q6_K_ref;
+    k->from_float[GGML_TYPE_Q2_K] = ggml__quantize_row_q2_K_ref;
+    k->from_float[GGML_TYPE_Q3_K] = ggml__quantize_row_q3_K_ref;
     k->from_float[GGML_TYPE_Q8_K] = ggml__quantize_row_q8_K;
 
     /* every type's reference decoder, then the generic level's own forms */
@@ -167,6 +171,8 @@ static void fill_avx2(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *
     k->vec_dot[GGML_TYPE_Q4_K] = ggml__avx2_vec_dot_q4_K_q8_K;
     k->vec_dot[GGML_TYPE_Q5_K] = ggml__avx2_vec_dot_q5_K_q8_K;
     k->vec_dot[GGML_TYPE_Q6_K] = ggml__avx2_vec_dot_q6_K_q8_K;
+    k->vec_dot[GGML_TYPE_Q2_K] = ggml__avx2_vec_dot_q2_K_q8_K;
+    k->vec_dot[GGML_TYPE_Q3_K] = ggml__avx2_vec_dot_q3_K_q8_K;
     k->vec_dot_rows[GGML_TYPE_F32] = ggml__avx2_vec_dot_rows_f32;
     k->vec_dot_rows[GGML_TYPE_F16] = ggml__avx2_vec_dot_rows_f16;
     k->vec_dot_rows[GGML_TYPE_BF16] = ggml__avx2_vec_dot_rows_bf16;

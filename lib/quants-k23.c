@@ -1,0 +1,145 @@
+/*
+ * quants-k23.c - the K-quant formats q2_K (2-bit codes, 4-bit scales and
+ * minimums) and q3_K (3-bit symmetric codes, 6-bit scales); layouts in
+ * quants-impl.h.
+ *
+ * The quantizers are the scale searches of quants-k.c: q2_K is an affine
+ * format like q4_K (16 sub-blocks of 16 values here), q3_K a symmetric
+ * one like q6_K.  They minimise the squared error of the decoded values,
+ * weighted by the importance weights when ggml_quantize_chunk gets them
+ * (by 1 otherwise); this file describes the two formats to them and packs
+ * the results.
+ *
+ * The decoders compute exactly what ggml's do (single precision, the same
+ * products in the same order), so a block decodes to the same floats
+ * everywhere.  Like quants.c this file must be compiled without
+ * floating-point contraction.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "ggml-impl.h"
+#include "fp16-impl.h"
+#include "quants-impl.h"
+
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+/* The 2-bit field of value v (0..255) in a q2_K or q3_K qs array. */
+static inline int low2_code(const uint8_t *qs, int v)
+{
+    return (qs[32 * (v / 128) + v % 32] >> (2 * ((v % 128) / 32))) & 3;
+}
+
+/* Puts the 2-bit field of value v into a zeroed qs array. */
+static inline void put_low2_code(uint8_t *qs, int v, int code)
+{
+    qs[32 * (v / 128) + v % 32] |= (uint8_t) ((code & 3) << (2 * ((v % 128) / 32)));
+}
+
+/* ------------------------------------------------------------------ q2_K */
+
+void ggml__dequantize_row_q2_K(const void *restrict vx, float *restrict y, int64_t k)
+{
+    const int64_t nb = ggml__quant_row_blocks(vx, y, k, QK_K, __func__);
+    const block_q2_K *x = vx;
+
+    for (int64_t i = 0; i < nb; i++) {
+        const float d = ggml__fp16_to_fp32(x[i].d);
+        const float dmin = ggml__fp16_to_fp32(x[i].dmin);
+        for (int s = 0; s < QK_K / 16; s++) {
+            const float step = d * (float) (x[i].scales[s] & 0x0f);
+            const float offset = dmin * (float) (x[i].scales[s] >> 4);
+            for (int v = 16 * s; v < 16 * s + 16; v++)
+                y[i * QK_K + v] = step * (float) low2_code(x[i].qs, v) - offset;
+        }
+    }
+}
+
+/*
+ * The 4-bit scales leave few choices of d: more candidates than q4_K's
+ * pay off (a finer search around largest / 15, on both sides).
+ */
+static const float q2_K_factors[] = { 1.0f, 0.97f, 1.03f, 0.94f, 1.06f, 0.91f, 1.09f };
+static const struct ggml__affine_k_format q2_K_format = { 16, 3, 15, q2_K_factors, 3, 2 };
+
+static void quantize_block_q2_K(const float *x, const float *w, void *vy)
+{
+    block_q2_K *y = vy;
+    struct ggml__affine_k k;
+    ggml__quantize_affine_k(x, w, &q2_K_format, &k);
+    memset(y, 0, sizeof *y);
+    y->d = ggml__fp32_to_fp16(k.d);
+    y->dmin = ggml__fp32_to_fp16(k.dmin);
+    for (int s = 0; s < QK_K / 16; s++)
+        y->scales[s] = (uint8_t) (k.sc[s] | (k.mn[s] << 4));
+    for (int v = 0; v < QK_K; v++)
+        put_low2_code(y->qs, v, k.q[v]);
+}
+
+void ggml__quantize_row_q2_K_ref(const float *restrict x, void *restrict y, int64_t k)
+{
+    ggml__quantize_k_rows(quantize_block_q2_K, sizeof(block_q2_K), x, y, 1, k, NULL, __func__);
+}
+
+void ggml__quantize_q2_K(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                         const float *imatrix)
+{
+    ggml__quantize_k_rows(quantize_block_q2_K, sizeof(block_q2_K), x, y, nrows, n_per_row, imatrix, __func__);
+}
+
+/* ------------------------------------------------------------------ q3_K */
+
+void ggml__dequantize_row_q3_K(const void *restrict vx, float *restrict y, int64_t k)
+{
+    const int64_t nb = ggml__quant_row_blocks(vx, y, k, QK_K, __func__);
+    const block_q3_K *x = vx;
+
+    for (int64_t i = 0; i < nb; i++) {
+        const float d = ggml__fp16_to_fp32(x[i].d);
+        for (int s = 0; s < QK_K / 16; s++) {
+            const float step = d * (float) (ggml__q3_K_scale(x[i].scales, s) - 32);
+            for (int v = 16 * s; v < 16 * s + 16; v++) {
+                const int high = (x[i].hmask[v % 32] >> (v / 32)) & 1;
+                const int q = low2_code(x[i].qs, v) - (high ? 0 : 4);
+                y[i * QK_K + v] = step * (float) q;
+            }
+        }
+    }
+}
+
+static const float q3_K_factors[] = { 1.0f, 0.98f, 1.02f, 0.96f, 1.04f };
+static const struct ggml__symmetric_k_format q3_K_format = { -4, 3, -32, 31, q3_K_factors, 2 };
+
+static void quantize_block_q3_K(const float *x, const float *w, void *vy)
+{
+    block_q3_K *y = vy;
+    int sc[QK_K / 16];
+    int8_t q[QK_K];
+    const float d = ggml__quantize_symmetric_k(x, w, &q3_K_format, sc, q);
+    memset(y, 0, sizeof *y);
+    y->d = ggml__fp32_to_fp16(d);
+    for (int s = 0; s < QK_K / 16; s++) {
+        const int stored = sc[s] + 32;
+        y->scales[s % 8] |= (uint8_t) ((stored & 0x0f) << (4 * (s / 8)));
+        y->scales[8 + s % 4] |= (uint8_t) ((stored >> 4) << (2 * (s / 4)));
+    }
+    for (int v = 0; v < QK_K; v++) {
+        const int code = q[v] + 4;   /* 0..7 */
+        put_low2_code(y->qs, v, code);
+        y->hmask[v % 32] |= (uint8_t) ((code >> 2) << (v / 32));
+    }
+}
+
+void ggml__quantize_row_q3_K_ref(const float *restrict x, void *restrict y, int64_t k)
+{
+    ggml__quantize_k_rows(quantize_block_q3_K, sizeof(block_q3_K), x, y, 1, k, NULL, __func__);
+}
+
+void ggml__quantize_q3_K(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                         const float *imatrix)
+{
+    ggml__quantize_k_rows(quantize_block_q3_K, sizeof(block_q3_K), x, y, nrows, n_per_row, imatrix, __func__);
+}
