@@ -87,6 +87,9 @@ static size_t block_bytes(enum ggml_type t)
     case GGML_TYPE_Q5_K: return 176;
     case GGML_TYPE_Q6_K: return 210;
     case GGML_TYPE_Q8_K: return 292;
+    case GGML_TYPE_TQ1_0: return 54;
+    case GGML_TYPE_TQ2_0: return 66;
+    case GGML_TYPE_IQ4_XS: return 136;
     default:             return 0;
     }
 }
@@ -112,7 +115,18 @@ static size_t block_bytes(enum ggml_type t)
  *   Q6_K 128 bytes ql, 64 bytes qh, 16 int8 scales, d: in half h, value
  *        32 p + l has low bits in ql[64 h + l + 32 (p & 1)] (high nibble for
  *        p >= 2) and high bits at bit 2 p of qh[32 h + l]: d * sc * (q - 32);
- *   Q8_K float d, 256 int8, 16 int16 sums: q * d.
+ *   Q8_K float d, 256 int8, 16 int16 sums: q * d;
+ *   TQ1_0 48 + 4 bytes of base-3 digits, d: value v's byte is v % 32
+ *        (v < 160), 32 + (v - 160) % 16 (v < 240) or 48 + (v - 240) % 4, its
+ *        digit n the quotient of v - first value of the group by the group's
+ *        byte count; digit n of byte B is floor(3 ((B 3^n) mod 256) / 256):
+ *        d * (digit - 1);
+ *   TQ2_0 64 bytes, d: value v in bits 2 ((v % 128) / 32) of byte
+ *        32 (v / 128) + v % 32: d * (q - 1);
+ *   IQ4_XS d, 16-bit high scale bits, 4 bytes of low scale nibbles, 128
+ *        bytes of nibbles (sub-block s = v / 32: bytes 16 s.., low nibble for
+ *        v % 32 < 16); scale ls = nibble s % 2 of byte s / 2 | bits 2 s of
+ *        the 16-bit word << 4: d * (ls - 32) * iq4nl_level[q].
  */
 static double k_value(enum ggml_type t, const uint8_t *x, int64_t i)
 {
@@ -142,6 +156,25 @@ static double k_value(enum ggml_type t, const uint8_t *x, int64_t i)
         float d;
         memcpy(&d, b, sizeof d);
         return (double) d * (int8_t) b[4 + v];
+    }
+    case GGML_TYPE_TQ1_0: {
+        const int first = v < 160 ? 0 : v < 240 ? 160 : 240, nbytes = v < 160 ? 32 : v < 240 ? 16 : 4;
+        const int at = (v < 160 ? 0 : v < 240 ? 32 : 48) + (v - first) % nbytes, digit = (v - first) / nbytes;
+        unsigned power = 1;
+        for (int n = 0; n < digit; n++)
+            power *= 3;
+        const unsigned trit = 3u * ((b[at] * power) % 256u) / 256u;
+        return f16(b + 52) * ((int) trit - 1);
+    }
+    case GGML_TYPE_TQ2_0: {
+        const int q = (b[32 * (v / 128) + v % 32] >> (2 * (v % 128 / 32))) & 3;
+        return f16(b + 64) * (q - 1);
+    }
+    case GGML_TYPE_IQ4_XS: {
+        const int s = v / 32;
+        const int ls = ((b[4 + s / 2] >> (4 * (s % 2))) & 15) | ((rd16(b + 2) >> (2 * s)) & 3) << 4;
+        const uint8_t byte = b[8 + 16 * s + v % 16];
+        return f16(b) * (ls - 32) * iq4nl_level[v % 32 < 16 ? byte & 15 : byte >> 4];
     }
     default:
         return NAN;
@@ -253,6 +286,7 @@ static const enum ggml_type dot_types[] = {
     GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0,
     GGML_TYPE_MXFP4, GGML_TYPE_NVFP4, GGML_TYPE_Q1_0, GGML_TYPE_Q2_0, GGML_TYPE_IQ4_NL,
     GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
+    GGML_TYPE_TQ1_0, GGML_TYPE_TQ2_0, GGML_TYPE_IQ4_XS,
 };
 
 /* Types whose vec_dot must give the generic level's bits at every level
