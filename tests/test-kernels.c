@@ -325,11 +325,23 @@ static void check_vec_dot(const struct ggml__cpu_kernels *k, const struct ggml__
             if (n % ggml_blck_size(t) != 0)
                 continue;
             struct row x = make_row(generic, t, n), y = make_row(generic, vdt, n);
-            /* then, for the bit-identical types, y's first block at the extremes of int8, -128 too */
-            for (int pass = 0; pass < (same_bits_as_generic(t) ? 2 : 1); pass++) {
-                if (pass == 1)
+            /* then, for the bit-identical types and the 256-value ones, y's first block at the
+               extremes of int8, -128 too */
+            for (int pass = 0; pass < (same_bits_as_generic(t) || k_blocks ? 2 : 1); pass++) {
+                if (pass == 1 && !k_blocks)
                     for (int j = 0; j < 32; j++)
                         ((int8_t *) y.data)[2 + j] = (int8_t) (j % 3 == 0 ? -128 : j % 3 == 1 ? 127 : -127);
+                if (pass == 1 && k_blocks) {   /* q8_K: codes at 4, the sums of 16 codes at 260 */
+                    for (int g = 0; g < 16; g++) {
+                        int16_t group = 0;
+                        for (int j = 16 * g; j < 16 * g + 16; j++) {
+                            const int8_t v = (int8_t) (j % 3 == 0 ? -128 : j % 3 == 1 ? 127 : -127);
+                            ((int8_t *) y.data)[4 + j] = v;
+                            group = (int16_t) (group + v);
+                        }
+                        memcpy(y.data + 260 + 2 * g, &group, sizeof group);
+                    }
+                }
                 double mag;
                 const double want = ref_dot(t, vdt, x.data, y.data, n, &mag);
                 float got = NAN, got_generic = NAN;

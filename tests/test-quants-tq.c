@@ -442,6 +442,20 @@ static void check_vec_dot(const struct upstream_type *u)
     float got = NAN;
     cpu->vec_dot(N, &got, 0, qa, 0, qb, 0, 1);
     ok(fabs(got - want) <= 1e-5 * mag, "%s: vec_dot %.7g, reference %.7g", u->name, got, want);
+
+    /* every byte but the scale d random: digits and codes no quantizer writes */
+    const size_t bsize = ggml_type_size(t), d_at = t == GGML_TYPE_TQ1_0 ? 52 : t == GGML_TYPE_TQ2_0 ? 64 : 0;
+    for (size_t i = 0; i < N / QK_K * bsize; i++)
+        if (i % bsize < d_at || i % bsize >= d_at + 2)
+            qa[i] = (uint8_t) (tq_uniform(&r) * 256.0f);
+    ggml_get_type_traits(t)->to_float(qa, da, N);
+    want = mag = 0.0;
+    for (int i = 0; i < N; i++) {
+        want += (double) da[i] * db[i];
+        mag += fabs((double) da[i] * db[i]);
+    }
+    cpu->vec_dot(N, &got, 0, qa, 0, qb, 0, 1);
+    ok(fabs(got - want) <= 1e-5 * mag, "%s: vec_dot of random code bytes %.7g, reference %.7g", u->name, got, want);
 }
 
 int main(void)
