@@ -31,6 +31,7 @@ libggml_backend_core_la_SOURCES = \
 	lib/quants-small.c \
 	lib/quants-k.c \
 	lib/quants-k23.c \
+	lib/quants-tq.c \
 	lib/hash.c \
 	lib/context.c \
 	lib/tensor.c \
@@ -80,6 +81,7 @@ libggml_backend_core_la_SOURCES = \
 	lib/cpu/simd/generic/dot-small.c \
 	lib/cpu/simd/generic/dot-k.c \
 	lib/cpu/simd/generic/dot-k23.c \
+	lib/cpu/simd/generic/dot-tq.c \
 	lib/cpu/simd/generic/vector.c \
 	lib/cpu/simd/generic/rows.c \
 	lib/cpu/simd/generic/transpose.c \
@@ -119,6 +121,7 @@ lib_cpu_simd_libisa_avx2_la_SOURCES = \
 	lib/cpu/simd/avx2/dot-small.c \
 	lib/cpu/simd/avx2/dot-k.c \
 	lib/cpu/simd/avx2/dot-k23.c \
+	lib/cpu/simd/avx2/dot-tq.c \
 	lib/cpu/simd/avx2/convert.c \
 	lib/cpu/simd/avx2/vector.c \
 	lib/cpu/simd/avx2/vmath.h \

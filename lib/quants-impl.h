@@ -455,4 +455,66 @@ void ggml__quantize_q3_K(const float *restrict x, void *restrict y, int64_t nrow
 void ggml__dequantize_row_q2_K(const void *restrict x, float *restrict y, int64_t k);
 void ggml__dequantize_row_q3_K(const void *restrict x, float *restrict y, int64_t k);
 
+/* ------------------------------------------------- TQ1_0, TQ2_0, IQ4_XS */
+
+/*
+ * Super-blocks of QK_K values (lib/quants-tq.c; generic dots in
+ * lib/cpu/simd/generic/dot-tq.c), all taking q8_K activations.
+ *
+ * TQ1_0, ternary: x = d * (t - 1), t a base-3 digit (trit) 0..2.  A byte
+ * holds up to five trits as the number N = sum_n t_n 3^(4 - n) (digit 0
+ * the most significant) stored as ceil(N * 256 / 243); digit n is then
+ * ((uint8_t) (byte * 3^n) * 3) >> 8.  Byte m of qs[0..31] holds values
+ * m + 32 n (n 0..4), byte 32 + m of qs[32..47] values 160 + m + 16 n, and
+ * qh[j] (j 0..3) values 240 + j + 4 n in its digits 0..3 (digit 4 zero).
+ */
+typedef struct {
+    uint8_t qs[48];
+    uint8_t qh[4];
+    ggml_fp16_t d;
+} block_tq1_0;
+
+/* TQ2_0, ternary in 2-bit codes: x = d * (q - 1), q 0..3 (the quantizer
+   writes 0..2); value 128 c + 32 n + m in bits 2n..2n+1 of qs[32 c + m]. */
+typedef struct {
+    uint8_t qs[QK_K / 4];
+    ggml_fp16_t d;
+} block_tq2_0;
+
+/*
+ * IQ4_XS: eight sub-blocks of 32 values on IQ4_NL's levels, value j of
+ * sub-block s: x = d * (ls[s] - 32) * ggml__iq4nl_values[q].  The 6-bit
+ * ls[s] has its low four bits in the nibble s % 2 of scales_l[s / 2] (low
+ * nibble for even s) and its two high bits at bit 2 s of scales_h.  Codes:
+ * qs[16 s + j] holds value j (low nibble) and value j + 16 (high nibble).
+ */
+typedef struct {
+    ggml_fp16_t d;
+    uint16_t scales_h;
+    uint8_t scales_l[QK_K / 64];
+    uint8_t qs[QK_K / 2];
+} block_iq4_xs;
+
+static_assert(sizeof(block_tq1_0) == 54 && offsetof(block_tq1_0, qh) == 48 && offsetof(block_tq1_0, d) == 52,
+              "tq1_0 layout");
+static_assert(sizeof(block_tq2_0) == 66 && offsetof(block_tq2_0, d) == 64, "tq2_0 layout");
+static_assert(sizeof(block_iq4_xs) == 136 && offsetof(block_iq4_xs, scales_h) == 2 &&
+              offsetof(block_iq4_xs, scales_l) == 4 && offsetof(block_iq4_xs, qs) == 8, "iq4_xs layout");
+
+/* The 6-bit scale ls (0..63) of sub-block s (0..7) of an IQ4_XS block. */
+static inline int ggml__iq4_xs_scale(const block_iq4_xs *b, int s)
+{
+    return ((b->scales_l[s / 2] >> (4 * (s % 2))) & 0x0f) | (((b->scales_h >> (2 * s)) & 3) << 4);
+}
+
+void ggml__quantize_row_tq1_0_ref(const float *restrict x, void *restrict y, int64_t k);
+void ggml__quantize_row_tq2_0_ref(const float *restrict x, void *restrict y, int64_t k);
+void ggml__quantize_row_iq4_xs_ref(const float *restrict x, void *restrict y, int64_t k);
+/* IQ4_XS with importance weights (as the K-quants' weighted quantizers). */
+void ggml__quantize_iq4_xs(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                           const float *imatrix);
+void ggml__dequantize_row_tq1_0(const void *restrict x, float *restrict y, int64_t k);
+void ggml__dequantize_row_tq2_0(const void *restrict x, float *restrict y, int64_t k);
+void ggml__dequantize_row_iq4_xs(const void *restrict x, float *restrict y, int64_t k);
+
 #endif

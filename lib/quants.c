@@ -421,6 +421,9 @@ static ggml_from_float_t chunk_quantizer(enum ggml_type type)
     case GGML_TYPE_Q6_K: return ggml__quantize_row_q6_K_ref;
     case GGML_TYPE_Q2_K: return ggml__quantize_row_q2_K_ref;
     case GGML_TYPE_Q3_K: return ggml__quantize_row_q3_K_ref;
+    case GGML_TYPE_TQ1_0: return ggml__quantize_row_tq1_0_ref;
+    case GGML_TYPE_TQ2_0: return ggml__quantize_row_tq2_0_ref;
+    case GGML_TYPE_IQ4_XS: return ggml__quantize_row_iq4_xs_ref;
     default:             return NULL;
     }
 }
@@ -435,6 +438,7 @@ static void (*weighted_chunk_quantizer(enum ggml_type type))(const float *restri
     case GGML_TYPE_Q6_K: return ggml__quantize_q6_K;
     case GGML_TYPE_Q2_K: return ggml__quantize_q2_K;
     case GGML_TYPE_Q3_K: return ggml__quantize_q3_K;
+    case GGML_TYPE_IQ4_XS: return ggml__quantize_iq4_xs;
     default:             return NULL;
     }
 }
@@ -448,9 +452,9 @@ static void (*weighted_chunk_quantizer(enum ggml_type type))(const float *restri
  *            nrows, n_per_row  the chunk's shape; n_per_row a multiple of
  *                    the type's block size;
  *            imatrix importance weights of the n_per_row columns (NULL:
- *                    none): the K-quants and IQ4_NL minimise the error
- *                    weighted by them; the other 32-value formats ignore
- *                    them, as ggml's do.
+ *                    none): the K-quants, IQ4_NL and IQ4_XS minimise
+ *                    the error weighted by them; the other formats
+ *                    ignore them, as ggml's do.
  * Returns:   bytes written (nrows * ggml_row_size(type, n_per_row)), or 0
  *            after logging one error.
  */

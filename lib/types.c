@@ -129,8 +129,6 @@ const struct ggml_type_traits ggml__type_traits_table[GGML_TYPE_COUNT] = {
     [GGML_TYPE_IQ3_S] = { .type_name = "iq3_s", .blck_size = 256, .type_size = 110, .is_quantized = true },
     /* d, qs[64], qh[8], scales[8] */
     [GGML_TYPE_IQ2_S] = { .type_name = "iq2_s", .blck_size = 256, .type_size = 82, .is_quantized = true },
-    /* d, uint16 scales_h, scales_l[4], qs[128] */
-    [GGML_TYPE_IQ4_XS] = { .type_name = "iq4_xs", .blck_size = 256, .type_size = 136, .is_quantized = true },
     [GGML_TYPE_I8]  = { .type_name = "i8",  .blck_size = 1, .type_size = sizeof(int8_t) },
     [GGML_TYPE_I16] = { .type_name = "i16", .blck_size = 1, .type_size = sizeof(int16_t) },
     [GGML_TYPE_I32] = { .type_name = "i32", .blck_size = 1, .type_size = sizeof(int32_t) },
@@ -145,10 +143,6 @@ const struct ggml_type_traits ggml__type_traits_table[GGML_TYPE_COUNT] = {
     [31] = REMOVED("TYPE_Q4_0_4_4 REMOVED, use Q4_0 with runtime repacking"),
     [32] = REMOVED("TYPE_Q4_0_4_8 REMOVED, use Q4_0 with runtime repacking"),
     [33] = REMOVED("TYPE_Q4_0_8_8 REMOVED, use Q4_0 with runtime repacking"),
-    /* qs[48] (5 values a byte), qh[4] (4 a byte), d */
-    [GGML_TYPE_TQ1_0] = { .type_name = "tq1_0", .blck_size = 256, .type_size = 54, .is_quantized = true },
-    /* qs[64], d */
-    [GGML_TYPE_TQ2_0] = { .type_name = "tq2_0", .blck_size = 256, .type_size = 66, .is_quantized = true },
     [36] = REMOVED("TYPE_IQ4_NL_4_4 REMOVED, use IQ4_NL with runtime repacking"),
     [37] = REMOVED("TYPE_IQ4_NL_4_8 REMOVED, use IQ4_NL with runtime repacking"),
     [38] = REMOVED("TYPE_IQ4_NL_8_8 REMOVED, use IQ4_NL with runtime repacking"),
@@ -167,6 +161,19 @@ const struct ggml_type_traits ggml__type_traits_table[GGML_TYPE_COUNT] = {
     [GGML_TYPE_Q2_0] = {
         .type_name = "q2_0", .blck_size = QK2_0, .type_size = sizeof(block_q2_0), .is_quantized = true,
         .to_float = ggml__dequantize_row_q2_0, .from_float_ref = ggml__quantize_row_q2_0_ref,
+    },
+    /* TQ1_0, TQ2_0, IQ4_XS: lib/quants-tq.c */
+    [GGML_TYPE_TQ1_0] = {
+        .type_name = "tq1_0", .blck_size = QK_K, .type_size = sizeof(block_tq1_0), .is_quantized = true,
+        .to_float = ggml__dequantize_row_tq1_0, .from_float_ref = ggml__quantize_row_tq1_0_ref,
+    },
+    [GGML_TYPE_TQ2_0] = {
+        .type_name = "tq2_0", .blck_size = QK_K, .type_size = sizeof(block_tq2_0), .is_quantized = true,
+        .to_float = ggml__dequantize_row_tq2_0, .from_float_ref = ggml__quantize_row_tq2_0_ref,
+    },
+    [GGML_TYPE_IQ4_XS] = {
+        .type_name = "iq4_xs", .blck_size = QK_K, .type_size = sizeof(block_iq4_xs), .is_quantized = true,
+        .to_float = ggml__dequantize_row_iq4_xs, .from_float_ref = ggml__quantize_row_iq4_xs_ref,
     },
 };
 

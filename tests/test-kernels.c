@@ -89,6 +89,9 @@ static size_t block_bytes(enum ggml_type t)
     case GGML_TYPE_Q2_K: return 84;
     case GGML_TYPE_Q3_K: return 110;
     case GGML_TYPE_Q8_K: return 292;
+    case GGML_TYPE_TQ1_0: return 54;
+    case GGML_TYPE_TQ2_0: return 66;
+    case GGML_TYPE_IQ4_XS: return 136;
     default:             return 0;
     }
 }
@@ -124,6 +127,17 @@ static size_t block_bytes(enum ggml_type t)
  *        of hmask[v % 32]; scale s (0..15) has its low nibble in nibble s / 8
  *        of byte 96 + s % 8, its top two bits at bit 2 (s / 4) of byte
  *        104 + s % 4: d * (scale - 32) * (q - 4), q the 3-bit code.
+ *   TQ1_0 48 + 4 bytes of base-3 digits, d: value v's byte is v % 32
+ *        (v < 160), 32 + (v - 160) % 16 (v < 240) or 48 + (v - 240) % 4, its
+ *        digit n the quotient of v - first value of the group by the group's
+ *        byte count; digit n of byte B is floor(3 ((B 3^n) mod 256) / 256):
+ *        d * (digit - 1);
+ *   TQ2_0 64 bytes, d: value v in bits 2 ((v % 128) / 32) of byte
+ *        32 (v / 128) + v % 32: d * (q - 1);
+ *   IQ4_XS d, 16-bit high scale bits, 4 bytes of low scale nibbles, 128
+ *        bytes of nibbles (sub-block s = v / 32: bytes 16 s.., low nibble for
+ *        v % 32 < 16); scale ls = nibble s % 2 of byte s / 2 | bits 2 s of
+ *        the 16-bit word << 4: d * (ls - 32) * iq4nl_level[q].
  */
 static double k_value(enum ggml_type t, const uint8_t *x, int64_t i)
 {
@@ -165,6 +179,25 @@ static double k_value(enum ggml_type t, const uint8_t *x, int64_t i)
         const int scale = ((b[96 + s % 8] >> (4 * (s / 8))) & 15) | ((b[104 + s % 4] >> (2 * (s / 4))) & 3) << 4;
         const int q3 = q | ((b[v % 32] >> (v / 32)) & 1) << 2;
         return f16(b + 108) * (scale - 32) * (q3 - 4);
+    }
+    case GGML_TYPE_TQ1_0: {
+        const int first = v < 160 ? 0 : v < 240 ? 160 : 240, nbytes = v < 160 ? 32 : v < 240 ? 16 : 4;
+        const int at = (v < 160 ? 0 : v < 240 ? 32 : 48) + (v - first) % nbytes, digit = (v - first) / nbytes;
+        unsigned power = 1;
+        for (int n = 0; n < digit; n++)
+            power *= 3;
+        const unsigned trit = 3u * ((b[at] * power) % 256u) / 256u;
+        return f16(b + 52) * ((int) trit - 1);
+    }
+    case GGML_TYPE_TQ2_0: {
+        const int q = (b[32 * (v / 128) + v % 32] >> (2 * (v % 128 / 32))) & 3;
+        return f16(b + 64) * (q - 1);
+    }
+    case GGML_TYPE_IQ4_XS: {
+        const int s = v / 32;
+        const int ls = ((b[4 + s / 2] >> (4 * (s % 2))) & 15) | ((rd16(b + 2) >> (2 * s)) & 3) << 4;
+        const uint8_t byte = b[8 + 16 * s + v % 16];
+        return f16(b) * (ls - 32) * iq4nl_level[v % 32 < 16 ? byte & 15 : byte >> 4];
     }
     default:
         return NAN;
@@ -276,6 +309,7 @@ static const enum ggml_type dot_types[] = {
     GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0,
     GGML_TYPE_MXFP4, GGML_TYPE_NVFP4, GGML_TYPE_Q1_0, GGML_TYPE_Q2_0, GGML_TYPE_IQ4_NL,
     GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
+    GGML_TYPE_TQ1_0, GGML_TYPE_TQ2_0, GGML_TYPE_IQ4_XS,
 };
 
 /* Types whose vec_dot must give the generic level's bits at every level
@@ -314,11 +348,23 @@ static void check_vec_dot(const struct ggml__cpu_kernels *k, const struct ggml__
             if (n % ggml_blck_size(t) != 0)
                 continue;
             struct row x = make_row(generic, t, n), y = make_row(generic, vdt, n);
-            /* then, for the bit-identical types, y's first block at the extremes of int8, -128 too */
-            for (int pass = 0; pass < (same_bits_as_generic(t) ? 2 : 1); pass++) {
-                if (pass == 1)
+            /* then, for the bit-identical types and the 256-value ones, y's first block at the
+               extremes of int8, -128 too */
+            for (int pass = 0; pass < (same_bits_as_generic(t) || k_blocks ? 2 : 1); pass++) {
+                if (pass == 1 && !k_blocks)
                     for (int j = 0; j < 32; j++)
                         ((int8_t *) y.data)[2 + j] = (int8_t) (j % 3 == 0 ? -128 : j % 3 == 1 ? 127 : -127);
+                if (pass == 1 && k_blocks) {   /* q8_K: codes at 4, the sums of 16 codes at 260 */
+                    for (int g = 0; g < 16; g++) {
+                        int16_t group = 0;
+                        for (int j = 16 * g; j < 16 * g + 16; j++) {
+                            const int8_t v = (int8_t) (j % 3 == 0 ? -128 : j % 3 == 1 ? 127 : -127);
+                            ((int8_t *) y.data)[4 + j] = v;
+                            group = (int16_t) (group + v);
+                        }
+                        memcpy(y.data + 260 + 2 * g, &group, sizeof group);
+                    }
+                }
                 double mag;
                 const double want = ref_dot(t, vdt, x.data, y.data, n, &mag);
                 float got = NAN, got_generic = NAN;

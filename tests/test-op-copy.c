@@ -217,7 +217,11 @@ static double quant_threshold(enum ggml_type type)
     switch (type) {
     case GGML_TYPE_Q4_0:
     case GGML_TYPE_Q4_1:
-    case GGML_TYPE_Q4_K: return 0.025;
+    case GGML_TYPE_Q4_K:
+    case GGML_TYPE_IQ4_XS: return 0.025;
+    /* ternary (step a): uniform data gives 1/12 over 1/3, 0.25 */
+    case GGML_TYPE_TQ1_0:
+    case GGML_TYPE_TQ2_0: return 0.5;
     case GGML_TYPE_Q5_0:
     case GGML_TYPE_Q5_1:
     case GGML_TYPE_Q5_K:
@@ -581,9 +585,10 @@ static void test_into_quantized(void)
     const int64_t shapes[][4] = { { 32, 1, 1, 1 }, { 64, 3, 2, 1 }, { 96, 5, 1, 2 }, { 256, 2, 1, 2 } };
     copy_into_quantized(quant_types, sizeof quant_types / sizeof quant_types[0], shapes,
                         sizeof shapes / sizeof shapes[0], 0x9a47);
-    /* the K-quants: 256-value blocks */
+    /* the K-quants and the other 256-value blocks */
     static const enum ggml_type k_types[] = {
         GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
+        GGML_TYPE_TQ1_0, GGML_TYPE_TQ2_0, GGML_TYPE_IQ4_XS,
     };
     const int64_t k_shapes[][4] = { { 256, 1, 1, 1 }, { 512, 3, 2, 1 }, { 768, 2, 1, 2 } };
     copy_into_quantized(k_types, sizeof k_types / sizeof k_types[0], k_shapes, sizeof k_shapes / sizeof k_shapes[0], 0x9a48);

@@ -38,10 +38,11 @@ static const enum ggml_type small_types[] = {
 };
 #define N_SMALL_TYPES (sizeof small_types / sizeof small_types[0])
 
-/* The K-quants (256-value blocks, vec_dot_type q8_K): cases of their own,
-   with K a multiple of 256. */
+/* The K-quants, TQ1_0, TQ2_0 and IQ4_XS (256-value blocks, vec_dot_type
+   q8_K): cases of their own, with K a multiple of 256. */
 static const enum ggml_type k_types[] = {
     GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
+    GGML_TYPE_TQ1_0, GGML_TYPE_TQ2_0, GGML_TYPE_IQ4_XS,
 };
 #define N_K_TYPES (sizeof k_types / sizeof k_types[0])
 #define N_ANY_SRC0_TYPES (N_SRC0_TYPES + N_SMALL_TYPES + N_K_TYPES)
@@ -657,7 +658,7 @@ static void test_out_prod(void)
 }
 
 /*
- * The K-quants: the dot path (N <= 3 columns) and the packed path, src1
+ * The 256-value formats (k_types): the dot path (N <= 3 columns) and the packed path, src1
  * laid out in every way, broadcasting, K over several blocks.
  */
 static void test_mul_mat_k(void)
@@ -712,6 +713,7 @@ static void test_type_traits(void)
         case GGML_TYPE_Q4_1: case GGML_TYPE_Q5_1: case GGML_TYPE_Q8_1: want_vdt = GGML_TYPE_Q8_1; break;
         case GGML_TYPE_Q4_K: case GGML_TYPE_Q5_K: case GGML_TYPE_Q6_K: case GGML_TYPE_Q8_K:
         case GGML_TYPE_Q2_K: case GGML_TYPE_Q3_K:
+        case GGML_TYPE_TQ1_0: case GGML_TYPE_TQ2_0: case GGML_TYPE_IQ4_XS:
             want_vdt = GGML_TYPE_Q8_K;
             break;
         default: break;

@@ -195,6 +195,7 @@ static void test_get_rows(void)
         GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0,
         GGML_TYPE_MXFP4, GGML_TYPE_NVFP4, GGML_TYPE_Q1_0, GGML_TYPE_Q2_0, GGML_TYPE_IQ4_NL,
         GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
+        GGML_TYPE_TQ1_0, GGML_TYPE_TQ2_0, GGML_TYPE_IQ4_XS,
     };
     const int64_t plain_ne0[] = { 1, 3, 31, 33, 257 };
     /* in units of 32 values: whole blocks of every type (Q1_0: 128) */
@@ -253,7 +254,8 @@ static double set_rows_threshold(enum ggml_type type)
     case GGML_TYPE_Q3_K: return 5e-2;
     case GGML_TYPE_Q2_K: return 0.15;
     /* 4-bit codes on IQ4_NL's uneven grid: measured up to 6e-3 */
-    case GGML_TYPE_IQ4_NL: return 2e-2;
+    case GGML_TYPE_IQ4_NL:
+    case GGML_TYPE_IQ4_XS: return 2e-2;
     /* E2M1 (steps up to 1/3 of the largest level), and MXFP4's power-of-two
        scale puts the largest value between levels 2 and 4 of 6: measured
        up to 1.3e-2 (NVFP4) and 2.3e-2 (MXFP4) */
@@ -263,7 +265,10 @@ static double set_rows_threshold(enum ggml_type type)
        and the mean magnitude only (Q1_0): q ~ 1, about 0.25; measured up
        to 0.33 for a single block */
     case GGML_TYPE_Q1_0:
-    case GGML_TYPE_Q2_0: return 0.5;
+    case GGML_TYPE_Q2_0:
+    /* ternary: -d, 0, d with d the largest magnitude: 1/12 against 1/3, 0.25 */
+    case GGML_TYPE_TQ1_0:
+    case GGML_TYPE_TQ2_0: return 0.5;
     default:             return 4e-5; /* Q8_0, Q8_1 */
     }
 }
@@ -461,6 +466,7 @@ static void test_set_rows(void)
         GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0, GGML_TYPE_Q8_1,
         GGML_TYPE_MXFP4, GGML_TYPE_NVFP4, GGML_TYPE_Q1_0, GGML_TYPE_Q2_0, GGML_TYPE_IQ4_NL,
         GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
+        GGML_TYPE_TQ1_0, GGML_TYPE_TQ2_0, GGML_TYPE_IQ4_XS,
     };
     const int64_t plain_ne0[] = { 1, 3, 31, 33, 257 };
     /* in units of 32 values: whole blocks of every type (Q1_0: 128) */

@@ -98,6 +98,12 @@ static void fill_generic(struct ggml__cpu_kernels *k, const struct ggml__isa_cap
     k->vec_dot[GGML_TYPE_Q6_K] = ggml__generic_vec_dot_q6_K_q8_K;
     k->vec_dot[GGML_TYPE_Q2_K] = ggml__generic_vec_dot_q2_K_q8_K;
     k->vec_dot[GGML_TYPE_Q3_K] = ggml__generic_vec_dot_q3_K_q8_K;
+    k->vec_dot[GGML_TYPE_TQ1_0] = ggml__generic_vec_dot_tq1_0_q8_K;
+    k->vec_dot[GGML_TYPE_TQ2_0] = ggml__generic_vec_dot_tq2_0_q8_K;
+    k->vec_dot[GGML_TYPE_IQ4_XS] = ggml__generic_vec_dot_iq4_xs_q8_K;
+    k->from_float[GGML_TYPE_TQ1_0] = ggml__quantize_row_tq1_0_ref;
+    k->from_float[GGML_TYPE_TQ2_0] = ggml__quantize_row_tq2_0_ref;
+    k->from_float[GGML_TYPE_IQ4_XS] = ggml__quantize_row_iq4_xs_ref;
 
     k->from_float[GGML_TYPE_F32] = ggml__generic_f32_to_f32;
     k->from_float[GGML_TYPE_F16] = ggml__generic_f32_to_f16;
@@ -173,6 +179,9 @@ static void fill_avx2(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *
     k->vec_dot[GGML_TYPE_Q6_K] = ggml__avx2_vec_dot_q6_K_q8_K;
     k->vec_dot[GGML_TYPE_Q2_K] = ggml__avx2_vec_dot_q2_K_q8_K;
     k->vec_dot[GGML_TYPE_Q3_K] = ggml__avx2_vec_dot_q3_K_q8_K;
+    k->vec_dot[GGML_TYPE_TQ1_0] = ggml__avx2_vec_dot_tq1_0_q8_K;
+    k->vec_dot[GGML_TYPE_TQ2_0] = ggml__avx2_vec_dot_tq2_0_q8_K;
+    k->vec_dot[GGML_TYPE_IQ4_XS] = ggml__avx2_vec_dot_iq4_xs_q8_K;
     k->vec_dot_rows[GGML_TYPE_F32] = ggml__avx2_vec_dot_rows_f32;
     k->vec_dot_rows[GGML_TYPE_F16] = ggml__avx2_vec_dot_rows_f16;
     k->vec_dot_rows[GGML_TYPE_BF16] = ggml__avx2_vec_dot_rows_bf16;

@@ -33,6 +33,10 @@ void ggml__avx2_vec_dot_q6_K_q8_K(GGML__VEC_DOT_PARAMS);
 /* dot-k23.c: q2_K and q3_K against q8_K (the generic results bit for bit) */
 void ggml__avx2_vec_dot_q2_K_q8_K(GGML__VEC_DOT_PARAMS);
 void ggml__avx2_vec_dot_q3_K_q8_K(GGML__VEC_DOT_PARAMS);
+/* dot-tq.c: TQ1_0, TQ2_0, IQ4_XS against q8_K (the generic results bit for bit) */
+void ggml__avx2_vec_dot_tq1_0_q8_K(GGML__VEC_DOT_PARAMS);
+void ggml__avx2_vec_dot_tq2_0_q8_K(GGML__VEC_DOT_PARAMS);
+void ggml__avx2_vec_dot_iq4_xs_q8_K(GGML__VEC_DOT_PARAMS);
 
 void ggml__avx2_vec_dot_rows_f32(int n, float *s, const void *x, size_t bx, const void *y, int nr);
 void ggml__avx2_vec_dot_rows_f16(int n, float *s, const void *x, size_t bx, const void *y, int nr);

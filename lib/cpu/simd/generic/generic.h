@@ -32,6 +32,10 @@ void ggml__generic_vec_dot_q6_K_q8_K(GGML__VEC_DOT_PARAMS);
 /* dot-k23.c: q2_K and q3_K against q8_K */
 void ggml__generic_vec_dot_q2_K_q8_K(GGML__VEC_DOT_PARAMS);
 void ggml__generic_vec_dot_q3_K_q8_K(GGML__VEC_DOT_PARAMS);
+/* dot-tq.c: vec_dot entries of TQ1_0, TQ2_0, IQ4_XS (against q8_K) */
+void ggml__generic_vec_dot_tq1_0_q8_K(GGML__VEC_DOT_PARAMS);
+void ggml__generic_vec_dot_tq2_0_q8_K(GGML__VEC_DOT_PARAMS);
+void ggml__generic_vec_dot_iq4_xs_q8_K(GGML__VEC_DOT_PARAMS);
 
 /* convert.c: to_float and from_float entries */
 void ggml__generic_f16_to_f32(const void *restrict x, float *restrict y, int64_t n);

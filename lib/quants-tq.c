@@ -1,0 +1,386 @@
+/*
+ * quants-tq.c - the ternary formats TQ1_0 and TQ2_0 and the 4-bit
+ * non-linear super-block format IQ4_XS: decoders, quantizers.
+ *
+ * Bit-identity.  The TQ quantizers write the bytes ggml 0.21.0 writes for
+ * the same finite input: d is the largest magnitude (NaN skipped) stored
+ * as binary16, and each value's trit is roundf(x * (1 / d)) + 1 in single
+ * precision (halves away from zero; a zero block gives trit 1).  Where
+ * ggml's conversion is undefined (NaN scaled to an integer) the trit is 1.
+ * IQ4_XS searches its scales; it promises a squared error (weighted by the
+ * importance weights when given) no larger than ggml's, not ggml's bytes.
+ *
+ * The decoders compute what ggml's do (single precision, the same products
+ * in the same order).  Compile without floating-point contraction.
+ */
+#include "config.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "ggml-impl.h"
+#include "fp16-impl.h"
+#include "quants-impl.h"
+
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+/* ------------------------------------------------------- TQ1_0, TQ2_0 */
+
+/* d and 1 / d (0 for a zero block) of a ternary block, as ggml makes them. */
+static float ternary_scale(const float *x, float *inverse)
+{
+    float amax = 0.0f;
+    for (int j = 0; j < QK_K; j++)
+        if (fabsf(x[j]) > amax)
+            amax = fabsf(x[j]);
+    *inverse = amax != 0.0f ? 1.0f / amax : 0.0f;
+    return amax;
+}
+
+/* The trit 0..2 of x for the inverse scale id. */
+static int ternary_trit(float x, float id)
+{
+    return (int) ggml__float_to_int(roundf(x * id), -1, 1) + 1;
+}
+
+/*
+ * TQ1_0's byte groups (see block_tq1_0): the bytes of a group starting at
+ * byte `first` of the block (qs, then qh at 48) hold `digits` trits each;
+ * digit n of byte first + m is value `value0 + m + n * bytes`.
+ */
+static const struct {
+    int first, bytes, value0, digits;
+} tq1_groups[3] = { { 0, 32, 0, 5 }, { 32, 16, 160, 5 }, { 48, 4, 240, 4 } };
+
+static const uint8_t pow3[5] = { 1, 3, 9, 27, 81 };
+
+/* Byte i (0..51) of a TQ1_0 block's trit bytes. */
+static uint8_t *tq1_byte(block_tq1_0 *b, int i)
+{
+    return i < 48 ? &b->qs[i] : &b->qh[i - 48];
+}
+
+void ggml__quantize_row_tq1_0_ref(const float *restrict x, void *restrict vy, int64_t k)
+{
+    const int64_t nb = ggml__quant_row_blocks(x, vy, k, QK_K, __func__);
+    block_tq1_0 *y = vy;
+
+    for (int64_t i = 0; i < nb; i++) {
+        const float *xb = x + i * QK_K;
+        float id;
+        y[i].d = ggml__fp32_to_fp16(ternary_scale(xb, &id));
+        for (int g = 0; g < 3; g++) {
+            for (int m = 0; m < tq1_groups[g].bytes; m++) {
+                /* five base-3 digits, the first most significant; unused ones 0 */
+                unsigned number = 0;
+                for (int n = 0; n < 5; n++) {
+                    const int v = tq1_groups[g].value0 + m + n * tq1_groups[g].bytes;
+                    number = 3 * number + (unsigned) (n < tq1_groups[g].digits ? ternary_trit(xb[v], id) : 0);
+                }
+                *tq1_byte(&y[i], tq1_groups[g].first + m) = (uint8_t) ((number * 256 + 242) / 243);
+            }
+        }
+    }
+}
+
+void ggml__dequantize_row_tq1_0(const void *restrict vx, float *restrict y, int64_t k)
+{
+    const int64_t nb = ggml__quant_row_blocks(vx, y, k, QK_K, __func__);
+    const block_tq1_0 *x = vx;
+
+    for (int64_t i = 0; i < nb; i++) {
+        const float d = ggml__fp16_to_fp32(x[i].d);
+        float *yb = y + i * QK_K;
+        for (int g = 0; g < 3; g++) {
+            for (int m = 0; m < tq1_groups[g].bytes; m++) {
+                const int at = tq1_groups[g].first + m;
+                const uint8_t byte = at < 48 ? x[i].qs[at] : x[i].qh[at - 48];
+                for (int n = 0; n < tq1_groups[g].digits; n++) {
+                    const int trit = ((uint8_t) (byte * pow3[n]) * 3) >> 8;
+                    yb[tq1_groups[g].value0 + m + n * tq1_groups[g].bytes] = (float) (trit - 1) * d;
+                }
+            }
+        }
+    }
+}
+
+void ggml__quantize_row_tq2_0_ref(const float *restrict x, void *restrict vy, int64_t k)
+{
+    const int64_t nb = ggml__quant_row_blocks(x, vy, k, QK_K, __func__);
+    block_tq2_0 *y = vy;
+
+    for (int64_t i = 0; i < nb; i++) {
+        const float *xb = x + i * QK_K;
+        float id;
+        y[i].d = ggml__fp32_to_fp16(ternary_scale(xb, &id));
+        memset(y[i].qs, 0, sizeof y[i].qs);
+        for (int v = 0; v < QK_K; v++)
+            y[i].qs[32 * (v / 128) + v % 32] |= (uint8_t) (ternary_trit(xb[v], id) << (2 * ((v % 128) / 32)));
+    }
+}
+
+void ggml__dequantize_row_tq2_0(const void *restrict vx, float *restrict y, int64_t k)
+{
+    const int64_t nb = ggml__quant_row_blocks(vx, y, k, QK_K, __func__);
+    const block_tq2_0 *x = vx;
+
+    for (int64_t i = 0; i < nb; i++) {
+        const float d = ggml__fp16_to_fp32(x[i].d);
+        for (int v = 0; v < QK_K; v++) {
+            const int q = (x[i].qs[32 * (v / 128) + v % 32] >> (2 * ((v % 128) / 32))) & 3;
+            y[i * QK_K + v] = (float) (q - 1) * d;
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- IQ4_XS */
+
+void ggml__dequantize_row_iq4_xs(const void *restrict vx, float *restrict y, int64_t k)
+{
+    const int64_t nb = ggml__quant_row_blocks(vx, y, k, QK_K, __func__);
+    const block_iq4_xs *x = vx;
+
+    for (int64_t i = 0; i < nb; i++) {
+        const float d = ggml__fp16_to_fp32(x[i].d);
+        for (int s = 0; s < QK_K / 32; s++) {
+            const float step = d * (float) (ggml__iq4_xs_scale(&x[i], s) - 32);
+            const uint8_t *qs = x[i].qs + 16 * s;
+            float *ys = y + i * QK_K + 32 * s;
+            for (int j = 0; j < 16; j++) {
+                ys[j] = step * (float) ggml__iq4nl_values[qs[j] & 0x0f];
+                ys[j + 16] = step * (float) ggml__iq4nl_values[qs[j] >> 4];
+            }
+        }
+    }
+}
+
+/* The code of the level nearest to v (levels ascending; the lower on a tie). */
+static uint8_t level_code(double v)
+{
+    int lo = 0, hi = 15;
+    while (lo < hi) {   /* first code whose upper midpoint is at least v */
+        const int mid = (lo + hi) / 2;
+        if (v > 0.5 * (ggml__iq4nl_values[mid] + ggml__iq4nl_values[mid + 1]))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (uint8_t) lo;
+}
+
+/*
+ * Codes of the 32 values x for the inverse scale inv, and the
+ * least-squares scale for those codes (sum w v x / sum w v^2, 0 when no
+ * weight falls on a nonzero level); returns the error reduction that
+ * scale gives, (sum w v x)^2 / sum w v^2.
+ */
+static double sub_fit(const float *x, const double *w, double inv, uint8_t *codes, double *scale)
+{
+    double svx = 0.0, svv = 0.0;
+    for (int j = 0; j < 32; j++) {
+        codes[j] = level_code(inv * x[j]);
+        const double v = ggml__iq4nl_values[codes[j]];
+        svx += w[j] * v * x[j];
+        svv += w[j] * v * v;
+    }
+    *scale = svv > 0.0 ? svx / svv : 0.0;
+    return svv > 0.0 ? svx * svx / svv : 0.0;
+}
+
+/*
+ * The best real scale of one sub-block: the value of largest magnitude
+ * mapped near either end of the level table (inverse scales c / max, c
+ * in -136..-118 and 104..122 by halves), each candidate's codes refitted,
+ * then the best re-coded with its own scale while that helps.
+ */
+static double sub_scale(const float *x, const double *w)
+{
+    float amax = 0.0f, max = 0.0f;
+    for (int j = 0; j < 32; j++) {
+        if (fabsf(x[j]) > amax) {
+            amax = fabsf(x[j]);
+            max = x[j];
+        }
+    }
+    if (!(amax > 0.0f))
+        return 0.0;
+    uint8_t codes[32];
+    double best = -1.0, best_scale = 0.0, scale;
+    for (int end = 0; end < 2; end++) {
+        for (int t = 0; t <= 36; t++) {
+            const double c = (end == 0 ? -136.0 : 104.0) + 0.5 * t;
+            const double gain = sub_fit(x, w, c / max, codes, &scale);
+            if (gain > best) {
+                best = gain;
+                best_scale = scale;
+            }
+        }
+    }
+    for (int iter = 0; iter < 8 && best_scale != 0.0; iter++) {
+        const double gain = sub_fit(x, w, 1.0 / best_scale, codes, &scale);
+        if (!(gain > best))
+            break;
+        best = gain;
+        best_scale = scale;
+    }
+    return best_scale;
+}
+
+/*
+ * Error sum w (x - y)^2 of a sub-block decoded with the stored step
+ * d * l (as the decoder computes it), with the nearest codes for that
+ * step (written to codes when not NULL).
+ */
+static double sub_error(const float *x, const double *w, float d, int l, uint8_t *codes)
+{
+    const float step = d * (float) l;
+    const double inv = step != 0.0f ? 1.0 / step : 0.0;
+    double err = 0.0;
+    for (int j = 0; j < 32; j++) {
+        const uint8_t c = level_code(inv * x[j]);
+        const double e = (double) x[j] - (double) (step * (float) ggml__iq4nl_values[c]);
+        err += w[j] * e * e;
+        if (codes != NULL)
+            codes[j] = c;
+    }
+    return err;
+}
+
+/* binary16 rounding of a scale, saturated to the largest finite value. */
+static float stored_scale(double v)
+{
+    const float f = (float) v;
+    if (!(fabsf(f) <= 65504.0f))
+        return f != f ? 0.0f : copysignf(65504.0f, f);
+    return ggml__fp16_to_fp32(ggml__fp32_to_fp16(f));
+}
+
+/*
+ * For the super-block scale d, the best integer l[s] in -32..31 near
+ * scale[s] / d for each sub-block; returns the block's total error.
+ */
+static double xs_levels(const float *x, const double *w, const double *scale, float d, int *l)
+{
+    double total = 0.0;
+    for (int s = 0; s < QK_K / 32; s++) {
+        const int l0 = d != 0.0f ? (int) ggml__float_to_int(nearbyint(scale[s] / d), -32, 31) : 0;
+        double best = DBL_MAX;
+        for (int a = l0 - 1; a <= l0 + 1; a++) {
+            if (a < -32 || a > 31)
+                continue;
+            const double err = sub_error(x + 32 * s, w + 32 * s, d, a, NULL);
+            if (err < best) {
+                best = err;
+                l[s] = a;
+            }
+        }
+        total += best;
+    }
+    return total;
+}
+
+/*
+ * One block.  Each sub-block's best real scale is found first; the
+ * super-block scale d then maps the largest of them (by magnitude) to an
+ * integer multiplier between 24 and 32 of either sign, each candidate d
+ * as stored in binary16, and every sub-block takes the multiplier near
+ * its own scale that gives the least error with that d.  The
+ * least-squares d for the chosen multipliers and codes is tried last.
+ * The zero block (d = 0) is a candidate too, so the error is never
+ * worse than decoding to zeros.  Non-finite input: NaN counts as 0,
+ * infinities as +-FLT_MAX.
+ */
+static void iq4_xs_block(const float *xin, const double *w, block_iq4_xs *y)
+{
+    float x[QK_K];
+    for (int j = 0; j < QK_K; j++)
+        x[j] = xin[j] != xin[j] ? 0.0f : fmaxf(-FLT_MAX, fminf(FLT_MAX, xin[j]));
+
+    double scale[QK_K / 32], max_scale = 0.0;
+    for (int s = 0; s < QK_K / 32; s++) {
+        scale[s] = sub_scale(x + 32 * s, w + 32 * s);
+        if (fabs(scale[s]) > fabs(max_scale))
+            max_scale = scale[s];
+    }
+
+    float best_d = 0.0f;
+    int l[QK_K / 32], best_l[QK_K / 32] = { 0 };
+    double best = 0.0;
+    for (int j = 0; j < QK_K; j++)
+        best += w[j] * (double) x[j] * x[j];
+    for (int m = 24; m <= 32 && max_scale != 0.0; m++) {
+        for (int sign = -1; sign <= 1; sign += 2) {
+            if (m == 32 && sign > 0)
+                continue;
+            const float d = stored_scale(max_scale / (sign * m));
+            const double err = xs_levels(x, w, scale, d, l);
+            if (err < best) {
+                best = err;
+                best_d = d;
+                memcpy(best_l, l, sizeof l);
+            }
+        }
+    }
+
+    uint8_t codes[QK_K];
+    for (int s = 0; s < QK_K / 32; s++)
+        sub_error(x + 32 * s, w + 32 * s, best_d, best_l[s], codes + 32 * s);
+
+    /* least squares over d for these multipliers and codes */
+    double sax = 0.0, saa = 0.0;
+    for (int j = 0; j < QK_K; j++) {
+        const double a = (double) best_l[j / 32] * ggml__iq4nl_values[codes[j]];
+        sax += w[j] * a * x[j];
+        saa += w[j] * a * a;
+    }
+    if (saa > 0.0) {
+        const float d = stored_scale(sax / saa);
+        const double err = xs_levels(x, w, scale, d, l);
+        if (err < best) {
+            best = err;
+            best_d = d;
+            memcpy(best_l, l, sizeof l);
+            for (int s = 0; s < QK_K / 32; s++)
+                sub_error(x + 32 * s, w + 32 * s, best_d, best_l[s], codes + 32 * s);
+        }
+    }
+
+    memset(y, 0, sizeof *y);
+    y->d = ggml__fp32_to_fp16(best_d);
+    for (int s = 0; s < QK_K / 32; s++) {
+        const int ls = best_l[s] + 32;
+        y->scales_l[s / 2] |= (uint8_t) ((ls & 0x0f) << (4 * (s % 2)));
+        y->scales_h |= (uint16_t) ((ls >> 4) << (2 * s));
+        for (int j = 0; j < 16; j++)
+            y->qs[16 * s + j] = (uint8_t) (codes[32 * s + j] | codes[32 * s + j + 16] << 4);
+    }
+}
+
+void ggml__quantize_iq4_xs(const float *restrict x, void *restrict vy, int64_t nrows, int64_t n_per_row,
+                           const float *imatrix)
+{
+    const int64_t nb = ggml__quant_row_blocks(x, vy, n_per_row, QK_K, __func__);
+    block_iq4_xs *y = vy;
+
+    for (int64_t r = 0; r < nrows && nb > 0; r++) {
+        for (int64_t i = 0; i < nb; i++) {
+            /* a weight that is not a positive number counts (almost) nothing */
+            double w[QK_K];
+            for (int j = 0; j < QK_K; j++) {
+                const float v = imatrix != NULL ? imatrix[i * QK_K + j] : 1.0f;
+                w[j] = (v > 0.0f && v <= FLT_MAX ? v : 0.0) + 1e-30;
+            }
+            iq4_xs_block(x + r * n_per_row + i * QK_K, w, y + r * nb + i);
+        }
+    }
+}
+
+void ggml__quantize_row_iq4_xs_ref(const float *restrict x, void *restrict vy, int64_t k)
+{
+    const int64_t nb = ggml__quant_row_blocks(x, vy, k, QK_K, __func__);
+    if (nb > 0)
+        ggml__quantize_iq4_xs(x, vy, 1, k, NULL);
+}
