@@ -32,6 +32,7 @@ libggml_backend_core_la_SOURCES = \
 	lib/quants-k.c \
 	lib/quants-k23.c \
 	lib/quants-tq.c \
+	lib/quants-iq1.c lib/quants-iq1-grid.h \
 	lib/hash.c \
 	lib/context.c \
 	lib/tensor.c \
@@ -82,6 +83,7 @@ libggml_backend_core_la_SOURCES = \
 	lib/cpu/simd/generic/dot-k.c \
 	lib/cpu/simd/generic/dot-k23.c \
 	lib/cpu/simd/generic/dot-tq.c \
+	lib/cpu/simd/generic/dot-iq1.c \
 	lib/cpu/simd/generic/vector.c \
 	lib/cpu/simd/generic/rows.c \
 	lib/cpu/simd/generic/transpose.c \

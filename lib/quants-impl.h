@@ -516,5 +516,82 @@ void ggml__quantize_iq4_xs(const float *restrict x, void *restrict y, int64_t nr
 void ggml__dequantize_row_tq1_0(const void *restrict x, float *restrict y, int64_t k);
 void ggml__dequantize_row_tq2_0(const void *restrict x, float *restrict y, int64_t k);
 void ggml__dequantize_row_iq4_xs(const void *restrict x, float *restrict y, int64_t k);
+/* ------------------------------------------------------------ IQ1_S, IQ1_M */
+
+/*
+ * 1.5625 and 1.75 bits a value over super-blocks of QK_K values
+ * (lib/quants-iq1.c; generic dots in lib/cpu/simd/generic/dot-iq1.c).
+ * Both code each group of 8 values as a point v of ggml__iq1_grid and a
+ * shift sign: x = dl * (v[j] + delta), delta = +-1/8 (IQ1_DELTA_EIGHTHS
+ * eighths), dl = d * (2 s + 1) with a 3-bit sub-block scale s.
+ */
+#define IQ1_GRID_POINTS 2048
+#define IQ1_DELTA_EIGHTHS 1
+
+/*
+ * IQ1_S: sub-block b (values 32 b .. 32 b + 31) is groups 4 b + l, l 0..3;
+ * group g's grid index is qs[g] | (bits 3 l .. 3 l + 2 of qh[b]) << 8; bits
+ * 12..14 of qh[b] are s, bit 15 set makes delta -1/8 for the whole
+ * sub-block.
+ */
+typedef struct {
+    ggml_fp16_t d;
+    uint8_t qs[QK_K / 8];
+    uint16_t qh[QK_K / 32];
+} block_iq1_s;
+
+/*
+ * IQ1_M: group g's grid index is qs[g] | (bits 0..2 of nibble g of qh) << 8
+ * (nibble g: the low one of qh[g / 2] for even g, else the high one); bit
+ * 3 of that nibble set makes the group's delta -1/8.  Each 16 values h
+ * (groups 2 h, 2 h + 1) have their s: bits 3 (h % 4) .. +2 of the
+ * little-endian 16-bit word h / 4 of scales.  The binary16 d is spread
+ * over the top nibbles of those four words: word w holds bits 4 w .. 4 w + 3
+ * of d.
+ */
+typedef struct {
+    uint8_t qs[QK_K / 8];
+    uint8_t qh[QK_K / 16];
+    uint8_t scales[QK_K / 32];
+} block_iq1_m;
+
+static_assert(sizeof(block_iq1_s) == 50 && offsetof(block_iq1_s, qs) == 2 &&
+              offsetof(block_iq1_s, qh) == 34, "iq1_s layout");
+static_assert(sizeof(block_iq1_m) == 56 && offsetof(block_iq1_m, qh) == 32 &&
+              offsetof(block_iq1_m, scales) == 48, "iq1_m layout");
+
+/* Point g of the grid: v[j] + 1 in bits 2 j .. 2 j + 1 of entry g (format
+   data of ggml 0.21.0, lib/quants-iq1-grid.h). */
+extern const uint16_t ggml__iq1_grid[IQ1_GRID_POINTS];
+
+/* v[j] (-1, 0 or +1) of grid entry code. */
+static inline int ggml__iq1_grid_value(uint16_t code, int j)
+{
+    return (int) ((code >> (2 * j)) & 3) - 1;
+}
+
+/* IQ1_M's binary16 block scale, gathered from the top nibbles of scales. */
+static inline ggml_fp16_t ggml__iq1_m_scale(const uint8_t scales[QK_K / 32])
+{
+    return (ggml_fp16_t) ((scales[1] >> 4) | (scales[3] & 0xf0) | (scales[5] >> 4) << 8 | (scales[7] & 0xf0) << 8);
+}
+
+/*
+ * The quantizers' lookup tables (every vector of eight values in
+ * {-1, 0, +1} to its grid index or its nearest grid points), built once
+ * under a lock of their own: init returns false after logging when memory
+ * runs out; free releases them (the next init builds them again).
+ */
+bool ggml__iq1_tables_init(void);
+void ggml__iq1_tables_free(void);
+
+void ggml__dequantize_row_iq1_s(const void *restrict x, float *restrict y, int64_t k);
+void ggml__dequantize_row_iq1_m(const void *restrict x, float *restrict y, int64_t k);
+/* ggml_quantize_chunk's quantizers (imatrix: n_per_row importance weights,
+   NULL: none, which IQ1_S refuses); false after logging one error. */
+bool ggml__quantize_iq1_s(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                          const float *imatrix);
+bool ggml__quantize_iq1_m(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                          const float *imatrix);
 
 #endif

@@ -365,12 +365,15 @@ void ggml_quantize_init(enum ggml_type type)
         return;
     }
     pthread_mutex_lock(&quant_lock);
+    if (type == GGML_TYPE_IQ1_S || type == GGML_TYPE_IQ1_M)
+        ggml__iq1_tables_init();
     pthread_mutex_unlock(&quant_lock);
 }
 
 void ggml_quantize_free(void)
 {
     pthread_mutex_lock(&quant_lock);
+    ggml__iq1_tables_free();
     pthread_mutex_unlock(&quant_lock);
 }
 
@@ -466,7 +469,9 @@ size_t ggml_quantize_chunk(enum ggml_type type, const float *src, void *dst, int
         return 0;
     }
     ggml_from_float_t quantize = chunk_quantizer(type);
-    if (quantize == NULL) {
+    bool (*fallible)(const float *restrict, void *restrict, int64_t, int64_t, const float *) =
+        type == GGML_TYPE_IQ1_S ? ggml__quantize_iq1_s : type == GGML_TYPE_IQ1_M ? ggml__quantize_iq1_m : NULL;
+    if (quantize == NULL && fallible == NULL) {
         ggml__error("quantization to %s is not implemented", ggml_type_name(type));
         return 0;
     }
@@ -513,7 +518,10 @@ size_t ggml_quantize_chunk(enum ggml_type type, const float *src, void *dst, int
 
     const size_t row_size = (size_t) blocks_per_row * type_size;
     char *out = (char *) dst + (size_t) start_row * row_size;
-    if (type == GGML_TYPE_IQ4_NL && imatrix != NULL)
+    if (fallible != NULL) {
+        if (!fallible(src + start, out, nrows, n_per_row, imatrix))
+            return 0;
+    } else if (type == GGML_TYPE_IQ4_NL && imatrix != NULL)
         ggml__quantize_rows_iq4_nl(src + start, out, nrows, n_per_row, imatrix);
     else if (weighted_chunk_quantizer(type) != NULL)
         weighted_chunk_quantizer(type)(src + start, out, nrows, n_per_row, imatrix);

@@ -119,8 +119,10 @@ const struct ggml_type_traits ggml__type_traits_table[GGML_TYPE_COUNT] = {
     [GGML_TYPE_IQ2_XS] = { .type_name = "iq2_xs", .blck_size = 256, .type_size = 74, .is_quantized = true },
     /* d, qs[96] */
     [GGML_TYPE_IQ3_XXS] = { .type_name = "iq3_xxs", .blck_size = 256, .type_size = 98, .is_quantized = true },
-    /* d, qs[32], uint16 qh[8] */
-    [GGML_TYPE_IQ1_S] = { .type_name = "iq1_s", .blck_size = 256, .type_size = 50, .is_quantized = true },
+    [GGML_TYPE_IQ1_S] = {
+        .type_name = "iq1_s", .blck_size = QK_K, .type_size = sizeof(block_iq1_s), .is_quantized = true,
+        .to_float = ggml__dequantize_row_iq1_s,
+    },
     [GGML_TYPE_IQ4_NL] = {
         .type_name = "iq4_nl", .blck_size = QK4_NL, .type_size = sizeof(block_iq4_nl), .is_quantized = true,
         .to_float = ggml__dequantize_row_iq4_nl, .from_float_ref = ggml__quantize_row_iq4_nl_ref,
@@ -134,8 +136,10 @@ const struct ggml_type_traits ggml__type_traits_table[GGML_TYPE_COUNT] = {
     [GGML_TYPE_I32] = { .type_name = "i32", .blck_size = 1, .type_size = sizeof(int32_t) },
     [GGML_TYPE_I64] = { .type_name = "i64", .blck_size = 1, .type_size = sizeof(int64_t) },
     [GGML_TYPE_F64] = { .type_name = "f64", .blck_size = 1, .type_size = sizeof(double) },
-    /* qs[32], qh[16], scales[8] (the block scale is spread over scales) */
-    [GGML_TYPE_IQ1_M] = { .type_name = "iq1_m", .blck_size = 256, .type_size = 56, .is_quantized = true },
+    [GGML_TYPE_IQ1_M] = {
+        .type_name = "iq1_m", .blck_size = QK_K, .type_size = sizeof(block_iq1_m), .is_quantized = true,
+        .to_float = ggml__dequantize_row_iq1_m,
+    },
     [GGML_TYPE_BF16] = {
         .type_name = "bf16", .blck_size = 1, .type_size = sizeof(ggml_bf16_t),
         .to_float = bf16_to_float, .from_float_ref = bf16_from_float,

@@ -34,6 +34,7 @@ tap_test_programs = \
 	tests/test-quants-k \
 	tests/test-quants-k23 \
 	tests/test-quants-tq \
+	tests/test-quants-iq1 \
 	tests/test-context \
 	tests/test-tensor \
 	tests/test-views \
@@ -96,6 +97,9 @@ EXTRA_DIST += tests/data/k23quants.txt
 # test-quants-tq decodes q8_K (no public decoder) with the internal one.
 tests_test_quants_tq_LDADD = libggml-backend-core.la -lm
 EXTRA_DIST += tests/data/tqquants.txt
+# test-quants-iq1 likewise (q8_K activations of its dot products).
+tests_test_quants_iq1_LDADD = libggml-backend-core.la -lm
+EXTRA_DIST += tests/data/iq1quants.txt
 # test-cpu-hwloc defines hwloc's system calls to count the library's.
 tests_test_cpu_hwloc_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS)
 tests_test_cpu_hwloc_LDADD = libggml-backend.la -lm

@@ -96,16 +96,22 @@ static inline void optest_set(struct ggml_tensor *t, int64_t i0, int64_t i1, int
 
 /*
  * Fills t with uniform values in [lo, hi); quantized tensors (contiguous)
- * are filled by quantizing random rows.
+ * are filled by quantizing random rows (with importance weights of 1 for
+ * the types that require them).
  */
 static inline void optest_fill(struct ggml_tensor *t, uint64_t *seed, double lo, double hi)
 {
     if (ggml_is_quantized(t->type)) {
         const int64_t n = ggml_nelements(t);
         float *tmp = malloc((size_t) n * sizeof *tmp);
+        float *ones = malloc((size_t) t->ne[0] * sizeof *ones);
         for (int64_t i = 0; i < n; i++)
             tmp[i] = (float) optest_uniform(seed, lo, hi);
-        ggml_quantize_chunk(t->type, tmp, t->data, 0, n / t->ne[0], t->ne[0], NULL);
+        for (int64_t i = 0; i < t->ne[0]; i++)
+            ones[i] = 1.0f;
+        ggml_quantize_chunk(t->type, tmp, t->data, 0, n / t->ne[0], t->ne[0],
+                            ggml_quantize_requires_imatrix(t->type) ? ones : NULL);
+        free(ones);
         free(tmp);
         return;
     }

@@ -92,6 +92,8 @@ static size_t block_bytes(enum ggml_type t)
     case GGML_TYPE_TQ1_0: return 54;
     case GGML_TYPE_TQ2_0: return 66;
     case GGML_TYPE_IQ4_XS: return 136;
+    case GGML_TYPE_IQ1_S: return 50;
+    case GGML_TYPE_IQ1_M: return 56;
     default:             return 0;
     }
 }
@@ -139,6 +141,47 @@ static size_t block_bytes(enum ggml_type t)
  *        v % 32 < 16); scale ls = nibble s % 2 of byte s / 2 | bits 2 s of
  *        the 16-bit word << 4: d * (ls - 32) * iq4nl_level[q].
  */
+/* The IQ1 grid (format data; test-quants-iq1 checks the decoders that use
+   it against upstream's floats). */
+extern const uint16_t ggml__iq1_grid[2048];
+
+/*
+ * Value v of an IQ1_S or IQ1_M block b, group g = v / 8, grid point index
+ * (byte qs[g] | 3 high bits << 8) with v's level l = bits 2 (v % 8) .. +1 of
+ * the grid entry minus 1:  value = d * (2 s + 1) * (l +- 1/8).
+ *   IQ1_S d at 0, qs at 2, 16-bit qh[8] at 34: qh[g / 4] holds the high
+ *        index bits of g at bit 3 (g % 4), s at bit 12, the shift's sign
+ *        (set: -1/8) at bit 15;
+ *   IQ1_M qs at 0, qh at 32 (nibble g: high index bits 0..2, sign bit 3;
+ *        low nibble of byte g / 2 for even g), four 16-bit scale words at
+ *        48: s of 16 values h at bit 3 (h % 4) of word h / 4, bits 4 w ..
+ *        4 w + 3 of the binary16 d in the top nibble of word w.
+ */
+static double iq1_value(enum ggml_type t, const uint8_t *b, int v)
+{
+    const int g = v / 8;
+    unsigned index, s;
+    bool negative;
+    uint16_t d_bits;
+    if (t == GGML_TYPE_IQ1_S) {
+        const unsigned qh = rd16(b + 34 + 2 * (g / 4));
+        index = b[2 + g] | ((qh >> (3 * (g % 4))) & 7) << 8;
+        s = (qh >> 12) & 7;
+        negative = qh >> 15;
+        d_bits = rd16(b);
+    } else {
+        const unsigned nibble = (b[32 + g / 2] >> (4 * (g % 2))) & 15;
+        index = b[g] | (nibble & 7) << 8;
+        negative = nibble >> 3;
+        s = (rd16(b + 48 + 2 * (v / 64)) >> (3 * (v / 16 % 4))) & 7;
+        d_bits = 0;
+        for (int w = 0; w < 4; w++)
+            d_bits |= (uint16_t) ((rd16(b + 48 + 2 * w) >> 12) << (4 * w));
+    }
+    const int level = (int) ((ggml__iq1_grid[index] >> (2 * (v % 8))) & 3) - 1;
+    return ggml_fp16_to_fp32(d_bits) * (2.0 * s + 1.0) * (level + (negative ? -0.125 : 0.125));
+}
+
 static double k_value(enum ggml_type t, const uint8_t *x, int64_t i)
 {
     const uint8_t *b = x + i / 256 * block_bytes(t);
@@ -199,6 +242,9 @@ static double k_value(enum ggml_type t, const uint8_t *x, int64_t i)
         const uint8_t byte = b[8 + 16 * s + v % 16];
         return f16(b) * (ls - 32) * iq4nl_level[v % 32 < 16 ? byte & 15 : byte >> 4];
     }
+    case GGML_TYPE_IQ1_S:
+    case GGML_TYPE_IQ1_M:
+        return iq1_value(t, b, v);
     default:
         return NAN;
     }
@@ -294,7 +340,15 @@ static struct row make_row(const struct ggml__cpu_kernels *generic, enum ggml_ty
     r.values = malloc((size_t) (n + 1) * sizeof(float));
     for (int64_t i = 0; i < n; i++)
         r.values[i] = rng_unit();
-    generic->from_float[t](r.values, r.data, n);
+    if (generic->from_float[t] != NULL) {
+        generic->from_float[t](r.values, r.data, n);
+    } else {   /* IQ1_S, IQ1_M: the public quantizer, importance weights 1 */
+        float *ones = malloc((size_t) n * sizeof *ones);
+        for (int64_t i = 0; i < n; i++)
+            ones[i] = 1.0f;
+        ggml_quantize_chunk(t, r.values, r.data, 0, 1, n, ones);
+        free(ones);
+    }
     return r;
 }
 
@@ -310,6 +364,7 @@ static const enum ggml_type dot_types[] = {
     GGML_TYPE_MXFP4, GGML_TYPE_NVFP4, GGML_TYPE_Q1_0, GGML_TYPE_Q2_0, GGML_TYPE_IQ4_NL,
     GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
     GGML_TYPE_TQ1_0, GGML_TYPE_TQ2_0, GGML_TYPE_IQ4_XS,
+    GGML_TYPE_IQ1_S, GGML_TYPE_IQ1_M,
 };
 
 /* Types whose vec_dot must give the generic level's bits at every level
@@ -1076,5 +1131,6 @@ int main(void)
             check_level(l, &plain, &generic);
         }
     }
+    ggml_quantize_free();   /* the IQ1 tables make_row built */
     return tap_done();
 }

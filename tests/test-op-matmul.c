@@ -38,11 +38,12 @@ static const enum ggml_type small_types[] = {
 };
 #define N_SMALL_TYPES (sizeof small_types / sizeof small_types[0])
 
-/* The K-quants, TQ1_0, TQ2_0 and IQ4_XS (256-value blocks, vec_dot_type
-   q8_K): cases of their own, with K a multiple of 256. */
+/* The 256-value block types (K-quants, TQ, IQ; vec_dot_type q8_K): cases
+   of their own, with K a multiple of 256. */
 static const enum ggml_type k_types[] = {
     GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
     GGML_TYPE_TQ1_0, GGML_TYPE_TQ2_0, GGML_TYPE_IQ4_XS,
+    GGML_TYPE_IQ1_S, GGML_TYPE_IQ1_M,
 };
 #define N_K_TYPES (sizeof k_types / sizeof k_types[0])
 #define N_ANY_SRC0_TYPES (N_SRC0_TYPES + N_SMALL_TYPES + N_K_TYPES)
@@ -714,13 +715,16 @@ static void test_type_traits(void)
         case GGML_TYPE_Q4_K: case GGML_TYPE_Q5_K: case GGML_TYPE_Q6_K: case GGML_TYPE_Q8_K:
         case GGML_TYPE_Q2_K: case GGML_TYPE_Q3_K:
         case GGML_TYPE_TQ1_0: case GGML_TYPE_TQ2_0: case GGML_TYPE_IQ4_XS:
+        case GGML_TYPE_IQ1_S: case GGML_TYPE_IQ1_M:
             want_vdt = GGML_TYPE_Q8_K;
             break;
         default: break;
         }
         /* q8_1 and q8_K: only what other rows are converted to */
         const bool activation = t == GGML_TYPE_Q8_1 || t == GGML_TYPE_Q8_K;
-        const bool has_from_float = has_dot || activation || t == GGML_TYPE_I32;
+        /* IQ1_S and IQ1_M: no from_float (as in ggml; their quantizers need tables) */
+        const bool iq1 = t == GGML_TYPE_IQ1_S || t == GGML_TYPE_IQ1_M;
+        const bool has_from_float = (has_dot && !iq1) || activation || t == GGML_TYPE_I32;
         const int64_t want_nrows = has_dot || activation ? 1 : 0;
         ok((tr->vec_dot != NULL) == has_dot && (tr->from_float != NULL) == has_from_float &&
            tr->vec_dot_type == want_vdt && tr->nrows == want_nrows,
@@ -820,7 +824,11 @@ static void test_vec_dot(void)
                 yf[i] = (float) optest_uniform(&seed, -2.0, 2.0);
             }
             void *x = malloc(ggml_row_size(type, n)), *y = malloc(ggml_row_size(vdt, n));
-            ggml_quantize_chunk(type, xf, x, 0, 1, n, NULL);
+            float *ones = malloc((size_t) n * sizeof *ones);
+            for (int i = 0; i < n; i++)
+                ones[i] = 1.0f;
+            ggml_quantize_chunk(type, xf, x, 0, 1, n, ggml_quantize_requires_imatrix(type) ? ones : NULL);
+            free(ones);
             ggml_get_type_traits_cpu(vdt)->from_float(yf, y, n);
             float got = NAN;
             tr->vec_dot(n, &got, 0, x, 0, y, 0, 1);
@@ -1182,5 +1190,6 @@ int main(void)
     test_out_prod();
     test_mul_mat_k();
     test_empty_sum();
+    ggml_quantize_free();   /* the tables of the IQ1 quantizers */
     return tap_done();
 }

@@ -196,6 +196,7 @@ static void test_get_rows(void)
         GGML_TYPE_MXFP4, GGML_TYPE_NVFP4, GGML_TYPE_Q1_0, GGML_TYPE_Q2_0, GGML_TYPE_IQ4_NL,
         GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
         GGML_TYPE_TQ1_0, GGML_TYPE_TQ2_0, GGML_TYPE_IQ4_XS,
+        GGML_TYPE_IQ1_S, GGML_TYPE_IQ1_M,
     };
     const int64_t plain_ne0[] = { 1, 3, 31, 33, 257 };
     /* in units of 32 values: whole blocks of every type (Q1_0: 128) */
@@ -1123,5 +1124,6 @@ int main(void)
     test_soft_max();
     test_refused();
     test_errors();
+    ggml_quantize_free();   /* the tables of the IQ1 quantizers */
     return tap_done();
 }

@@ -104,6 +104,8 @@ static void fill_generic(struct ggml__cpu_kernels *k, const struct ggml__isa_cap
     k->from_float[GGML_TYPE_TQ1_0] = ggml__quantize_row_tq1_0_ref;
     k->from_float[GGML_TYPE_TQ2_0] = ggml__quantize_row_tq2_0_ref;
     k->from_float[GGML_TYPE_IQ4_XS] = ggml__quantize_row_iq4_xs_ref;
+    k->vec_dot[GGML_TYPE_IQ1_S] = ggml__generic_vec_dot_iq1_s_q8_K;
+    k->vec_dot[GGML_TYPE_IQ1_M] = ggml__generic_vec_dot_iq1_m_q8_K;
 
     k->from_float[GGML_TYPE_F32] = ggml__generic_f32_to_f32;
     k->from_float[GGML_TYPE_F16] = ggml__generic_f32_to_f16;

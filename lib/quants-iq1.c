@@ -1,0 +1,501 @@
+/*
+ * quants-iq1.c - IQ1_S and IQ1_M: decoders, the quantizers' lookup tables
+ * and the quantizers.
+ *
+ * Both formats code every group of 8 values as one of the 2048 points of
+ * ggml__iq1_grid (vectors in {-1, 0, +1}^8) plus a shift of +-1/8, times a
+ * scale d * (2 s + 1) shared by 32 (IQ1_S) or 16 (IQ1_M) values; IQ1_S
+ * shares the shift's sign over 32 values, IQ1_M has one a group.  The
+ * decoders compute exactly what ggml's do (single precision: dl = d * (2 s
+ * + 1), then dl * (v + delta)), so a block decodes to the same floats
+ * everywhere.
+ *
+ * The quantizers are this library's own.  They minimise the squared error
+ * of the decoded values, weighted by the importance weights (by 1 without
+ * them).  For one block:
+ *   1. every scale unit (32 or 16 values) gets the real scale that fits it
+ *      best when each value may take any of the three levels (a scan over
+ *      the sorted values: every split into -1, 0 and +1, both shifts, with
+ *      the least-squares scale of each split);
+ *   2. candidate block scales d: the largest unit scale over 15 times a
+ *      few factors;
+ *   3. for each candidate (rounded to binary16, as stored), every unit
+ *      tries all eight 3-bit scales and both shifts; a group's grid point
+ *      for a scale and shift is the nearest vector of levels if it lies on
+ *      the grid, else the best of its precomputed nearest grid points; the
+ *      least-squares d of the chosen codes is tried next, twice;
+ *   4. the codes of the candidate with the smallest error are stored.
+ * Like quants.c this file must be compiled without floating-point
+ * contraction.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ggml-impl.h"
+#include "fp16-impl.h"
+#include "quants-impl.h"
+#include "quants-iq1-grid.h"
+
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+#define IQ1_DELTA (0.125f * (float) IQ1_DELTA_EIGHTHS)
+#define GROUP 8
+#define LEVEL_VECTORS 6561   /* 3^8 */
+
+/* ------------------------------------------------------------- decoders */
+
+/* Eight values dl * (v[j] + delta) of grid point index. */
+static void decode_group(unsigned index, float dl, float delta, float *y)
+{
+    const uint16_t code = ggml__iq1_grid[index];
+    for (int j = 0; j < GROUP; j++)
+        y[j] = dl * ((float) ggml__iq1_grid_value(code, j) + delta);
+}
+
+void ggml__dequantize_row_iq1_s(const void *restrict vx, float *restrict y, int64_t k)
+{
+    const int64_t nb = ggml__quant_row_blocks(vx, y, k, QK_K, __func__);
+    const block_iq1_s *x = vx;
+
+    for (int64_t i = 0; i < nb; i++) {
+        const float d = ggml__fp16_to_fp32(x[i].d);
+        for (int b = 0; b < QK_K / 32; b++) {
+            const unsigned qh = x[i].qh[b];
+            const float dl = d * (float) (2 * ((qh >> 12) & 7) + 1);
+            const float delta = qh & 0x8000u ? -IQ1_DELTA : IQ1_DELTA;
+            for (int l = 0; l < 4; l++) {
+                const unsigned index = x[i].qs[4 * b + l] | ((qh >> (3 * l)) & 7) << 8;
+                decode_group(index, dl, delta, y + i * QK_K + 32 * b + GROUP * l);
+            }
+        }
+    }
+}
+
+void ggml__dequantize_row_iq1_m(const void *restrict vx, float *restrict y, int64_t k)
+{
+    const int64_t nb = ggml__quant_row_blocks(vx, y, k, QK_K, __func__);
+    const block_iq1_m *x = vx;
+
+    for (int64_t i = 0; i < nb; i++) {
+        const float d = ggml__fp16_to_fp32(ggml__iq1_m_scale(x[i].scales));
+        for (int g = 0; g < QK_K / GROUP; g++) {
+            const int h = g / 2;   /* the 16 values of the scale */
+            const unsigned word = (unsigned) x[i].scales[2 * (h / 4)] | (unsigned) x[i].scales[2 * (h / 4) + 1] << 8;
+            const float dl = d * (float) (2 * ((word >> (3 * (h % 4))) & 7) + 1);
+            const unsigned nibble = (x[i].qh[g / 2] >> (4 * (g % 2))) & 0x0f;
+            const float delta = nibble & 8 ? -IQ1_DELTA : IQ1_DELTA;
+            decode_group(x[i].qs[g] | (nibble & 7) << 8, dl, delta, y + i * QK_K + GROUP * g);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- tables */
+
+/*
+ * level_map[key], key = sum (t[j] + 1) 3^j of a vector t in {-1, 0, +1}^8:
+ * the grid index of t when t is a grid point, else -1 - o where
+ * neighbours[o] is the number n of t's nearest grid points (squared
+ * distance at most one more than the smallest) and neighbours[o + 1 ..
+ * o + n] their indices.
+ */
+struct iq1_tables {
+    int32_t level_map[LEVEL_VECTORS];
+    uint16_t *neighbours;
+};
+
+static pthread_mutex_t tables_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct iq1_tables *tables;
+
+static int level_key(const int t[GROUP])
+{
+    int key = 0;
+    for (int j = GROUP - 1; j >= 0; j--)
+        key = key * 3 + t[j] + 1;
+    return key;
+}
+
+static struct iq1_tables *build_tables(void)
+{
+    struct iq1_tables *tb = malloc(sizeof *tb);
+    if (tb == NULL)
+        return NULL;
+    for (int key = 0; key < LEVEL_VECTORS; key++)
+        tb->level_map[key] = INT32_MIN;
+    for (int g = 0; g < IQ1_GRID_POINTS; g++) {
+        int t[GROUP];
+        for (int j = 0; j < GROUP; j++)
+            t[j] = ggml__iq1_grid_value(ggml__iq1_grid[g], j);
+        tb->level_map[level_key(t)] = g;
+    }
+
+    /* two passes: count the neighbour lists' length, then fill them */
+    uint16_t *list = NULL;
+    size_t used = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        used = 0;
+        for (int key = 0; key < LEVEL_VECTORS; key++) {
+            if (tb->level_map[key] >= 0)
+                continue;
+            int t[GROUP];
+            for (int j = 0, rest = key; j < GROUP; j++, rest /= 3)
+                t[j] = rest % 3 - 1;
+            int distance[IQ1_GRID_POINTS], nearest = INT32_MAX;
+            for (int g = 0; g < IQ1_GRID_POINTS; g++) {
+                int dist = 0;
+                for (int j = 0; j < GROUP; j++) {
+                    const int diff = t[j] - ggml__iq1_grid_value(ggml__iq1_grid[g], j);
+                    dist += diff * diff;
+                }
+                distance[g] = dist;
+                if (dist < nearest)
+                    nearest = dist;
+            }
+            const size_t start = used++;
+            for (int g = 0; g < IQ1_GRID_POINTS; g++)
+                if (distance[g] <= nearest + 1) {
+                    if (list != NULL)
+                        list[used] = (uint16_t) g;
+                    used++;
+                }
+            if (list != NULL) {
+                list[start] = (uint16_t) (used - start - 1);
+                tb->level_map[key] = -1 - (int32_t) start;
+            }
+        }
+        if (pass == 0) {
+            list = malloc(used * sizeof *list);
+            if (list == NULL) {
+                free(tb);
+                return NULL;
+            }
+        }
+    }
+    tb->neighbours = list;
+    return tb;
+}
+
+bool ggml__iq1_tables_init(void)
+{
+    pthread_mutex_lock(&tables_lock);
+    if (tables == NULL)
+        tables = build_tables();
+    const bool ok = tables != NULL;
+    pthread_mutex_unlock(&tables_lock);
+    if (!ok)
+        ggml__error("out of memory for the IQ1 quantization tables");
+    return ok;
+}
+
+void ggml__iq1_tables_free(void)
+{
+    pthread_mutex_lock(&tables_lock);
+    if (tables != NULL) {
+        free(tables->neighbours);
+        free(tables);
+        tables = NULL;
+    }
+    pthread_mutex_unlock(&tables_lock);
+}
+
+/* ------------------------------------------------------------ quantizers */
+
+/*
+ * The grid point for 8 values x with weights w at scale dl > 0 and shift
+ * delta, stored in *index; returns the weighted squared error.  The
+ * levels nearest to each value (independent of the weights) make the
+ * best point when they lie on the grid; otherwise their nearest grid
+ * points are tried.
+ */
+static float best_grid_point(const struct iq1_tables *tb, const float *x, const float *w, float dl, float delta,
+                             unsigned *index)
+{
+    const float inverse = 1.0f / dl;
+    int t[GROUP];
+    for (int j = 0; j < GROUP; j++) {
+        const float z = x[j] * inverse - delta;
+        t[j] = z > 0.5f ? 1 : z < -0.5f ? -1 : 0;
+    }
+    const int32_t entry = tb->level_map[level_key(t)];
+    float level[3];
+    for (int l = 0; l < 3; l++)
+        level[l] = dl * ((float) (l - 1) + delta);
+    if (entry >= 0) {
+        float err = 0.0f;
+        for (int j = 0; j < GROUP; j++) {
+            const float diff = x[j] - level[t[j] + 1];
+            err += w[j] * diff * diff;
+        }
+        *index = (unsigned) entry;
+        return err;
+    }
+    const uint16_t *list = tb->neighbours + (-1 - (int64_t) entry);
+    float best = INFINITY;
+    *index = list[1];
+    for (unsigned n = 1; n <= list[0]; n++) {
+        const uint16_t code = ggml__iq1_grid[list[n]];
+        float err = 0.0f;
+        for (int j = 0; j < GROUP; j++) {
+            const float diff = x[j] - level[((code >> (2 * j)) & 3)];
+            err += w[j] * diff * diff;
+        }
+        if (err < best) {
+            best = err;
+            *index = list[n];
+        }
+    }
+    return best;
+}
+
+/*
+ * The layout-independent description of a block's codes: per scale unit
+ * its 3-bit scale, per group its grid index and shift sign.
+ */
+struct iq1_codes {
+    uint8_t scale[QK_K / 16];
+    uint16_t index[QK_K / GROUP];
+    bool negative[QK_K / GROUP];
+};
+
+struct iq1_format {
+    int unit;                /* values a 3-bit scale covers: 32 or 16 */
+    bool shift_per_group;    /* IQ1_M: each group its own shift sign */
+};
+
+/*
+ * The best codes for the block x (weights w) at the stored scale d > 0:
+ * each unit tries its eight scales and both shifts (per unit or per
+ * group).  Returns the weighted squared error; *ls_d gets the
+ * least-squares d for the chosen codes (0 if undefined).
+ */
+static float assign_codes(const struct iq1_tables *tb, const struct iq1_format *f, const float *x, const float *w,
+                          float d, struct iq1_codes *c, float *ls_d)
+{
+    const int groups = f->unit / GROUP;
+    float total = 0.0f, sum_xa = 0.0f, sum_aa = 0.0f;
+    for (int u = 0; u < QK_K / f->unit; u++) {
+        float best = INFINITY;
+        for (int s = 0; s < 8; s++) {
+            const float dl = d * (float) (2 * s + 1);
+            float err = 0.0f;
+            unsigned idx[4];
+            bool neg[4];
+            if (f->shift_per_group) {
+                for (int l = 0; l < groups; l++) {
+                    const int at = u * f->unit + l * GROUP;
+                    unsigned ip, in;
+                    const float ep = best_grid_point(tb, x + at, w + at, dl, IQ1_DELTA, &ip);
+                    const float en = best_grid_point(tb, x + at, w + at, dl, -IQ1_DELTA, &in);
+                    neg[l] = en < ep;
+                    idx[l] = neg[l] ? in : ip;
+                    err += neg[l] ? en : ep;
+                }
+            } else {
+                float e[2] = { 0.0f, 0.0f };
+                unsigned id[2][4];
+                for (int sign = 0; sign < 2; sign++)
+                    for (int l = 0; l < groups; l++) {
+                        const int at = u * f->unit + l * GROUP;
+                        e[sign] += best_grid_point(tb, x + at, w + at, dl, sign ? -IQ1_DELTA : IQ1_DELTA,
+                                                   &id[sign][l]);
+                    }
+                const int sign = e[1] < e[0];
+                for (int l = 0; l < groups; l++) {
+                    idx[l] = id[sign][l];
+                    neg[l] = sign;
+                }
+                err = e[sign];
+            }
+            if (err < best) {
+                best = err;
+                c->scale[u] = (uint8_t) s;
+                for (int l = 0; l < groups; l++) {
+                    c->index[u * groups + l] = (uint16_t) idx[l];
+                    c->negative[u * groups + l] = neg[l];
+                }
+            }
+        }
+        total += best;
+        const float m = (float) (2 * c->scale[u] + 1);
+        for (int l = 0; l < groups; l++) {
+            const int g = u * groups + l;
+            const uint16_t code = ggml__iq1_grid[c->index[g]];
+            const float delta = c->negative[g] ? -IQ1_DELTA : IQ1_DELTA;
+            for (int j = 0; j < GROUP; j++) {
+                const float a = m * ((float) ggml__iq1_grid_value(code, j) + delta);
+                const float wx = w[g * GROUP + j] * x[g * GROUP + j];
+                sum_xa += wx * a;
+                sum_aa += w[g * GROUP + j] * a * a;
+            }
+        }
+    }
+    *ls_d = sum_aa > 0.0f && sum_xa > 0.0f ? sum_xa / sum_aa : 0.0f;
+    return total;
+}
+
+/*
+ * The least-squares scale of n values for levels of one shift, best over
+ * every split of the values sorted ascending into -1, 0 and +1 (sorted:
+ * positions by value, n at most 32); 0 when no split has a positive scale.
+ */
+static float best_free_scale(const float *x, const float *w, int n)
+{
+    int order[32];
+    for (int i = 0; i < n; i++) {
+        int at = i;
+        while (at > 0 && x[order[at - 1]] > x[i]) {
+            order[at] = order[at - 1];
+            at--;
+        }
+        order[at] = i;
+    }
+    /* prefix sums of w x and w over the sorted values */
+    float px[33], pw[33];
+    px[0] = pw[0] = 0.0f;
+    for (int i = 0; i < n; i++) {
+        px[i + 1] = px[i] + w[order[i]] * x[order[i]];
+        pw[i + 1] = pw[i] + w[order[i]];
+    }
+    float best_gain = 0.0f, best_scale = 0.0f;
+    for (int sign = 0; sign < 2; sign++) {
+        const float delta = sign ? -IQ1_DELTA : IQ1_DELTA;
+        const float lo = delta - 1.0f, hi = delta + 1.0f;
+        for (int i1 = 0; i1 <= n; i1++)
+            for (int i2 = i1; i2 <= n; i2++) {
+                /* values [0, i1) at lo, [i1, i2) at delta, [i2, n) at hi */
+                const float sxa = lo * px[i1] + delta * (px[i2] - px[i1]) + hi * (px[n] - px[i2]);
+                const float saa = lo * lo * pw[i1] + delta * delta * (pw[i2] - pw[i1]) + hi * hi * (pw[n] - pw[i2]);
+                if (sxa > 0.0f && saa > 0.0f && sxa * sxa / saa > best_gain) {
+                    best_gain = sxa * sxa / saa;
+                    best_scale = sxa / saa;
+                }
+            }
+    }
+    return best_scale;
+}
+
+/* The codes of one block (best of the candidates described at the top);
+   *d_out gets the stored scale (0 for a block that is all zero). */
+static void quantize_block(const struct iq1_tables *tb, const struct iq1_format *f, const float *xin,
+                           const float *win, struct iq1_codes *c, ggml_fp16_t *d_out)
+{
+    /* non-finite and huge inputs are clamped so that no sum overflows */
+    float x[QK_K], w[QK_K];
+    float amax = 0.0f;
+    for (int j = 0; j < QK_K; j++) {
+        float v = xin[j];
+        v = v != v ? 0.0f : v > 1e6f ? 1e6f : v < -1e6f ? -1e6f : v;
+        x[j] = v;
+        w[j] = win != NULL ? (win[j] > 0.0f && win[j] < 1e30f ? win[j] : 0.0f) : 1.0f;
+        if (fabsf(v) > amax)
+            amax = fabsf(v);
+    }
+    memset(c, 0, sizeof *c);
+    *d_out = 0;
+    if (amax == 0.0f)
+        return;
+    float max_scale = 0.0f;
+    for (int u = 0; u < QK_K / f->unit; u++) {
+        const float s = best_free_scale(x + u * f->unit, w + u * f->unit, f->unit);
+        if (s > max_scale)
+            max_scale = s;
+    }
+    if (max_scale == 0.0f)
+        max_scale = amax;   /* all weights zero: any scale; keep the range */
+
+    static const float factors[] = { 1.0f, 0.9f, 0.8f, 1.1f, 0.7f };
+    float best = INFINITY;
+    struct iq1_codes trial;
+    for (size_t fi = 0; fi < sizeof factors / sizeof factors[0]; fi++) {
+        float candidate = max_scale / 15.0f * factors[fi];
+        for (int round = 0; round < 3 && candidate > 0.0f; round++) {
+            const ggml_fp16_t h = ggml__fp32_to_fp16(candidate < 65504.0f ? candidate : 65504.0f);
+            const float d = ggml__fp16_to_fp32(h);
+            if (!(d > 0.0f))
+                break;
+            const float err = assign_codes(tb, f, x, w, d, &trial, &candidate);
+            if (err < best) {
+                best = err;
+                *c = trial;
+                *d_out = h;
+            }
+        }
+    }
+}
+
+/* nrows rows of n_per_row values (a multiple of QK_K, checked by the
+   caller) into blocks of block_size bytes written by store; returns false
+   after logging when the tables cannot be built. */
+static bool quantize_rows(const struct iq1_format *f, const float *restrict x, void *restrict vy, int64_t nrows,
+                          int64_t n_per_row, const float *imatrix, size_t block_size,
+                          void (*store)(const struct iq1_codes *, ggml_fp16_t, void *))
+{
+    if (!ggml__iq1_tables_init())
+        return false;
+    const struct iq1_tables *tb = tables;
+    char *y = vy;
+    for (int64_t r = 0; r < nrows; r++)
+        for (int64_t b = 0; b < n_per_row / QK_K; b++) {
+            struct iq1_codes c;
+            ggml_fp16_t d;
+            quantize_block(tb, f, x + r * n_per_row + b * QK_K, imatrix != NULL ? imatrix + b * QK_K : NULL, &c, &d);
+            store(&c, d, y + (size_t) (r * (n_per_row / QK_K) + b) * block_size);
+        }
+    return true;
+}
+
+static void store_iq1_s(const struct iq1_codes *c, ggml_fp16_t d, void *out)
+{
+    block_iq1_s *y = out;
+    y->d = d;
+    for (int b = 0; b < QK_K / 32; b++) {
+        unsigned qh = (unsigned) c->scale[b] << 12 | (c->negative[4 * b] ? 0x8000u : 0u);
+        for (int l = 0; l < 4; l++) {
+            const unsigned index = c->index[4 * b + l];
+            y->qs[4 * b + l] = (uint8_t) (index & 0xff);
+            qh |= (index >> 8) << (3 * l);
+        }
+        y->qh[b] = (uint16_t) qh;
+    }
+}
+
+static void store_iq1_m(const struct iq1_codes *c, ggml_fp16_t d, void *out)
+{
+    block_iq1_m *y = out;
+    memset(y, 0, sizeof *y);
+    for (int g = 0; g < QK_K / GROUP; g++) {
+        y->qs[g] = (uint8_t) (c->index[g] & 0xff);
+        const unsigned nibble = (unsigned) (c->index[g] >> 8) | (c->negative[g] ? 8u : 0u);
+        y->qh[g / 2] |= (uint8_t) (nibble << (4 * (g % 2)));
+    }
+    for (int w = 0; w < 4; w++) {
+        unsigned word = (unsigned) (d >> (4 * w) & 0x0f) << 12;
+        for (int h = 0; h < 4; h++)
+            word |= (unsigned) c->scale[4 * w + h] << (3 * h);
+        y->scales[2 * w] = (uint8_t) (word & 0xff);
+        y->scales[2 * w + 1] = (uint8_t) (word >> 8);
+    }
+}
+
+bool ggml__quantize_iq1_s(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                          const float *imatrix)
+{
+    if (imatrix == NULL) {
+        ggml__error("quantization to iq1_s requires importance weights");
+        return false;
+    }
+    const struct iq1_format f = { 32, false };
+    return quantize_rows(&f, x, y, nrows, n_per_row, imatrix, sizeof(block_iq1_s), store_iq1_s);
+}
+
+bool ggml__quantize_iq1_m(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                          const float *imatrix)
+{
+    const struct iq1_format f = { 16, true };
+    return quantize_rows(&f, x, y, nrows, n_per_row, imatrix, sizeof(block_iq1_m), store_iq1_m);
+}
