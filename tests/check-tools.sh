@@ -153,7 +153,7 @@ ok "info --numa with an unknown strategy exits 2 with a message"
 tiny="--op mul_mat --shape 64x64x64 --reps 1"
 
 run "$bench" $tiny --device CPU
-[ "$rc" -eq 0 ] && grep -q '^mul_mat 64x64x64  *F32  *CPU  *[0-9.]*  *[0-9.]*  *[0-9.]*$' "$tmp/out" &&
+[ "$rc" -eq 0 ] && grep -q '^mul_mat 64x64x64  *F32  *CPU  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*$' "$tmp/out" &&
     grep -q '^mul_mat 64x64x64  *Q4_0  *CPU ' "$tmp/out" && grep -q 'total [0-9.]* s$' "$tmp/out"
 ok "bench $tiny prints a row per type for the CPU and the total time"
 
@@ -161,18 +161,18 @@ ok "bench $tiny prints a row per type for the CPU and the total time"
 ok "bench prints no progress when stderr is not a terminal"
 
 run "$bench" $tiny --device CPU --csv
-[ "$rc" -eq 0 ] && [ "$(head -n 1 "$tmp/out")" = "workload,type,device,ms,gflops,gbps,vs_sgemm,vs_stream,vs_read" ] &&
-    [ "$(grep -c '^mul_mat 64x64x64,[A-Z0-9_]*,CPU,[0-9.]*,[0-9.]*,[0-9.]*,,,$' "$tmp/out")" -eq 3 ] &&
+[ "$rc" -eq 0 ] && [ "$(head -n 1 "$tmp/out")" = "workload,type,device,ms,gflops,gbps,weight_gbps,vs_sgemm,vs_stream,vs_read" ] &&
+    [ "$(grep -c '^mul_mat 64x64x64,[A-Z0-9_]*,CPU,[0-9.]*,[0-9.]*,[0-9.]*,[0-9.]*,,,$' "$tmp/out")" -eq 3 ] &&
     [ "$(wc -l < "$tmp/out")" -eq 4 ]
 ok "bench --csv prints the header and one row per type"
 
 run "$bench" $tiny --device CPU --type q4_0 --json
 [ "$rc" -eq 0 ] && json_ok "$tmp/out" \
-    "len(d['results']) == 1 and d['results'][0]['device'] == 'CPU' and d['results'][0]['ms'] > 0"
+    "len(d['results']) == 1 and d['results'][0]['device'] == 'CPU' and d['results'][0]['ms'] > 0 and d['results'][0]['weight_gbps'] > 0"
 ok "bench --json is valid JSON with one result"
 
 run "$bench" $tiny --device CPU --type q4_0 --compare-stream --csv
-[ "$rc" -eq 0 ] && [ "$(grep -c '^mul_mat 64x64x64,Q4_0,CPU,[0-9.]*,[0-9.]*,[0-9.]*,,[0-9.]*[1-9][0-9.]*,[0-9.]*[1-9][0-9.]*$' "$tmp/out")" -eq 1 ]
+[ "$rc" -eq 0 ] && [ "$(grep -c '^mul_mat 64x64x64,Q4_0,CPU,[0-9.]*,[0-9.]*,[0-9.]*,[0-9.]*,,[0-9.]*[1-9][0-9.]*,[0-9.]*[1-9][0-9.]*$' "$tmp/out")" -eq 1 ]
 ok "bench --compare-stream --csv gives both bandwidth ratios, above 0"
 
 run "$bench" --op block,block-fa --type q4_0 --reps 1 --threads 2 --device cpu
@@ -183,8 +183,21 @@ ok "bench runs the transformer block with and without flash attention"
 run "$bench" --op dispatch --reps 1 --threads 2 --device CPU
 [ "$rc" -eq 0 ] && grep -q '^dispatch 4000 nodes  *F32  *CPU  *[0-9.]* ' "$tmp/out" &&
     [ "$(grep -c '^dispatch [0-9]' "$tmp/out")" -eq 1 ] &&
+    grep -q '^dispatch 4000 nodes  *F32  *CPU  *[0-9.]*  *-  *[0-9.]*  *-$' "$tmp/out" &&
     grep -q '^dispatch on CPU: [0-9.]* us per node$' "$tmp/out" && grep -q 'total [0-9.]* s$' "$tmp/out"
-ok "bench --op dispatch prints one row and the time per node"
+ok "bench --op dispatch prints one row and the time per node, with no weights' GB/s"
+
+# any type the CPU multiplies, by ggml_type_name's name in any case; the
+# weights' GB/s are their bytes (1024 x 512 x 144 / 256 for Q4_K) over the time
+run "$bench" --op mul_mat --shape 1024x512x1 --reps 1 --device CPU --type q4_K,Q6_K,q8_0 --csv
+[ "$rc" -eq 0 ] && [ "$(grep -c '^mul_mat 1024x512x1,\(Q8_0\|Q4_K\|Q6_K\),CPU,' "$tmp/out")" -eq 3 ] &&
+    awk -F, '$2 == "Q4_K" { r = $7 / (1024 * 512 * 144 / 256 / 1e9 / ($4 / 1e3)); q = 1 }
+             END { exit !(q && r > 0.98 && r < 1.02) }' "$tmp/out"
+ok "bench --type takes the K-quants and Q8_0; weight_gbps is the weights' bytes over the time"
+
+run "$bench" --op mul_mat --type iq2_xxs --device CPU
+[ "$rc" -eq 2 ] && grep -q "iq2_xxs" "$tmp/err" && [ ! -s "$tmp/out" ]
+ok "bench --type with a type ggml_quantize_chunk needs importance weights for exits 2"
 
 run "$bench" --op dispatch --reps 1 --device CPU --csv
 [ "$rc" -eq 0 ] && [ "$(grep -c '^dispatch 4000 nodes,F32,CPU,[0-9.]*,' "$tmp/out")" -eq 1 ] &&
@@ -193,7 +206,7 @@ ok "bench --op dispatch --csv prints one row"
 
 run "$bench" $tiny --device CPU --type f32 --compare-blas
 if [ -n "${BLAS_PLUGIN_DIR:-}" ]; then
-    [ "$rc" -eq 0 ] && grep -q '^mul_mat 64x64x64  *F32  *CPU  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*$' "$tmp/out"
+    [ "$rc" -eq 0 ] && grep -q '^mul_mat 64x64x64  *F32  *CPU  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*$' "$tmp/out"
     ok "bench --compare-blas reports the ratio against cblas_sgemm"
 else
     [ "$rc" -eq 0 ] && grep -q 'unavailable' "$tmp/out"
@@ -202,7 +215,7 @@ fi
 
 run "$bench" $tiny --device CPU --type f32 --compare-stream
 [ "$rc" -eq 0 ] && grep -q 'STREAM triad.s [0-9.]* GB/s' "$tmp/out" &&
-    grep -q '^mul_mat 64x64x64  *F32  *CPU  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*$' "$tmp/out"
+    grep -q '^mul_mat 64x64x64  *F32  *CPU  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*$' "$tmp/out"
 ok "bench --compare-stream reports the ratios against the STREAM triad and reading as many bytes"
 
 if [ -n "${BLAS_PLUGIN_DIR:-}" ]; then

@@ -449,27 +449,30 @@ static void check_vec_dot(const struct ggml__cpu_kernels *k, const struct ggml__
 /*
  * vec_dot_rows: 1..4 rows at a stride against one y, each within vec_dot's
  * bound of its reference and close to the level's and the generic vec_dot
- * of the same row.
+ * of the same row (the K-quants: the generic vec_dot's bits).
  */
 static void check_vec_dot_rows(const struct ggml__cpu_kernels *k, const struct ggml__cpu_kernels *generic)
 {
     /* (47: a step of 32, one of 16 and a partial vector at the AVX-512 level) */
     static const int64_t float_lengths[] = { 1, 15, 16, 33, 47, 257, 4096 };
     static const int64_t block_lengths[] = { 32, 96, 288, 4096 };
+    static const int64_t k_lengths[] = { 256, 512, 768, 1280, 4096 };
     for (size_t ti = 0; ti < sizeof dot_types / sizeof dot_types[0]; ti++) {
         const enum ggml_type t = dot_types[ti], vdt = vdt_of(t);
         if (k->vec_dot_rows[t] == NULL)
             continue;
-        const bool blocks = ggml_is_quantized(t);
-        const int64_t *lengths = blocks ? block_lengths : float_lengths;
+        const bool blocks = ggml_is_quantized(t), k_blocks = ggml_blck_size(t) == 256;
+        const int64_t *lengths = k_blocks ? k_lengths : blocks ? block_lengths : float_lengths;
         bool all_ok = true;
-        const size_t n_lengths = blocks ? sizeof block_lengths / sizeof block_lengths[0]
-                                        : sizeof float_lengths / sizeof float_lengths[0];
+        const size_t n_lengths = k_blocks ? sizeof k_lengths / sizeof k_lengths[0]
+                               : blocks   ? sizeof block_lengths / sizeof block_lengths[0]
+                                          : sizeof float_lengths / sizeof float_lengths[0];
         for (size_t li = 0; all_ok && li < n_lengths; li++) {
             const int64_t n = lengths[li];
             /* rows not packed: a stride of their own (a multiple of the element's alignment) */
             const size_t row_bytes = ggml_row_size(t, n) + 12;
-            struct row x = make_row(generic, t, 4 * n + 64), y = make_row(generic, vdt, n);
+            /* room for the four rows and their gaps: one block of 256 or two of 32 more */
+            struct row x = make_row(generic, t, 4 * n + (k_blocks ? 256 : 64)), y = make_row(generic, vdt, n);
             for (int r = 1; r < 4; r++)
                 generic->from_float[t](x.values + r * n, x.data + r * row_bytes, n);
             if (t == GGML_TYPE_Q8_0) {
@@ -477,6 +480,18 @@ static void check_vec_dot_rows(const struct ggml__cpu_kernels *k, const struct g
                 int8_t *qs = (int8_t *) (x.data + row_bytes + sizeof(ggml_fp16_t));
                 for (int j = 0; j < 32; j++)
                     qs[j] = (int8_t) (j % 3 == 0 ? -128 : j % 3 == 1 ? 127 : -127);
+            }
+            if (k_blocks) {
+                /* row 1's first block at the extremes: every code and (q4_K, q5_K) every 6-bit scale
+                   and minimum at its largest (all bits set), q6_K's scales alternately 127 and -128 */
+                uint8_t *blk = x.data + row_bytes;
+                if (t == GGML_TYPE_Q6_K) {
+                    memset(blk, 0xff, 192);
+                    for (int j = 0; j < 16; j++)
+                        blk[192 + j] = j % 2 ? 0x80 : 0x7f;
+                } else {
+                    memset(blk + 4, 0xff, block_bytes(t) - 4);
+                }
             }
             for (int nr = 1; nr <= 4 && all_ok; nr++) {
                 float s[5] = { NAN, NAN, NAN, NAN, -1.0f };
@@ -492,7 +507,8 @@ static void check_vec_dot_rows(const struct ggml__cpu_kernels *k, const struct g
                     /* each is within 1e-5 of |products| of the reference, so within twice that of each other */
                     const double bound = 1e-5 * mag + 1e-30;
                     if (!(fabs(s[r] - want) <= bound) || !(fabs(s[r] - one) <= 2 * bound) ||
-                        !(fabs(s[r] - one_generic) <= 2 * bound)) {
+                        !(fabs(s[r] - one_generic) <= 2 * bound) ||
+                        (k_blocks && memcmp(&s[r], &one_generic, sizeof one_generic) != 0)) {
                         tap_diag("%s n=%lld nr=%d row %d: %.9g, vec_dot %.9g, generic %.9g, reference %.9g",
                                  ggml_type_name(t), (long long) n, nr, r, s[r], one, one_generic, want);
                         all_ok = false;
@@ -502,8 +518,8 @@ static void check_vec_dot_rows(const struct ggml__cpu_kernels *k, const struct g
             free_row(&x);
             free_row(&y);
         }
-        ok(all_ok, "%s: vec_dot_rows %s, 1..4 rows at a stride, within 1e-5 of |products| and near vec_dot",
-           ggml__isa_name(k->level), ggml_type_name(t));
+        ok(all_ok, "%s: vec_dot_rows %s, 1..4 rows at a stride, within 1e-5 of |products| and near vec_dot%s",
+           ggml__isa_name(k->level), ggml_type_name(t), k_blocks ? ", the generic vec_dot's bits" : "");
     }
 }
 

@@ -15,16 +15,20 @@
  *   dispatch  (only when asked for) a chain of DISPATCH_NODES ggml_scale
  *             nodes on DISPATCH_WIDTH floats: the engine's cost per node,
  *             printed per node under the table.
- * The matrices of the weights have the --type (F32, F16, Q4_0); norms are
- * F32.  dispatch has no weights: it runs once, as F32.
+ * The matrices of the weights have the --type (by default F32, F16 and
+ * Q4_0; any type the CPU multiplies and ggml_quantize_chunk encodes
+ * without importance weights); norms are F32.  dispatch has no weights:
+ * it runs once, as F32.
  *
  * Devices: for each device D that is not a CPU, a scheduler over {D, CPU}
  * with the weights in D's buffer type ("D+CPU"), then the CPU alone
  * ("CPU").  Every backend gets --threads threads (through the registry's
  * "ggml_backend_set_n_threads").  Each run is the graph computed once to
  * warm up, then --reps times; the best time is reported, with GFLOP/s
- * (multiply-adds of the products and of the attention, counted twice)
- * and GB/s (bytes of the weights, inputs and output, read or written once).
+ * (multiply-adds of the products and of the attention, counted twice),
+ * GB/s (bytes of the weights, inputs and output, read or written once)
+ * and weights' GB/s (the bytes of the weight matrices alone, ggml_nbytes,
+ * over the best time: what compares types of different sizes).
  *
  * --compare-blas times cblas_sgemm on F32 arrays of each mul_mat shape,
  * with the same threads, in the same run, and reports each mul_mat row's
@@ -80,8 +84,8 @@ static const char *const op_names[N_OPS] = { "block", "block-fa", "mul_mat", "di
 /* Workloads run when --op is not given: all but dispatch. */
 static const bool op_default[N_OPS] = { true, true, true, false };
 
-static const enum ggml_type bench_types[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_Q4_0 };
-#define N_TYPES (sizeof bench_types / sizeof bench_types[0])
+/* The weights' types run when --type is not given. */
+static const enum ggml_type default_types[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_Q4_0 };
 
 struct shape {
     int64_t m, k, n;
@@ -93,7 +97,7 @@ enum format { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON };
 
 struct options {
     bool ops[N_OPS];
-    bool types[N_TYPES];
+    bool types[GGML_TYPE_COUNT];   /* run in the order of enum ggml_type */
     struct shape shapes[MAX_SHAPES];
     int n_shapes;
     int n_threads;
@@ -112,6 +116,7 @@ struct row {
     char device[64];
     double seconds;      /* best time */
     double flop, bytes;  /* per run */
+    double weight_bytes; /* of the weight matrices, per run; 0: none */
     double vs_sgemm;     /* sgemm time / this time, NAN when not measured */
     double vs_stream;    /* this GB/s / STREAM GB/s, NAN when not measured */
     double vs_read;      /* this GB/s / reading as many bytes, NAN when not measured */
@@ -147,14 +152,19 @@ static void fill_random(float *p, size_t n, uint64_t seed, float amplitude)
         p[i] = amplitude * next_value(&seed);
 }
 
+/* The type's name in capitals ("F32", "Q4_K"), as --type accepts it in any case. */
 static const char *type_label(enum ggml_type type)
 {
-    switch (type) {
-    case GGML_TYPE_F32:  return "F32";
-    case GGML_TYPE_F16:  return "F16";
-    case GGML_TYPE_Q4_0: return "Q4_0";
-    default:             return ggml_type_name(type);
+    static char labels[GGML_TYPE_COUNT][16];
+    char *label = labels[type];
+    if (label[0] == '\0') {
+        const char *name = ggml_type_name(type);
+        size_t i = 0;
+        for (; name != NULL && name[i] != '\0' && i + 1 < sizeof labels[0]; i++)
+            label[i] = name[i] >= 'a' && name[i] <= 'z' ? (char) (name[i] - 'a' + 'A') : name[i];
+        label[i] = '\0';
     }
+    return label;
 }
 
 static bool progress_on;
@@ -230,6 +240,7 @@ struct run {
     int n_inputs;
     int graph_size;           /* nodes the scheduler must hold; 0: GGML_DEFAULT_GRAPH_SIZE */
     double flop, bytes;
+    double weight_bytes;      /* the weight matrices' share of bytes */
 };
 
 /* Host copies of the weights, shared by the runs of one workload. */
@@ -306,6 +317,7 @@ static bool build_block(struct run *r, struct weight_cache *cache, enum ggml_typ
         const float amplitude = i < 2 ? 1.0f : 1.0f / sqrtf((float) weights[i]->ne[0]);
         upload_weight(cache, i, weights[i], amplitude);
         r->bytes += (double) ggml_nbytes(weights[i]);
+        r->weight_bytes += (double) ggml_nbytes(weights[i]);
     }
 
     struct ggml_init_params gp = { 256 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true };
@@ -387,6 +399,7 @@ static bool build_mul_mat(struct run *r, struct weight_cache *cache, enum ggml_t
     ggml_backend_buffer_set_usage(r->wbuf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
     upload_weight(cache, 0, a, 1.0f);
     r->bytes += (double) ggml_nbytes(a);
+    r->weight_bytes += (double) ggml_nbytes(a);
 
     struct ggml_init_params gp = { 4 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true };
     r->gctx = ggml_init(gp);
@@ -670,6 +683,12 @@ static double gbps(const struct row *r)
     return r->bytes / r->seconds * 1e-9;
 }
 
+/* The weight matrices' bytes a second, in GB/s; NAN without weights. */
+static double weight_gbps(const struct row *r)
+{
+    return r->weight_bytes > 0 ? r->weight_bytes / r->seconds * 1e-9 : NAN;
+}
+
 /* v in width columns with prec decimals, or none when v is not a number. */
 static void print_number(FILE *out, int width, int prec, double v, const char *none)
 {
@@ -681,7 +700,7 @@ static void print_number(FILE *out, int width, int prec, double v, const char *n
 
 static void print_table(const struct results *res, const struct options *o, double stream_bps, double total)
 {
-    printf("%-24s %-5s %-12s %10s %10s %9s", "workload", "type", "device", "ms", "GFLOP/s", "GB/s");
+    printf("%-24s %-7s %-12s %10s %10s %9s %9s", "workload", "type", "device", "ms", "GFLOP/s", "GB/s", "wGB/s");
     if (o->compare_blas)
         printf(" %9s", "vs sgemm");
     if (o->compare_stream)
@@ -689,7 +708,7 @@ static void print_table(const struct results *res, const struct options *o, doub
     printf("\n");
     for (size_t i = 0; i < res->n; i++) {
         const struct row *r = &res->rows[i];
-        printf("%-24s %-5s %-12s ", r->workload, r->type, r->device);
+        printf("%-24s %-7s %-12s ", r->workload, r->type, r->device);
         if (isnan(r->seconds)) {
             printf("%10s\n", "failed");
             continue;
@@ -698,6 +717,8 @@ static void print_table(const struct results *res, const struct options *o, doub
         print_number(stdout, 10, 1, r->flop > 0 ? gflops(r) : NAN, "-");
         putchar(' ');
         print_number(stdout, 9, 2, gbps(r), "-");
+        putchar(' ');
+        print_number(stdout, 9, 2, weight_gbps(r), "-");
         if (o->compare_blas) {
             putchar(' ');
             print_number(stdout, 9, 2, r->vs_sgemm, "-");
@@ -710,6 +731,7 @@ static void print_table(const struct results *res, const struct options *o, doub
         }
         printf("\n");
     }
+    printf("wGB/s: the weight matrices' bytes over the time\n");
     if (o->compare_blas) {
 #ifdef HAVE_CBLAS
         printf("vs sgemm: cblas_sgemm time of the same shape in F32 over this time (above 1: faster)\n");
@@ -733,7 +755,7 @@ static void print_table(const struct results *res, const struct options *o, doub
 
 static void print_csv(const struct results *res)
 {
-    printf("workload,type,device,ms,gflops,gbps,vs_sgemm,vs_stream,vs_read\n");
+    printf("workload,type,device,ms,gflops,gbps,weight_gbps,vs_sgemm,vs_stream,vs_read\n");
     for (size_t i = 0; i < res->n; i++) {
         const struct row *r = &res->rows[i];
         printf("%s,%s,%s,", r->workload, r->type, r->device);
@@ -742,6 +764,8 @@ static void print_csv(const struct results *res)
         print_number(stdout, 0, 3, r->flop > 0 ? gflops(r) : NAN, "");
         putchar(',');
         print_number(stdout, 0, 3, gbps(r), "");
+        putchar(',');
+        print_number(stdout, 0, 3, weight_gbps(r), "");
         putchar(',');
         print_number(stdout, 0, 4, r->vs_sgemm, "");
         putchar(',');
@@ -791,6 +815,8 @@ static void print_json(const struct results *res, const struct options *o, doubl
         json_number(r->flop > 0 ? gflops(r) : NAN);
         printf(", \"gbps\": ");
         json_number(gbps(r));
+        printf(", \"weight_gbps\": ");
+        json_number(weight_gbps(r));
         printf(", \"vs_sgemm\": ");
         json_number(r->vs_sgemm);
         printf(", \"vs_stream\": ");
@@ -811,7 +837,8 @@ static void usage(FILE *out)
             "Times a llama-style transformer block and matrix products on every device\n"
             "(each non-CPU device D with the CPU through the scheduler, then the CPU alone).\n"
             "  --op LIST          block, block-fa, mul_mat, dispatch (default: all but dispatch)\n"
-            "  --type LIST        f32, f16, q4_0: the weights' type (default: all)\n"
+            "  --type LIST        the weights' types, by name (f32, f16, q4_0, q8_0, q4_K, ...):\n"
+            "                     any the CPU multiplies (default: f32, f16, q4_0)\n"
             "  --shape MxKxN      a mul_mat shape, weights [K, M] by [K, N]; repeatable\n"
             "                     (default: 2048x512x2048, 4096x4096x32, 4096x4096x1)\n"
             "  --threads N        threads of every backend and reference (default: online CPUs)\n"
@@ -858,11 +885,38 @@ static bool add_op(struct options *o, const char *w)
     return false;
 }
 
+/*
+ * True when the weights can have the type: ggml_quantize_chunk encodes it
+ * without importance weights (or it is F32) and the CPU multiplies it by
+ * F32 columns.
+ */
+static bool benchable_type(enum ggml_type type)
+{
+    if (type != GGML_TYPE_F32 &&
+        (ggml_get_type_traits(type)->from_float_ref == NULL || ggml_quantize_requires_imatrix(type)))
+        return false;
+    ggml_backend_dev_t cpu = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
+    struct ggml_init_params p = { 4 * ggml_tensor_overhead(), NULL, true };
+    struct ggml_context *ctx = cpu != NULL ? ggml_init(p) : NULL;
+    if (ctx == NULL)
+        return false;
+    const int64_t k = ggml_blck_size(type) * 2;
+    struct ggml_tensor *a = ggml_new_tensor_2d(ctx, type, k, 4);
+    struct ggml_tensor *b = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, k, 2);
+    struct ggml_tensor *c = a != NULL && b != NULL ? ggml_mul_mat(ctx, a, b) : NULL;
+    const bool ok = c != NULL && ggml_backend_dev_supports_op(cpu, c);
+    ggml_free(ctx);
+    return ok;
+}
+
 static bool add_type(struct options *o, const char *w)
 {
-    for (size_t i = 0; i < N_TYPES; i++)
-        if (strcasecmp(w, type_label(bench_types[i])) == 0)
-            return o->types[i] = true;
+    for (int t = 0; t < GGML_TYPE_COUNT; t++) {
+        const char *name = ggml_type_name((enum ggml_type) t);
+        if (name != NULL && strcasecmp(w, name) == 0 && ggml_get_type_traits((enum ggml_type) t)->blck_size > 0 &&
+            benchable_type((enum ggml_type) t))
+            return o->types[t] = true;
+    }
     return false;
 }
 
@@ -923,7 +977,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         } else if (strcmp(arg, "--type") == 0) {
             any_type = true;
             if (!each_word(o, value, add_type, &bad))
-                return bad_usage("unknown type (f32, f16, q4_0)", bad);
+                return bad_usage("unknown type, or one the CPU does not multiply", bad);
         } else if (strcmp(arg, "--shape") == 0) {
             if (o->n_shapes >= MAX_SHAPES || !parse_shape(value, &o->shapes[o->n_shapes]))
                 return bad_usage("bad shape (MxKxN, each 1..65536, products up to 2^28)", value);
@@ -962,8 +1016,8 @@ static int parse_options(int argc, char **argv, struct options *o)
     }
     for (int i = 0; i < N_OPS; i++)
         o->ops[i] = o->ops[i] || (!any_op && op_default[i]);
-    for (size_t i = 0; i < N_TYPES; i++)
-        o->types[i] = o->types[i] || !any_type;
+    for (size_t i = 0; !any_type && i < sizeof default_types / sizeof default_types[0]; i++)
+        o->types[default_types[i]] = true;
     if (o->n_shapes == 0) {
         o->n_shapes = (int) (sizeof default_shapes / sizeof default_shapes[0]);
         memcpy(o->shapes, default_shapes, sizeof default_shapes);
@@ -1008,7 +1062,7 @@ int main(int argc, char **argv)
     /* the list of runs: workload x type x configuration */
     int n_workloads = (o.ops[OP_BLOCK] ? 1 : 0) + (o.ops[OP_BLOCK_FA] ? 1 : 0) + (o.ops[OP_MUL_MAT] ? o.n_shapes : 0);
     int n_types = 0;
-    for (size_t t = 0; t < N_TYPES; t++)
+    for (int t = 0; t < GGML_TYPE_COUNT; t++)
         n_types += o.types[t];
     /* dispatch runs once per configuration, whatever the types */
     const int total = (n_workloads * n_types + (o.ops[OP_DISPATCH] ? 1 : 0)) * n_configs;
@@ -1034,7 +1088,7 @@ int main(int argc, char **argv)
             }
 #endif
             bool ran_untyped = false;
-            for (size_t t = 0; t < N_TYPES; t++) {
+            for (int t = 0; t < GGML_TYPE_COUNT; t++) {
                 if (!o.types[t] || (op == OP_DISPATCH && ran_untyped))
                     continue;
                 ran_untyped = true;
@@ -1049,20 +1103,21 @@ int main(int argc, char **argv)
                         snprintf(row->workload, sizeof row->workload, "dispatch %d nodes", DISPATCH_NODES);
                     else
                         snprintf(row->workload, sizeof row->workload, "%s T=%d", op_names[op], N_TOKENS);
-                    row->type = type_label(op == OP_DISPATCH ? GGML_TYPE_F32 : bench_types[t]);
+                    row->type = type_label(op == OP_DISPATCH ? GGML_TYPE_F32 : (enum ggml_type) t);
                     memcpy(row->device, configs[c].label, sizeof row->device);
                     char what[160];
-                    snprintf(what, sizeof what, "%s %s %s", row->workload, row->type, row->device);
+                    snprintf(what, sizeof what, "%s %.15s %s", row->workload, row->type, row->device);
                     progress(done++, total, what);
 
                     struct run run = { 0 };
                     ggml_backend_buffer_type_t wbuft = ggml_backend_dev_buffer_type(configs[c].dev);
-                    bool built = op == OP_MUL_MAT    ? build_mul_mat(&run, &cache, bench_types[t], o.shapes[s], wbuft)
+                    bool built = op == OP_MUL_MAT    ? build_mul_mat(&run, &cache, (enum ggml_type) t, o.shapes[s], wbuft)
                                  : op == OP_DISPATCH ? build_dispatch(&run)
-                                                     : build_block(&run, &cache, bench_types[t], op == OP_BLOCK_FA, wbuft);
+                                                     : build_block(&run, &cache, (enum ggml_type) t, op == OP_BLOCK_FA, wbuft);
                     row->seconds = built ? time_run(&run, &configs[c], o.n_threads, o.reps) : NAN;
                     row->flop = run.flop;
                     row->bytes = run.bytes;
+                    row->weight_bytes = run.weight_bytes;
                     row->vs_sgemm = sgemm_seconds / row->seconds;
                     row->vs_stream = gbps(row) * 1e9 / stream_bps;
                     row->vs_read = NAN;

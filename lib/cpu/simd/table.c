@@ -192,6 +192,9 @@ static void fill_avx2(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *
     k->vec_dot_rows[GGML_TYPE_Q5_0] = ggml__avx2_vec_dot_rows_q5_0;
     k->vec_dot_rows[GGML_TYPE_Q5_1] = ggml__avx2_vec_dot_rows_q5_1;
     k->vec_dot_rows[GGML_TYPE_Q8_0] = ggml__avx2_vec_dot_rows_q8_0;
+    k->vec_dot_rows[GGML_TYPE_Q4_K] = ggml__avx2_vec_dot_rows_q4_K;
+    k->vec_dot_rows[GGML_TYPE_Q5_K] = ggml__avx2_vec_dot_rows_q5_K;
+    k->vec_dot_rows[GGML_TYPE_Q6_K] = ggml__avx2_vec_dot_rows_q6_K;
 
     k->from_float[GGML_TYPE_F16] = ggml__avx2_f32_to_f16;
     k->from_float[GGML_TYPE_BF16] = ggml__avx2_f32_to_bf16;

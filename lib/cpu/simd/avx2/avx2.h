@@ -46,6 +46,10 @@ void ggml__avx2_vec_dot_rows_q4_1(int n, float *s, const void *x, size_t bx, con
 void ggml__avx2_vec_dot_rows_q5_0(int n, float *s, const void *x, size_t bx, const void *y, int nr);
 void ggml__avx2_vec_dot_rows_q5_1(int n, float *s, const void *x, size_t bx, const void *y, int nr);
 void ggml__avx2_vec_dot_rows_q8_0(int n, float *s, const void *x, size_t bx, const void *y, int nr);
+/* dot-k.c */
+void ggml__avx2_vec_dot_rows_q4_K(int n, float *s, const void *x, size_t bx, const void *y, int nr);
+void ggml__avx2_vec_dot_rows_q5_K(int n, float *s, const void *x, size_t bx, const void *y, int nr);
+void ggml__avx2_vec_dot_rows_q6_K(int n, float *s, const void *x, size_t bx, const void *y, int nr);
 
 /* convert.c */
 void ggml__avx2_f16_to_f32(const void *restrict x, float *restrict y, int64_t n);

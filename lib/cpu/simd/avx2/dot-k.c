@@ -16,12 +16,16 @@
 #include "config.h"
 
 #include <immintrin.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ggml-impl.h"
 #include "fp16-impl.h"
 #include "quants-impl.h"
 #include "avx2.h"
+#include "../prefetch-rows.h"
 
 /* FMA is available here: keep clang from fusing the block shares. */
 #ifdef __clang__
@@ -140,4 +144,238 @@ void ggml__avx2_vec_dot_q6_K_q8_K(GGML__VEC_DOT_PARAMS)
         sum += ggml__q6_K_block_dot(y[b].d, ggml__fp16_to_fp32(x[b].d), hsum_epi32(acc) - offset);
     }
     *s = sum;
+}
+
+/* ------------------------------------------------ several rows a call */
+
+/*
+ * vec_dot_rows entries: four weight rows a call against one q8_K row, so
+ * that the activations are loaded once for the four rows, the horizontal
+ * sums of four rows share their instructions, and the rows after this
+ * call's are prefetched (prefetch-rows.h).  Each row's block shares are
+ * the integer sums of the single-row kernels above, combined by the same
+ * float operations as ggml__q4_K_block_dot / ggml__q6_K_block_dot (one
+ * lane a row, no fused multiply-add) and added in block order: each s[r]
+ * is the generic level's result bit for bit.  Fewer than four rows: the
+ * missing rows read row 0 again, their sums are not stored.
+ */
+
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+/* Loops of a constant count of vector steps, written out (registers, constant shifts and masks). */
+#define GGML__UNROLL _Pragma("GCC unroll 8")
+
+/* The rows of a call (rows past nr alias row 0). */
+ALWAYS_INLINE void rows_of_call(const char *row[4], const void *vx, size_t bx, int nr)
+{
+    const char *x = vx;
+    for (int r = 0; r < 4; r++)
+        row[r] = r < nr ? x + (size_t) r * bx : x;
+}
+
+/* [sum of a, sum of b, sum of c, sum of d]: the 32-bit lanes of four vectors added. */
+ALWAYS_INLINE __m128i four_hsums(__m256i a, __m256i b, __m256i c, __m256i d)
+{
+    const __m256i abcd = _mm256_hadd_epi32(_mm256_hadd_epi32(a, b), _mm256_hadd_epi32(c, d));
+    return _mm_add_epi32(_mm256_castsi256_si128(abcd), _mm256_extracti128_si256(abcd, 1));
+}
+
+/* The scales of four rows' blocks (F16 values at p[r]) in four float lanes. */
+ALWAYS_INLINE __m128 four_f16(const char *const p[4])
+{
+    uint16_t h[4];
+    for (int r = 0; r < 4; r++)
+        memcpy(&h[r], p[r], sizeof h[r]);
+    const uint64_t bits = (uint64_t) h[0] | (uint64_t) h[1] << 16 | (uint64_t) h[2] << 32 | (uint64_t) h[3] << 48;
+    return _mm_cvtph_ps(_mm_cvtsi64_si128((long long) bits));
+}
+
+/* s[r] = lane r of sums, r < nr. */
+ALWAYS_INLINE void store_sums(float *s, __m128 sums, int nr)
+{
+    float lanes[4];
+    _mm_storeu_ps(lanes, sums);
+    for (int r = 0; r < nr; r++)
+        s[r] = lanes[r];
+}
+
+/*
+ * The eight 6-bit scales and minimums of a q4_K / q5_K block's 12 scale
+ * bytes (ggml__q4_K_scale_min's values) as 16-bit lanes, scales in the
+ * lower 128-bit lane and minimums in the upper one, in sub-block order.
+ * Bytes 0..3 of the scales hold the low six bits of scales 0..3, bytes
+ * 4..7 those of minimums 0..3, bytes 8..11 the low four bits of scale
+ * 4 + i (low nibble) and minimum 4 + i (high nibble), whose two high bits
+ * are the top bits of bytes i and 4 + i.  The 16 bytes read are within
+ * the block (the first four bytes of what follows the scales).
+ */
+ALWAYS_INLINE __m256i q4_K_scales_mins(const uint8_t *scales)
+{
+    const __m128i v = _mm_loadu_si128((const __m128i *) (const void *) scales);
+    /* 32-bit lanes: bytes 0..3 | 8..11 | 4..7 | 8..11, the last shifted down by 4 */
+    __m128i low = _mm_shuffle_epi8(v, _mm_setr_epi8(0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 8, 9, 10, 11));
+    low = _mm_and_si128(_mm_srlv_epi32(low, _mm_setr_epi32(0, 0, 0, 4)),
+                        _mm_setr_epi32(0x3f3f3f3f, 0x0f0f0f0f, 0x3f3f3f3f, 0x0f0f0f0f));
+    /* the top two bits of bytes 0..3 and 4..7 at bits 4, 5 of lanes 1 and 3 */
+    __m128i top = _mm_shuffle_epi8(v, _mm_setr_epi8(-1, -1, -1, -1, 0, 1, 2, 3, -1, -1, -1, -1, 4, 5, 6, 7));
+    top = _mm_and_si128(_mm_srli_epi32(top, 2), _mm_set1_epi8(0x30));
+    return _mm256_cvtepu8_epi16(_mm_or_si128(low, top));
+}
+
+/* The q8_K block's eight sums of 32 activations as 16-bit lanes (each |sum| <= 32 * 128). */
+ALWAYS_INLINE __m128i q8_K_sums32(const block_q8_K *y)
+{
+    const __m256i pairs = _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *) (const void *) y->bsums),
+                                            _mm256_set1_epi16(1));
+    return _mm_packs_epi32(_mm256_castsi256_si128(pairs), _mm256_extracti128_si256(pairs, 1));
+}
+
+
+/*
+ * The rows of q4_K (fifth false) or q5_K (fifth true); the q5_K block is
+ * q4_K's with qh between the scales and the low nibbles.  Per block and
+ * row: scaled[r], eight 32-bit lanes adding to
+ * sum_s sc[s] * sum_{j in s} q[j] y[j], and mins[r], four adding to
+ * sum_s mn[s] * (the activations' sum over s).  The steps of 64 values
+ * run over the four rows in turn, the activations read from memory as
+ * operands (the registers hold the rows' scales and sums).
+ */
+ALWAYS_INLINE void affine_k_rows(bool fifth, int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
+{
+    const char *row[4];
+    rows_of_call(row, vx, bx, nr);
+    const size_t step = fifth ? sizeof(block_q5_K) : sizeof(block_q4_K);
+    const size_t qs_at = fifth ? offsetof(block_q5_K, qs) : offsetof(block_q4_K, qs);
+    const __m256i low4 = _mm256_set1_epi8(0x0f), bit4 = _mm256_set1_epi8(0x10);
+    const block_q8_K *y = vy;
+    __m128 sum = _mm_setzero_ps();
+    struct ggml__rows_prefetch ahead = ggml__rows_prefetch_init(vx, bx, nr, n / QK_K);
+    for (int b = 0; b < n / QK_K; b++) {
+        ggml__rows_prefetch_step(&ahead);
+        /* the activations' sums of 32 in the upper lane, against the minimums */
+        const __m256i ysub = _mm256_inserti128_si256(_mm256_setzero_si256(), q8_K_sums32(&y[b]), 1);
+        const char *blk[4], *dmin[4];
+        __m256i scaled[4], mins[4];
+        GGML__UNROLL
+        for (int r = 0; r < 4; r++) {
+            blk[r] = row[r] + (size_t) b * step;
+            dmin[r] = blk[r] + offsetof(block_q4_K, dmin);   /* the same place in q5_K */
+            const __m256i sc_mn = q4_K_scales_mins((const uint8_t *) blk[r] + offsetof(block_q4_K, scales));
+            mins[r] = _mm256_madd_epi16(sc_mn, ysub);
+            /* the scales in both lanes; byte pairs picked by shuffles */
+            const __m256i sc16 = _mm256_permute4x64_epi64(sc_mn, _MM_SHUFFLE(1, 0, 1, 0));
+            __m256i acc = _mm256_setzero_si256();
+            GGML__UNROLL
+            for (int c = 0; c < 4; c++) {
+                /* the 16-bit scale of sub-block 2c and of 2c + 1 in every lane */
+                const __m256i pick_lo = _mm256_set1_epi16((short) (0x0100 * (4 * c + 1) + 4 * c));
+                const __m256i pick_hi = _mm256_set1_epi16((short) (0x0100 * (4 * c + 3) + 4 * c + 2));
+                const __m256i *a = (const __m256i *) (const void *) (y[b].qs + 64 * c);
+                const __m256i q = _mm256_loadu_si256((const __m256i *) (const void *) (blk[r] + qs_at + 32 * c));
+                __m256i lo = _mm256_and_si256(q, low4);
+                __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), low4);
+                if (fifth) {   /* bit 4: bits 2c and 2c + 1 of qh[l] */
+                    const __m256i h = _mm256_srli_epi16(
+                        _mm256_loadu_si256((const __m256i *) (const void *) (blk[r] + offsetof(block_q5_K, qh))), 2 * c);
+                    lo = _mm256_or_si256(lo, _mm256_and_si256(_mm256_slli_epi16(h, 4), bit4));
+                    hi = _mm256_or_si256(hi, _mm256_and_si256(_mm256_slli_epi16(h, 3), bit4));
+                }
+                const __m256i p0 = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, _mm256_loadu_si256(a)),
+                                                     _mm256_shuffle_epi8(sc16, pick_lo));
+                const __m256i p1 = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, _mm256_loadu_si256(a + 1)),
+                                                     _mm256_shuffle_epi8(sc16, pick_hi));
+                acc = _mm256_add_epi32(acc, _mm256_add_epi32(p0, p1));
+            }
+            scaled[r] = acc;
+        }
+        const __m128i isum = four_hsums(scaled[0], scaled[1], scaled[2], scaled[3]);
+        const __m128i imin = four_hsums(mins[0], mins[1], mins[2], mins[3]);
+        /* ggml__q4_K_block_dot in four lanes */
+        const __m128 dy = _mm_set1_ps(y[b].d);
+        const __m128 scale = _mm_mul_ps(dy, four_f16(blk)), min_scale = _mm_mul_ps(dy, four_f16(dmin));
+        const __m128 product = _mm_mul_ps(scale, _mm_cvtepi32_ps(isum));
+        const __m128 min_product = _mm_mul_ps(min_scale, _mm_cvtepi32_ps(imin));
+        sum = _mm_add_ps(sum, _mm_sub_ps(product, min_product));
+    }
+    store_sums(s, sum, nr);
+}
+
+void ggml__avx2_vec_dot_rows_q4_K(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
+{
+    affine_k_rows(false, n, s, vx, bx, vy, nr);
+}
+
+void ggml__avx2_vec_dot_rows_q5_K(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
+{
+    affine_k_rows(true, n, s, vx, bx, vy, nr);
+}
+
+/*
+ * The integer sum of one q6_K block against the activations at y (eight
+ * lanes adding to sum_s sc[s] * sum_{j in s} (q[j] - 32) y[j]): the
+ * codes' products, minus 32 times the scaled group sums.  Value 32 p + l
+ * of a half takes its two high bits from bits 2p, 2p + 1 of qh[l], moved
+ * to bits 4, 5 by one shift of 4 - 2p (every other bit masked off).
+ */
+ALWAYS_INLINE __m256i q6_K_sums(const block_q6_K *x, const block_q8_K *y, __m256i bsums)
+{
+    const __m256i low4 = _mm256_set1_epi8(0x0f), bits45 = _mm256_set1_epi8(0x30);
+    const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *) (const void *) x->scales));
+    __m256i acc = _mm256_slli_epi32(_mm256_madd_epi16(bsums, sc16), 5);
+    acc = _mm256_sub_epi32(_mm256_setzero_si256(), acc);
+    GGML__UNROLL
+    for (int half = 0; half < 2; half++) {
+        /* the half's eight scales in both 128-bit lanes */
+        const __m256i sc = _mm256_broadcastsi128_si256(half ? _mm256_extracti128_si256(sc16, 1)
+                                                             : _mm256_castsi256_si128(sc16));
+        const uint8_t *ql = x->ql + 64 * half;
+        const __m256i qh = _mm256_loadu_si256((const __m256i *) (const void *) (x->qh + 32 * half));
+        const __m256i ql0 = _mm256_loadu_si256((const __m256i *) (const void *) ql);
+        const __m256i ql1 = _mm256_loadu_si256((const __m256i *) (const void *) (ql + 32));
+        GGML__UNROLL
+        for (int part = 0; part < 4; part++) {
+            const __m256i src = (part & 1) ? ql1 : ql0;
+            const __m256i nib = part < 2 ? _mm256_and_si256(src, low4) : _mm256_and_si256(_mm256_srli_epi16(src, 4), low4);
+            const __m256i h = part == 0 ? _mm256_slli_epi16(qh, 4) : part == 1 ? _mm256_slli_epi16(qh, 2)
+                            : part == 2 ? qh : _mm256_srli_epi16(qh, 2);
+            const __m256i code = _mm256_or_si256(nib, _mm256_and_si256(h, bits45));
+            const __m256i a = _mm256_loadu_si256((const __m256i *) (const void *) (y->qs + 128 * half + 32 * part));
+            /* lanes 0..7: the scale of group 2 part, lanes 8..15: of group 2 part + 1 (of this half) */
+            const __m256i pick = _mm256_setr_epi8(4 * part, 4 * part + 1, 4 * part, 4 * part + 1, 4 * part,
+                                                  4 * part + 1, 4 * part, 4 * part + 1, 4 * part, 4 * part + 1,
+                                                  4 * part, 4 * part + 1, 4 * part, 4 * part + 1, 4 * part,
+                                                  4 * part + 1, 4 * part + 2, 4 * part + 3, 4 * part + 2,
+                                                  4 * part + 3, 4 * part + 2, 4 * part + 3, 4 * part + 2,
+                                                  4 * part + 3, 4 * part + 2, 4 * part + 3, 4 * part + 2,
+                                                  4 * part + 3, 4 * part + 2, 4 * part + 3, 4 * part + 2,
+                                                  4 * part + 3);
+            acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(code, a), _mm256_shuffle_epi8(sc, pick)));
+        }
+    }
+    return acc;
+}
+
+void ggml__avx2_vec_dot_rows_q6_K(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
+{
+    const char *row[4];
+    rows_of_call(row, vx, bx, nr);
+    const block_q8_K *y = vy;
+    __m128 sum = _mm_setzero_ps();
+    struct ggml__rows_prefetch ahead = ggml__rows_prefetch_init(vx, bx, nr, n / QK_K);
+    for (int b = 0; b < n / QK_K; b++) {
+        ggml__rows_prefetch_step(&ahead);
+        const __m256i bsums = _mm256_loadu_si256((const __m256i *) (const void *) y[b].bsums);
+        const block_q6_K *x[4];
+        const char *d[4];
+        GGML__UNROLL
+        for (int r = 0; r < 4; r++) {
+            x[r] = (const block_q6_K *) (const void *) row[r] + b;
+            d[r] = (const char *) x[r] + offsetof(block_q6_K, d);
+        }
+        const __m128i isum = four_hsums(q6_K_sums(x[0], &y[b], bsums), q6_K_sums(x[1], &y[b], bsums),
+                                        q6_K_sums(x[2], &y[b], bsums), q6_K_sums(x[3], &y[b], bsums));
+        /* ggml__q6_K_block_dot in four lanes */
+        const __m128 scale = _mm_mul_ps(_mm_set1_ps(y[b].d), four_f16(d));
+        sum = _mm_add_ps(sum, _mm_mul_ps(scale, _mm_cvtepi32_ps(isum)));
+    }
+    store_sums(s, sum, nr);
 }
