@@ -157,18 +157,20 @@ void ggml__dequantize_row_iq4_xs(const void *restrict vx, float *restrict y, int
     }
 }
 
-/* The code of the level nearest to v (levels ascending; the lower on a tie). */
-static uint8_t level_code(double v)
+/* Midpoints between neighbouring levels of ggml__iq4nl_values (ascending;
+   all exact in binary). */
+static const float level_midpoints[15] = { -115.5f, -93.5f, -74.0f, -57.0f, -42.0f, -28.5f, -16.0f, -4.5f,
+                                           7.0f,    19.0f,  31.5f,  45.5f,  61.0f,  79.0f,  101.0f };
+
+/* The code of the level nearest to v (the lower on a tie; NaN gives 0):
+   the number of midpoints below v, by binary search. */
+static uint8_t level_code(float v)
 {
-    int lo = 0, hi = 15;
-    while (lo < hi) {   /* first code whose upper midpoint is at least v */
-        const int mid = (lo + hi) / 2;
-        if (v > 0.5 * (ggml__iq4nl_values[mid] + ggml__iq4nl_values[mid + 1]))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return (uint8_t) lo;
+    int c = v > level_midpoints[7] ? 8 : 0;
+    c += v > level_midpoints[c + 3] ? 4 : 0;
+    c += v > level_midpoints[c + 1] ? 2 : 0;
+    c += v > level_midpoints[c] ? 1 : 0;
+    return (uint8_t) c;
 }
 
 /*
@@ -181,7 +183,7 @@ static double sub_fit(const float *x, const double *w, double inv, uint8_t *code
 {
     double svx = 0.0, svv = 0.0;
     for (int j = 0; j < 32; j++) {
-        codes[j] = level_code(inv * x[j]);
+        codes[j] = level_code((float) (inv * x[j]));
         const double v = ggml__iq4nl_values[codes[j]];
         svx += w[j] * v * x[j];
         svv += w[j] * v * v;
@@ -193,7 +195,7 @@ static double sub_fit(const float *x, const double *w, double inv, uint8_t *code
 /*
  * The best real scale of one sub-block: the value of largest magnitude
  * mapped near either end of the level table (inverse scales c / max, c
- * in -136..-118 and 104..122 by halves), each candidate's codes refitted,
+ * in -136..-118 and 104..122 by ones), each candidate's codes refitted,
  * then the best re-coded with its own scale while that helps.
  */
 static double sub_scale(const float *x, const double *w)
@@ -210,8 +212,8 @@ static double sub_scale(const float *x, const double *w)
     uint8_t codes[32];
     double best = -1.0, best_scale = 0.0, scale;
     for (int end = 0; end < 2; end++) {
-        for (int t = 0; t <= 36; t++) {
-            const double c = (end == 0 ? -136.0 : 104.0) + 0.5 * t;
+        for (int t = 0; t <= 18; t++) {
+            const double c = (end == 0 ? -136.0 : 104.0) + 1.0 * t;
             const double gain = sub_fit(x, w, c / max, codes, &scale);
             if (gain > best) {
                 best = gain;
@@ -240,7 +242,7 @@ static double sub_error(const float *x, const double *w, float d, int l, uint8_t
     const double inv = step != 0.0f ? 1.0 / step : 0.0;
     double err = 0.0;
     for (int j = 0; j < 32; j++) {
-        const uint8_t c = level_code(inv * x[j]);
+        const uint8_t c = level_code((float) (inv * x[j]));
         const double e = (double) x[j] - (double) (step * (float) ggml__iq4nl_values[c]);
         err += w[j] * e * e;
         if (codes != NULL)
@@ -284,8 +286,8 @@ static double xs_levels(const float *x, const double *w, const double *scale, fl
 
 /*
  * One block.  Each sub-block's best real scale is found first; the
- * super-block scale d then maps the largest of them (by magnitude) to an
- * integer multiplier between 24 and 32 of either sign, each candidate d
+ * super-block scale d then maps the largest of them (by magnitude) to a
+ * multiplier 24, 26, .., 32 of either sign (not +32), each candidate d
  * as stored in binary16, and every sub-block takes the multiplier near
  * its own scale that gives the least error with that d.  The
  * least-squares d for the chosen multipliers and codes is tried last.
@@ -311,7 +313,7 @@ static void iq4_xs_block(const float *xin, const double *w, block_iq4_xs *y)
     double best = 0.0;
     for (int j = 0; j < QK_K; j++)
         best += w[j] * (double) x[j] * x[j];
-    for (int m = 24; m <= 32 && max_scale != 0.0; m++) {
+    for (int m = 24; m <= 32 && max_scale != 0.0; m += 2) {
         for (int sign = -1; sign <= 1; sign += 2) {
             if (m == 32 && sign > 0)
                 continue;

@@ -88,7 +88,8 @@ struct ggml__cpu_kernels {
      * vec_dot[t]: dot product of a row of type t with a row of
      * ggml_get_type_traits_cpu(t)->vec_dot_type, the ggml_vec_dot_t
      * contract with nrc = 1.  F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0,
-     * MXFP4, NVFP4, Q1_0, Q2_0, IQ4_NL.
+     * MXFP4, NVFP4, Q1_0, Q2_0, IQ4_NL, Q4_K, Q5_K, Q6_K, TQ1_0, TQ2_0,
+     * IQ4_XS.
      */
     ggml_vec_dot_t vec_dot[GGML_TYPE_COUNT];
 
