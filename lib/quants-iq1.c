@@ -17,13 +17,15 @@
  *      best when each value may take any of the three levels (a scan over
  *      the sorted values: every split into -1, 0 and +1, both shifts, with
  *      the least-squares scale of each split);
- *   2. candidate block scales d: the largest unit scale over 15 times a
- *      few factors;
+ *   2. candidate block scales d: the largest unit scale over 15 times 1,
+ *      0.9 and 0.8;
  *   3. for each candidate (rounded to binary16, as stored), every unit
- *      tries all eight 3-bit scales and both shifts; a group's grid point
+ *      tries the three 3-bit scales nearest to its free scale (wider
+ *      windows gave the same blocks on the tests' inputs) and both
+ *      shifts; a group's grid point
  *      for a scale and shift is the nearest vector of levels if it lies on
  *      the grid, else the best of its precomputed nearest grid points; the
- *      least-squares d of the chosen codes is tried next, twice;
+ *      least-squares d of the chosen codes is tried next;
  *   4. the codes of the candidate with the smallest error are stored.
  * Like quants.c this file must be compiled without floating-point
  * contraction.
@@ -269,18 +271,22 @@ struct iq1_format {
 
 /*
  * The best codes for the block x (weights w) at the stored scale d > 0:
- * each unit tries its eight scales and both shifts (per unit or per
- * group).  Returns the weighted squared error; *ls_d gets the
+ * each unit tries the three 3-bit scales around its free scale
+ * free_scale[u] and both shifts (per unit or per group).  Returns the weighted squared error; *ls_d gets the
  * least-squares d for the chosen codes (0 if undefined).
  */
 static float assign_codes(const struct iq1_tables *tb, const struct iq1_format *f, const float *x, const float *w,
-                          float d, struct iq1_codes *c, float *ls_d)
+                          const float *free_scale, float d, struct iq1_codes *c, float *ls_d)
 {
     const int groups = f->unit / GROUP;
     float total = 0.0f, sum_xa = 0.0f, sum_aa = 0.0f;
     for (int u = 0; u < QK_K / f->unit; u++) {
         float best = INFINITY;
-        for (int s = 0; s < 8; s++) {
+        /* the 3-bit scale nearest to the unit's free scale, and its two neighbours */
+        const float ideal = (free_scale[u] / d - 1.0f) * 0.5f;
+        const int centre = ideal > 0.0f ? (ideal < 7.0f ? (int) lrintf(ideal) : 7) : 0;
+        const int s_lo = centre > 0 ? centre - 1 : 0, s_hi = centre < 7 ? centre + 1 : 7;
+        for (int s = s_lo; s <= s_hi; s++) {
             const float dl = d * (float) (2 * s + 1);
             float err = 0.0f;
             unsigned idx[4];
@@ -399,26 +405,26 @@ static void quantize_block(const struct iq1_tables *tb, const struct iq1_format 
     *d_out = 0;
     if (amax == 0.0f)
         return;
-    float max_scale = 0.0f;
+    float max_scale = 0.0f, free_scale[QK_K / 16];
     for (int u = 0; u < QK_K / f->unit; u++) {
-        const float s = best_free_scale(x + u * f->unit, w + u * f->unit, f->unit);
-        if (s > max_scale)
-            max_scale = s;
+        free_scale[u] = best_free_scale(x + u * f->unit, w + u * f->unit, f->unit);
+        if (free_scale[u] > max_scale)
+            max_scale = free_scale[u];
     }
     if (max_scale == 0.0f)
         max_scale = amax;   /* all weights zero: any scale; keep the range */
 
-    static const float factors[] = { 1.0f, 0.9f, 0.8f, 1.1f, 0.7f };
+    static const float factors[] = { 1.0f, 0.9f, 0.8f };
     float best = INFINITY;
     struct iq1_codes trial;
     for (size_t fi = 0; fi < sizeof factors / sizeof factors[0]; fi++) {
         float candidate = max_scale / 15.0f * factors[fi];
-        for (int round = 0; round < 3 && candidate > 0.0f; round++) {
+        for (int round = 0; round < 2 && candidate > 0.0f; round++) {
             const ggml_fp16_t h = ggml__fp32_to_fp16(candidate < 65504.0f ? candidate : 65504.0f);
             const float d = ggml__fp16_to_fp32(h);
             if (!(d > 0.0f))
                 break;
-            const float err = assign_codes(tb, f, x, w, d, &trial, &candidate);
+            const float err = assign_codes(tb, f, x, w, free_scale, d, &trial, &candidate);
             if (err < best) {
                 best = err;
                 *c = trial;
