@@ -432,6 +432,7 @@ struct ggml__symmetric_k_format {
     int lo, hi, scale_lo, scale_hi;
     const float *factors;
     int n_factors;
+    int fit_tries;   /* (>= 2) inverse scales a sub-block's fit tries on each side */
 };
 float ggml__quantize_symmetric_k(const float *x, const float *w, const struct ggml__symmetric_k_format *f,
                                  int sc[QK_K / 16], int8_t q[QK_K]);

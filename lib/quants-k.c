@@ -198,7 +198,7 @@ void ggml__dequantize_row_q6_K(const void *restrict vx, float *restrict y, int64
  * (positive).  Returns the weighted squared error; *scale is the
  * least-squares scale of the chosen levels (0 for an all-zero block).
  */
-static double fit_symmetric(const float *x, const float *w, int n, int lo, int hi, float *scale)
+static double fit_symmetric(const float *x, const float *w, int n, int lo, int hi, int tries, float *scale)
 {
     float max = 0.0f, amax = 0.0f;
     double sxx = 0.0;
@@ -217,8 +217,9 @@ static double fit_symmetric(const float *x, const float *w, int n, int lo, int h
     /* candidate inverse scales map the extreme value near either end */
     for (int side = 0; side < 2; side++) {
         const float end = side == 0 ? (float) lo : (float) hi;
-        for (int t = 0; t <= 12; t++) {
-            const float target = (end < 0 ? end - 0.5f : end + 0.5f) * (1.0f - 0.025f * (float) t);
+        for (int t = 0; t < tries; t++) {
+            const float shrink = 0.3f * (float) t / (float) (tries - 1);
+            const float target = (end < 0 ? end - 0.5f : end + 0.5f) * (1.0f - shrink);
             float iscale = target / max;
             for (int round = 0; round < 2; round++) {
                 double sxl = 0.0, sll = 0.0;
@@ -539,7 +540,7 @@ float ggml__quantize_symmetric_k(const float *x, const float *w, const struct gg
     float scale[QK_K / 16];
     float max = 0.0f, amax = 0.0f;
     for (int s = 0; s < QK_K / 16; s++) {
-        fit_symmetric(x + 16 * s, w + 16 * s, 16, f->lo, f->hi, &scale[s]);
+        fit_symmetric(x + 16 * s, w + 16 * s, 16, f->lo, f->hi, f->fit_tries, &scale[s]);
         if (fabsf(scale[s]) > amax) {
             amax = fabsf(scale[s]);
             max = scale[s];
@@ -565,7 +566,7 @@ float ggml__quantize_symmetric_k(const float *x, const float *w, const struct gg
 }
 
 static const float q6_K_factors[] = { 1.0f, 0.99f, 1.01f, 0.98f, 1.02f };
-static const struct ggml__symmetric_k_format q6_K_format = { -32, 31, -128, 127, q6_K_factors, 5 };
+static const struct ggml__symmetric_k_format q6_K_format = { -32, 31, -128, 127, q6_K_factors, 5, 13 };
 
 static void quantize_block_q6_K(const float *x, const float *w, block_q6_K *y)
 {

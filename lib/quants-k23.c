@@ -111,7 +111,7 @@ void ggml__dequantize_row_q3_K(const void *restrict vx, float *restrict y, int64
 }
 
 static const float q3_K_factors[] = { 1.0f, 0.98f, 1.02f, 0.96f, 1.04f };
-static const struct ggml__symmetric_k_format q3_K_format = { -4, 3, -32, 31, q3_K_factors, 2 };
+static const struct ggml__symmetric_k_format q3_K_format = { -4, 3, -32, 31, q3_K_factors, 2, 4 };
 
 static void quantize_block_q3_K(const float *x, const float *w, void *vy)
 {
