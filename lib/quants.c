@@ -352,9 +352,8 @@ void ggml__dequantize_row_q8_1(const void *restrict vx, float *restrict y, int64
 
 /*
  * Lookup tables that some quantizers build on first use are created and
- * released under this lock.  None of the formats implemented so far needs
- * one, so init and free only take the lock; they may be called any number
- * of times from any thread.
+ * released under this lock (IQ3_XXS and IQ3_S build theirs on first use
+ * too); init and free may be called any number of times from any thread.
  */
 static pthread_mutex_t quant_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -365,12 +364,15 @@ void ggml_quantize_init(enum ggml_type type)
         return;
     }
     pthread_mutex_lock(&quant_lock);
+    if (type == GGML_TYPE_IQ3_XXS || type == GGML_TYPE_IQ3_S)
+        ggml__iq3_tables_init();
     pthread_mutex_unlock(&quant_lock);
 }
 
 void ggml_quantize_free(void)
 {
     pthread_mutex_lock(&quant_lock);
+    ggml__iq3_tables_free();
     pthread_mutex_unlock(&quant_lock);
 }
 
@@ -419,6 +421,8 @@ static ggml_from_float_t chunk_quantizer(enum ggml_type type)
     case GGML_TYPE_Q4_K: return ggml__quantize_row_q4_K_ref;
     case GGML_TYPE_Q5_K: return ggml__quantize_row_q5_K_ref;
     case GGML_TYPE_Q6_K: return ggml__quantize_row_q6_K_ref;
+    case GGML_TYPE_IQ3_XXS: return ggml__quantize_row_iq3_xxs_ref;
+    case GGML_TYPE_IQ3_S: return ggml__quantize_row_iq3_s_ref;
     default:             return NULL;
     }
 }
@@ -444,7 +448,7 @@ static void (*weighted_chunk_quantizer(enum ggml_type type))(const float *restri
  *            nrows, n_per_row  the chunk's shape; n_per_row a multiple of
  *                    the type's block size;
  *            imatrix importance weights of the n_per_row columns (NULL:
- *                    none): the K-quants and IQ4_NL minimise the error
+ *                    none): the K-quants, IQ3_XXS, IQ3_S and IQ4_NL minimise the error
  *                    weighted by them; the other 32-value formats ignore
  *                    them, as ggml's do.
  * Returns:   bytes written (nrows * ggml_row_size(type, n_per_row)), or 0
@@ -501,6 +505,13 @@ size_t ggml_quantize_chunk(enum ggml_type type, const float *src, void *dst, int
 
     const size_t row_size = (size_t) blocks_per_row * type_size;
     char *out = (char *) dst + (size_t) start_row * row_size;
+    if (type == GGML_TYPE_IQ3_XXS || type == GGML_TYPE_IQ3_S) {
+        /* false: their lookup tables could not be built (logged) */
+        const bool ok = type == GGML_TYPE_IQ3_XXS
+                            ? ggml__quantize_iq3_xxs(src + start, out, nrows, n_per_row, imatrix)
+                            : ggml__quantize_iq3_s(src + start, out, nrows, n_per_row, imatrix);
+        return ok ? (size_t) nrows * row_size : 0;
+    }
     if (type == GGML_TYPE_IQ4_NL && imatrix != NULL)
         ggml__quantize_rows_iq4_nl(src + start, out, nrows, n_per_row, imatrix);
     else if (weighted_chunk_quantizer(type) != NULL)

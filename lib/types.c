@@ -111,16 +111,20 @@ const struct ggml_type_traits ggml__type_traits_table[GGML_TYPE_COUNT] = {
     [GGML_TYPE_IQ2_XXS] = { .type_name = "iq2_xxs", .blck_size = 256, .type_size = 66, .is_quantized = true },
     /* d, uint16 qs[32], scales[8] */
     [GGML_TYPE_IQ2_XS] = { .type_name = "iq2_xs", .blck_size = 256, .type_size = 74, .is_quantized = true },
-    /* d, qs[96] */
-    [GGML_TYPE_IQ3_XXS] = { .type_name = "iq3_xxs", .blck_size = 256, .type_size = 98, .is_quantized = true },
+    [GGML_TYPE_IQ3_XXS] = {
+        .type_name = "iq3_xxs", .blck_size = QK_K, .type_size = sizeof(block_iq3_xxs), .is_quantized = true,
+        .to_float = ggml__dequantize_row_iq3_xxs, .from_float_ref = ggml__quantize_row_iq3_xxs_ref,
+    },
     /* d, qs[32], uint16 qh[8] */
     [GGML_TYPE_IQ1_S] = { .type_name = "iq1_s", .blck_size = 256, .type_size = 50, .is_quantized = true },
     [GGML_TYPE_IQ4_NL] = {
         .type_name = "iq4_nl", .blck_size = QK4_NL, .type_size = sizeof(block_iq4_nl), .is_quantized = true,
         .to_float = ggml__dequantize_row_iq4_nl, .from_float_ref = ggml__quantize_row_iq4_nl_ref,
     },
-    /* d, qs[64], qh[8], signs[32], scales[4] */
-    [GGML_TYPE_IQ3_S] = { .type_name = "iq3_s", .blck_size = 256, .type_size = 110, .is_quantized = true },
+    [GGML_TYPE_IQ3_S] = {
+        .type_name = "iq3_s", .blck_size = QK_K, .type_size = sizeof(block_iq3_s), .is_quantized = true,
+        .to_float = ggml__dequantize_row_iq3_s, .from_float_ref = ggml__quantize_row_iq3_s_ref,
+    },
     /* d, qs[64], qh[8], scales[8] */
     [GGML_TYPE_IQ2_S] = { .type_name = "iq2_s", .blck_size = 256, .type_size = 82, .is_quantized = true },
     /* d, uint16 scales_h, scales_l[4], qs[128] */

@@ -87,6 +87,8 @@ static size_t block_bytes(enum ggml_type t)
     case GGML_TYPE_Q5_K: return 176;
     case GGML_TYPE_Q6_K: return 210;
     case GGML_TYPE_Q8_K: return 292;
+    case GGML_TYPE_IQ3_XXS: return 98;
+    case GGML_TYPE_IQ3_S: return 110;
     default:             return 0;
     }
 }
@@ -114,6 +116,48 @@ static size_t block_bytes(enum ggml_type t)
  *        p >= 2) and high bits at bit 2 p of qh[32 h + l]: d * sc * (q - 32);
  *   Q8_K float d, 256 int8, 16 int16 sums: q * d.
  */
+/*
+ * The IQ3 codebooks are format data (upstream ggml's tables, which
+ * test-quants-iq3 checks through upstream-decoded blocks); the library's
+ * copies are used here.
+ */
+extern const uint32_t ggml__iq3_xxs_grid[256];
+extern const uint32_t ggml__iq3_s_grid[512];
+
+/*
+ * Value v of an IQ3 block (the 256-value formats with a codebook):
+ *   IQ3_XXS d, 64 codebook indices (group of four g at byte 2 + g), eight
+ *           32-bit words (sub-block s at byte 66 + 4 s): bits 7 h .. 7 h + 6
+ *           signs of values 8 h .. 8 h + 6 of the sub-block, value 8 h + 7
+ *           negative when those seven hold an odd number of ones; bits
+ *           28..31 l: d (l + 1/2) / 2 * magnitude;
+ *   IQ3_S   d, 64 low index bytes (at 2 + g), 8 bytes of ninth bits
+ *           (bit g % 8 of byte 66 + g / 8), 32 sign bytes (bit v % 8 of byte
+ *           74 + v / 8), 4 scale bytes (nibble s % 2 of byte 106 + s / 2):
+ *           d (2 l + 1) * magnitude.
+ */
+static double iq3_value(enum ggml_type t, const uint8_t *b, int v)
+{
+    const int s = v / 32, g = v / 4;
+    if (t == GGML_TYPE_IQ3_XXS) {
+        const uint32_t word = (uint32_t) b[66 + 4 * s] | (uint32_t) b[67 + 4 * s] << 8 |
+                              (uint32_t) b[68 + 4 * s] << 16 | (uint32_t) b[69 + 4 * s] << 24;
+        const uint32_t seven = (word >> (7 * (v % 32 / 8))) & 0x7f;
+        int ones = 0;
+        for (int j = 0; j < 7; j++)
+            ones += (int) ((seven >> j) & 1);
+        const bool negative = v % 8 == 7 ? ones % 2 == 1 : ((seven >> (v % 8)) & 1) != 0;
+        const double magnitude = (ggml__iq3_xxs_grid[b[2 + g]] >> (8 * (v % 4))) & 0xff;
+        const double value = f16(b) * ((word >> 28) + 0.5) * 0.5 * magnitude;
+        return negative ? -value : value;
+    }
+    const int index = b[2 + g] | ((b[66 + g / 8] >> (g % 8)) & 1) << 8;
+    const double magnitude = (ggml__iq3_s_grid[index] >> (8 * (v % 4))) & 0xff;
+    const int l = (b[106 + s / 2] >> (4 * (s % 2))) & 15;
+    const double value = f16(b) * (2 * l + 1) * magnitude;
+    return (b[74 + v / 8] >> (v % 8)) & 1 ? -value : value;
+}
+
 static double k_value(enum ggml_type t, const uint8_t *x, int64_t i)
 {
     const uint8_t *b = x + i / 256 * block_bytes(t);
@@ -143,6 +187,9 @@ static double k_value(enum ggml_type t, const uint8_t *x, int64_t i)
         memcpy(&d, b, sizeof d);
         return (double) d * (int8_t) b[4 + v];
     }
+    case GGML_TYPE_IQ3_XXS:
+    case GGML_TYPE_IQ3_S:
+        return iq3_value(t, b, v);
     default:
         return NAN;
     }
@@ -238,7 +285,19 @@ static struct row make_row(const struct ggml__cpu_kernels *generic, enum ggml_ty
     r.values = malloc((size_t) (n + 1) * sizeof(float));
     for (int64_t i = 0; i < n; i++)
         r.values[i] = rng_unit();
-    generic->from_float[t](r.values, r.data, n);
+    if (generic->from_float[t] != NULL) {
+        generic->from_float[t](r.values, r.data, n);
+    } else {
+        /* no encoder (IQ3_XXS, IQ3_S): random bytes, every block's binary16
+           d a random value in [2^-9, 2^-5) of either sign */
+        for (size_t j = 0; j < bytes; j++)
+            r.data[j] = (uint8_t) rng_u32();
+        for (size_t j = 0; j < bytes; j += ggml_type_size(t)) {
+            const uint16_t d = (uint16_t) (0x1800u + (rng_u32() & 0x0fffu) + (rng_u32() & 1u) * 0x8000u);
+            r.data[j] = (uint8_t) d;
+            r.data[j + 1] = (uint8_t) (d >> 8);
+        }
+    }
     return r;
 }
 
@@ -252,7 +311,7 @@ static const enum ggml_type dot_types[] = {
     GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q4_0,
     GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0,
     GGML_TYPE_MXFP4, GGML_TYPE_NVFP4, GGML_TYPE_Q1_0, GGML_TYPE_Q2_0, GGML_TYPE_IQ4_NL,
-    GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
+    GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_IQ3_XXS, GGML_TYPE_IQ3_S,
 };
 
 /* Types whose vec_dot must give the generic level's bits at every level

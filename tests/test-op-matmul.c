@@ -38,9 +38,11 @@ static const enum ggml_type small_types[] = {
 };
 #define N_SMALL_TYPES (sizeof small_types / sizeof small_types[0])
 
-/* The K-quants (256-value blocks, vec_dot_type q8_K): cases of their own,
-   with K a multiple of 256. */
-static const enum ggml_type k_types[] = { GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K };
+/* The K-quants and IQ3_XXS, IQ3_S (256-value blocks, vec_dot_type q8_K):
+   cases of their own, with K a multiple of 256. */
+static const enum ggml_type k_types[] = {
+    GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_IQ3_XXS, GGML_TYPE_IQ3_S,
+};
 #define N_K_TYPES (sizeof k_types / sizeof k_types[0])
 #define N_ANY_SRC0_TYPES (N_SRC0_TYPES + N_SMALL_TYPES + N_K_TYPES)
 
@@ -709,13 +711,16 @@ static void test_type_traits(void)
         case GGML_TYPE_IQ4_NL: want_vdt = GGML_TYPE_Q8_0; break;
         case GGML_TYPE_Q4_1: case GGML_TYPE_Q5_1: case GGML_TYPE_Q8_1: want_vdt = GGML_TYPE_Q8_1; break;
         case GGML_TYPE_Q4_K: case GGML_TYPE_Q5_K: case GGML_TYPE_Q6_K: case GGML_TYPE_Q8_K:
+        case GGML_TYPE_IQ3_XXS: case GGML_TYPE_IQ3_S:
             want_vdt = GGML_TYPE_Q8_K;
             break;
         default: break;
         }
         /* q8_1 and q8_K: only what other rows are converted to */
         const bool activation = t == GGML_TYPE_Q8_1 || t == GGML_TYPE_Q8_K;
-        const bool has_from_float = has_dot || activation || t == GGML_TYPE_I32;
+        /* IQ3_XXS and IQ3_S: no CPU encoder (as in ggml: their quantizer needs tables) */
+        const bool no_encoder = t == GGML_TYPE_IQ3_XXS || t == GGML_TYPE_IQ3_S;
+        const bool has_from_float = (has_dot && !no_encoder) || activation || t == GGML_TYPE_I32;
         const int64_t want_nrows = has_dot || activation ? 1 : 0;
         ok((tr->vec_dot != NULL) == has_dot && (tr->from_float != NULL) == has_from_float &&
            tr->vec_dot_type == want_vdt && tr->nrows == want_nrows,

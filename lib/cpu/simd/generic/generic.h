@@ -29,6 +29,9 @@ void ggml__generic_vec_dot_iq4_nl_q8_0(GGML__VEC_DOT_PARAMS);
 void ggml__generic_vec_dot_q4_K_q8_K(GGML__VEC_DOT_PARAMS);
 void ggml__generic_vec_dot_q5_K_q8_K(GGML__VEC_DOT_PARAMS);
 void ggml__generic_vec_dot_q6_K_q8_K(GGML__VEC_DOT_PARAMS);
+/* dot-iq3.c: vec_dot entries of IQ3_XXS and IQ3_S (against q8_K) */
+void ggml__generic_vec_dot_iq3_xxs_q8_K(GGML__VEC_DOT_PARAMS);
+void ggml__generic_vec_dot_iq3_s_q8_K(GGML__VEC_DOT_PARAMS);
 
 /* convert.c: to_float and from_float entries */
 void ggml__generic_f16_to_f32(const void *restrict x, float *restrict y, int64_t n);
