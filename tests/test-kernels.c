@@ -350,11 +350,14 @@ static void check_vec_dot(const struct ggml__cpu_kernels *k, const struct ggml__
             if (n % ggml_blck_size(t) != 0)
                 continue;
             struct row x = make_row(generic, t, n), y = make_row(generic, vdt, n);
-            /* then, for the bit-identical types, y's first block at the extremes of int8, -128 too */
-            for (int pass = 0; pass < (same_bits_as_generic(t) ? 2 : 1); pass++) {
+            /* then, for the bit-identical types and IQ3 (whose dots ignore q8_K's
+               sums), y's first 32 values at the extremes of int8, -128 too */
+            const bool iq3 = t == GGML_TYPE_IQ3_XXS || t == GGML_TYPE_IQ3_S;
+            for (int pass = 0; pass < (same_bits_as_generic(t) || iq3 ? 2 : 1); pass++) {
                 if (pass == 1)
                     for (int j = 0; j < 32; j++)
-                        ((int8_t *) y.data)[2 + j] = (int8_t) (j % 3 == 0 ? -128 : j % 3 == 1 ? 127 : -127);
+                        ((int8_t *) y.data)[(iq3 ? 4 : 2) + j] =
+                            (int8_t) (j % 3 == 0 ? -128 : j % 3 == 1 ? 127 : -127);
                 double mag;
                 const double want = ref_dot(t, vdt, x.data, y.data, n, &mag);
                 float got = NAN, got_generic = NAN;

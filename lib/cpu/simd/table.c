@@ -169,6 +169,8 @@ static void fill_avx2(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *
     k->vec_dot[GGML_TYPE_Q4_K] = ggml__avx2_vec_dot_q4_K_q8_K;
     k->vec_dot[GGML_TYPE_Q5_K] = ggml__avx2_vec_dot_q5_K_q8_K;
     k->vec_dot[GGML_TYPE_Q6_K] = ggml__avx2_vec_dot_q6_K_q8_K;
+    k->vec_dot[GGML_TYPE_IQ3_XXS] = ggml__avx2_vec_dot_iq3_xxs_q8_K;
+    k->vec_dot[GGML_TYPE_IQ3_S] = ggml__avx2_vec_dot_iq3_s_q8_K;
     k->vec_dot_rows[GGML_TYPE_F32] = ggml__avx2_vec_dot_rows_f32;
     k->vec_dot_rows[GGML_TYPE_F16] = ggml__avx2_vec_dot_rows_f16;
     k->vec_dot_rows[GGML_TYPE_BF16] = ggml__avx2_vec_dot_rows_bf16;
