@@ -33,6 +33,8 @@ libggml_backend_core_la_SOURCES = \
 	lib/quants-k23.c \
 	lib/quants-tq.c \
 	lib/quants-iq1.c lib/quants-iq1-grid.h \
+	lib/quants-iq3.c \
+	lib/quants-iq3-grids.h \
 	lib/hash.c \
 	lib/context.c \
 	lib/tensor.c \
@@ -84,6 +86,7 @@ libggml_backend_core_la_SOURCES = \
 	lib/cpu/simd/generic/dot-k23.c \
 	lib/cpu/simd/generic/dot-tq.c \
 	lib/cpu/simd/generic/dot-iq1.c \
+	lib/cpu/simd/generic/dot-iq3.c \
 	lib/cpu/simd/generic/vector.c \
 	lib/cpu/simd/generic/rows.c \
 	lib/cpu/simd/generic/transpose.c \
@@ -124,6 +127,7 @@ lib_cpu_simd_libisa_avx2_la_SOURCES = \
 	lib/cpu/simd/avx2/dot-k.c \
 	lib/cpu/simd/avx2/dot-k23.c \
 	lib/cpu/simd/avx2/dot-tq.c \
+	lib/cpu/simd/avx2/dot-iq3.c \
 	lib/cpu/simd/avx2/convert.c \
 	lib/cpu/simd/avx2/vector.c \
 	lib/cpu/simd/avx2/vmath.h \

@@ -593,6 +593,81 @@ void ggml__dequantize_row_iq1_m(const void *restrict x, float *restrict y, int64
 bool ggml__quantize_iq1_s(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
                           const float *imatrix);
 bool ggml__quantize_iq1_m(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+/* ------------------------------------------------------ IQ3_XXS, IQ3_S */
+
+/*
+ * 3-bit codebook formats of QK_K = 256 values (lib/quants-iq3.c; generic
+ * dots in lib/cpu/simd/generic/dot-iq3.c).  Both cut a block into eight
+ * sub-blocks of 32 values and those into groups of four; each group is
+ * one point of a codebook of four magnitudes (ggml__iq3_xxs_grid,
+ * ggml__iq3_s_grid: byte j of the entry is value j's magnitude), each
+ * value has a sign bit, each sub-block a 4-bit scale l.
+ */
+
+/*
+ * IQ3_XXS: qs[0..63] are the codebook indices, group g (values 4g..4g+3)
+ * at qs[g]; qs[64 + 4s .. 64 + 4s + 3] is sub-block s's little-endian
+ * word w: bits 7h..7h+6 (h 0..3) give the signs of values 8h..8h+7 of the
+ * sub-block (bit j for value 8h + j; value 8h + 7's sign is the parity of
+ * the seven bits), bits 28..31 are l.  Value v of sub-block s:
+ *     x = (d * (0.5 + l)) * 0.5 * grid[v] (negated when its sign is set).
+ */
+typedef struct {
+    ggml_fp16_t d;
+    uint8_t qs[3 * QK_K / 8];
+} block_iq3_xxs;
+
+/*
+ * IQ3_S: group g's 9-bit codebook index is qs[g] | bit (g % 8) of
+ * qh[g / 8] << 8; value v's sign is bit v % 8 of signs[v / 8]; sub-block
+ * s's l is the low (s even) or high (s odd) nibble of scales[s / 2].
+ *     x = d * (1 + 2 l) * grid[v] (negated when its sign is set).
+ */
+typedef struct {
+    ggml_fp16_t d;
+    uint8_t qs[QK_K / 4];
+    uint8_t qh[QK_K / 32];
+    uint8_t signs[QK_K / 8];
+    uint8_t scales[QK_K / 64];
+} block_iq3_s;
+
+static_assert(sizeof(block_iq3_xxs) == 98 && offsetof(block_iq3_xxs, qs) == 2, "iq3_xxs layout");
+static_assert(sizeof(block_iq3_s) == 110 && offsetof(block_iq3_s, qs) == 2 && offsetof(block_iq3_s, qh) == 66 &&
+              offsetof(block_iq3_s, signs) == 74 && offsetof(block_iq3_s, scales) == 106, "iq3_s layout");
+
+/* The codebooks (lib/quants-iq3-grids.h). */
+extern const uint32_t ggml__iq3_xxs_grid[256];
+extern const uint32_t ggml__iq3_s_grid[512];
+
+/* The eight signs of IQ3_XXS's 7-bit sign field k: bit 7 completes an
+   even number of set bits. */
+static inline uint8_t ggml__iq3_xxs_signs(uint32_t k)
+{
+    k &= 0x7f;
+    uint32_t parity = k ^ (k >> 4);
+    parity ^= parity >> 2;
+    parity ^= parity >> 1;
+    return (uint8_t) (k | (parity & 1u) << 7);
+}
+
+/*
+ * The quantizers' lookup tables: built by ggml_quantize_init (or on first
+ * use), released by ggml_quantize_free.  init returns false after logging
+ * when memory runs out; both may be called any number of times, from any
+ * thread.
+ */
+bool ggml__iq3_tables_init(void);
+void ggml__iq3_tables_free(void);
+
+void ggml__dequantize_row_iq3_xxs(const void *restrict x, float *restrict y, int64_t k);
+void ggml__dequantize_row_iq3_s(const void *restrict x, float *restrict y, int64_t k);
+void ggml__quantize_row_iq3_xxs_ref(const float *restrict x, void *restrict y, int64_t k);
+void ggml__quantize_row_iq3_s_ref(const float *restrict x, void *restrict y, int64_t k);
+/* ggml_quantize_chunk's quantizers (weights as for the K-quants); false
+   after logging when the lookup tables cannot be built. */
+bool ggml__quantize_iq3_xxs(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                            const float *imatrix);
+bool ggml__quantize_iq3_s(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
                           const float *imatrix);
 
 #endif

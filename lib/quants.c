@@ -352,9 +352,8 @@ void ggml__dequantize_row_q8_1(const void *restrict vx, float *restrict y, int64
 
 /*
  * Lookup tables that some quantizers build on first use are created and
- * released under this lock.  None of the formats implemented so far needs
- * one, so init and free only take the lock; they may be called any number
- * of times from any thread.
+ * released under this lock (IQ3_XXS and IQ3_S build theirs on first use
+ * too); init and free may be called any number of times from any thread.
  */
 static pthread_mutex_t quant_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -367,6 +366,8 @@ void ggml_quantize_init(enum ggml_type type)
     pthread_mutex_lock(&quant_lock);
     if (type == GGML_TYPE_IQ1_S || type == GGML_TYPE_IQ1_M)
         ggml__iq1_tables_init();
+    if (type == GGML_TYPE_IQ3_XXS || type == GGML_TYPE_IQ3_S)
+        ggml__iq3_tables_init();
     pthread_mutex_unlock(&quant_lock);
 }
 
@@ -374,6 +375,7 @@ void ggml_quantize_free(void)
 {
     pthread_mutex_lock(&quant_lock);
     ggml__iq1_tables_free();
+    ggml__iq3_tables_free();
     pthread_mutex_unlock(&quant_lock);
 }
 
@@ -427,6 +429,8 @@ static ggml_from_float_t chunk_quantizer(enum ggml_type type)
     case GGML_TYPE_TQ1_0: return ggml__quantize_row_tq1_0_ref;
     case GGML_TYPE_TQ2_0: return ggml__quantize_row_tq2_0_ref;
     case GGML_TYPE_IQ4_XS: return ggml__quantize_row_iq4_xs_ref;
+    case GGML_TYPE_IQ3_XXS: return ggml__quantize_row_iq3_xxs_ref;
+    case GGML_TYPE_IQ3_S: return ggml__quantize_row_iq3_s_ref;
     default:             return NULL;
     }
 }
@@ -447,6 +451,22 @@ static void (*weighted_chunk_quantizer(enum ggml_type type))(const float *restri
 }
 
 /*
+ * The quantizer of the formats whose lookup tables are built on first use
+ * (false: they could not be, logged), or NULL.
+ */
+typedef bool (*ggml__fallible_quantizer)(const float *restrict, void *restrict, int64_t, int64_t, const float *);
+static ggml__fallible_quantizer fallible_chunk_quantizer(enum ggml_type type)
+{
+    switch (type) {
+    case GGML_TYPE_IQ1_S:   return ggml__quantize_iq1_s;
+    case GGML_TYPE_IQ1_M:   return ggml__quantize_iq1_m;
+    case GGML_TYPE_IQ3_XXS: return ggml__quantize_iq3_xxs;
+    case GGML_TYPE_IQ3_S:   return ggml__quantize_iq3_s;
+    default:                return NULL;
+    }
+}
+
+/*
  * Arguments: type    the format to write;
  *            src     nrows * n_per_row values are read from src + start;
  *            dst     the whole destination tensor: rows are written from
@@ -455,9 +475,10 @@ static void (*weighted_chunk_quantizer(enum ggml_type type))(const float *restri
  *            nrows, n_per_row  the chunk's shape; n_per_row a multiple of
  *                    the type's block size;
  *            imatrix importance weights of the n_per_row columns (NULL:
- *                    none): the K-quants, IQ4_NL and IQ4_XS minimise
- *                    the error weighted by them; the other formats
- *                    ignore them, as ggml's do.
+ *                    none): the K-quants, IQ4_NL, IQ4_XS and the
+ *                    lattice (IQ1, IQ3) formats minimise the error
+ *                    weighted by them; the other formats ignore them, as
+ *                    ggml's do.
  * Returns:   bytes written (nrows * ggml_row_size(type, n_per_row)), or 0
  *            after logging one error.
  */
@@ -469,8 +490,7 @@ size_t ggml_quantize_chunk(enum ggml_type type, const float *src, void *dst, int
         return 0;
     }
     ggml_from_float_t quantize = chunk_quantizer(type);
-    bool (*fallible)(const float *restrict, void *restrict, int64_t, int64_t, const float *) =
-        type == GGML_TYPE_IQ1_S ? ggml__quantize_iq1_s : type == GGML_TYPE_IQ1_M ? ggml__quantize_iq1_m : NULL;
+    const ggml__fallible_quantizer fallible = fallible_chunk_quantizer(type);
     if (quantize == NULL && fallible == NULL) {
         ggml__error("quantization to %s is not implemented", ggml_type_name(type));
         return 0;

@@ -117,8 +117,10 @@ const struct ggml_type_traits ggml__type_traits_table[GGML_TYPE_COUNT] = {
     [GGML_TYPE_IQ2_XXS] = { .type_name = "iq2_xxs", .blck_size = 256, .type_size = 66, .is_quantized = true },
     /* d, uint16 qs[32], scales[8] */
     [GGML_TYPE_IQ2_XS] = { .type_name = "iq2_xs", .blck_size = 256, .type_size = 74, .is_quantized = true },
-    /* d, qs[96] */
-    [GGML_TYPE_IQ3_XXS] = { .type_name = "iq3_xxs", .blck_size = 256, .type_size = 98, .is_quantized = true },
+    [GGML_TYPE_IQ3_XXS] = {
+        .type_name = "iq3_xxs", .blck_size = QK_K, .type_size = sizeof(block_iq3_xxs), .is_quantized = true,
+        .to_float = ggml__dequantize_row_iq3_xxs, .from_float_ref = ggml__quantize_row_iq3_xxs_ref,
+    },
     [GGML_TYPE_IQ1_S] = {
         .type_name = "iq1_s", .blck_size = QK_K, .type_size = sizeof(block_iq1_s), .is_quantized = true,
         .to_float = ggml__dequantize_row_iq1_s,
@@ -127,8 +129,10 @@ const struct ggml_type_traits ggml__type_traits_table[GGML_TYPE_COUNT] = {
         .type_name = "iq4_nl", .blck_size = QK4_NL, .type_size = sizeof(block_iq4_nl), .is_quantized = true,
         .to_float = ggml__dequantize_row_iq4_nl, .from_float_ref = ggml__quantize_row_iq4_nl_ref,
     },
-    /* d, qs[64], qh[8], signs[32], scales[4] */
-    [GGML_TYPE_IQ3_S] = { .type_name = "iq3_s", .blck_size = 256, .type_size = 110, .is_quantized = true },
+    [GGML_TYPE_IQ3_S] = {
+        .type_name = "iq3_s", .blck_size = QK_K, .type_size = sizeof(block_iq3_s), .is_quantized = true,
+        .to_float = ggml__dequantize_row_iq3_s, .from_float_ref = ggml__quantize_row_iq3_s_ref,
+    },
     /* d, qs[64], qh[8], scales[8] */
     [GGML_TYPE_IQ2_S] = { .type_name = "iq2_s", .blck_size = 256, .type_size = 82, .is_quantized = true },
     [GGML_TYPE_I8]  = { .type_name = "i8",  .blck_size = 1, .type_size = sizeof(int8_t) },

@@ -35,6 +35,7 @@ tap_test_programs = \
 	tests/test-quants-k23 \
 	tests/test-quants-tq \
 	tests/test-quants-iq1 \
+	tests/test-quants-iq3 \
 	tests/test-context \
 	tests/test-tensor \
 	tests/test-views \
@@ -100,6 +101,9 @@ EXTRA_DIST += tests/data/tqquants.txt
 # test-quants-iq1 likewise (q8_K activations of its dot products).
 tests_test_quants_iq1_LDADD = libggml-backend-core.la -lm
 EXTRA_DIST += tests/data/iq1quants.txt
+# test-quants-iq3 likewise (q8_K activations for its dot products).
+tests_test_quants_iq3_LDADD = libggml-backend-core.la -lm
+EXTRA_DIST += tests/data/iq3quants.txt
 # test-cpu-hwloc defines hwloc's system calls to count the library's.
 tests_test_cpu_hwloc_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS)
 tests_test_cpu_hwloc_LDADD = libggml-backend.la -lm

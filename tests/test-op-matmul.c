@@ -44,6 +44,7 @@ static const enum ggml_type k_types[] = {
     GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
     GGML_TYPE_TQ1_0, GGML_TYPE_TQ2_0, GGML_TYPE_IQ4_XS,
     GGML_TYPE_IQ1_S, GGML_TYPE_IQ1_M,
+    GGML_TYPE_IQ3_XXS, GGML_TYPE_IQ3_S,
 };
 #define N_K_TYPES (sizeof k_types / sizeof k_types[0])
 #define N_ANY_SRC0_TYPES (N_SRC0_TYPES + N_SMALL_TYPES + N_K_TYPES)
@@ -716,6 +717,7 @@ static void test_type_traits(void)
         case GGML_TYPE_Q2_K: case GGML_TYPE_Q3_K:
         case GGML_TYPE_TQ1_0: case GGML_TYPE_TQ2_0: case GGML_TYPE_IQ4_XS:
         case GGML_TYPE_IQ1_S: case GGML_TYPE_IQ1_M:
+        case GGML_TYPE_IQ3_XXS: case GGML_TYPE_IQ3_S:
             want_vdt = GGML_TYPE_Q8_K;
             break;
         default: break;
@@ -725,6 +727,9 @@ static void test_type_traits(void)
         /* IQ1_S and IQ1_M: no from_float (as in ggml; their quantizers need tables) */
         const bool iq1 = t == GGML_TYPE_IQ1_S || t == GGML_TYPE_IQ1_M;
         const bool has_from_float = (has_dot && !iq1) || activation || t == GGML_TYPE_I32;
+        /* IQ3_XXS and IQ3_S: no CPU encoder (as in ggml: their quantizer needs tables) */
+        const bool no_encoder = t == GGML_TYPE_IQ3_XXS || t == GGML_TYPE_IQ3_S;
+        const bool has_from_float = (has_dot && !no_encoder) || activation || t == GGML_TYPE_I32;
         const int64_t want_nrows = has_dot || activation ? 1 : 0;
         ok((tr->vec_dot != NULL) == has_dot && (tr->from_float != NULL) == has_from_float &&
            tr->vec_dot_type == want_vdt && tr->nrows == want_nrows,

@@ -106,6 +106,10 @@ static void fill_generic(struct ggml__cpu_kernels *k, const struct ggml__isa_cap
     k->from_float[GGML_TYPE_IQ4_XS] = ggml__quantize_row_iq4_xs_ref;
     k->vec_dot[GGML_TYPE_IQ1_S] = ggml__generic_vec_dot_iq1_s_q8_K;
     k->vec_dot[GGML_TYPE_IQ1_M] = ggml__generic_vec_dot_iq1_m_q8_K;
+    k->vec_dot[GGML_TYPE_IQ3_XXS] = ggml__generic_vec_dot_iq3_xxs_q8_K;
+    k->vec_dot[GGML_TYPE_IQ3_S] = ggml__generic_vec_dot_iq3_s_q8_K;
+    k->from_float[GGML_TYPE_IQ3_XXS] = ggml__quantize_row_iq3_xxs_ref;
+    k->from_float[GGML_TYPE_IQ3_S] = ggml__quantize_row_iq3_s_ref;
 
     k->from_float[GGML_TYPE_F32] = ggml__generic_f32_to_f32;
     k->from_float[GGML_TYPE_F16] = ggml__generic_f32_to_f16;
@@ -184,6 +188,8 @@ static void fill_avx2(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *
     k->vec_dot[GGML_TYPE_TQ1_0] = ggml__avx2_vec_dot_tq1_0_q8_K;
     k->vec_dot[GGML_TYPE_TQ2_0] = ggml__avx2_vec_dot_tq2_0_q8_K;
     k->vec_dot[GGML_TYPE_IQ4_XS] = ggml__avx2_vec_dot_iq4_xs_q8_K;
+    k->vec_dot[GGML_TYPE_IQ3_XXS] = ggml__avx2_vec_dot_iq3_xxs_q8_K;
+    k->vec_dot[GGML_TYPE_IQ3_S] = ggml__avx2_vec_dot_iq3_s_q8_K;
     k->vec_dot_rows[GGML_TYPE_F32] = ggml__avx2_vec_dot_rows_f32;
     k->vec_dot_rows[GGML_TYPE_F16] = ggml__avx2_vec_dot_rows_f16;
     k->vec_dot_rows[GGML_TYPE_BF16] = ggml__avx2_vec_dot_rows_bf16;

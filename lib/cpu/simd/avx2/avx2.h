@@ -37,6 +37,9 @@ void ggml__avx2_vec_dot_q3_K_q8_K(GGML__VEC_DOT_PARAMS);
 void ggml__avx2_vec_dot_tq1_0_q8_K(GGML__VEC_DOT_PARAMS);
 void ggml__avx2_vec_dot_tq2_0_q8_K(GGML__VEC_DOT_PARAMS);
 void ggml__avx2_vec_dot_iq4_xs_q8_K(GGML__VEC_DOT_PARAMS);
+/* dot-iq3.c: IQ3_XXS and IQ3_S against q8_K (the generic results bit for bit) */
+void ggml__avx2_vec_dot_iq3_xxs_q8_K(GGML__VEC_DOT_PARAMS);
+void ggml__avx2_vec_dot_iq3_s_q8_K(GGML__VEC_DOT_PARAMS);
 
 void ggml__avx2_vec_dot_rows_f32(int n, float *s, const void *x, size_t bx, const void *y, int nr);
 void ggml__avx2_vec_dot_rows_f16(int n, float *s, const void *x, size_t bx, const void *y, int nr);

@@ -1,0 +1,525 @@
+/*
+ * quants-iq3.c - the 3-bit codebook formats IQ3_XXS and IQ3_S (layouts in
+ * quants-impl.h, codebooks in quants-iq3-grids.h).
+ *
+ * The decoders compute exactly what ggml's do (single precision, the same
+ * products in the same order), so a block decodes to the same floats
+ * everywhere.
+ *
+ * The quantizers are this library's own.  They minimise the squared error
+ * of the decoded values, weighted by the importance weights when
+ * ggml_quantize_chunk gets them (by 1 otherwise):
+ *   1. signs: each value's own sign; IQ3_XXS stores an even number of
+ *      negative signs per eight values, so where x has an odd number the
+ *      value whose flip costs least (smallest w x^2) gets the other sign
+ *      and its magnitude target becomes -|x| (the codebook then picks the
+ *      magnitude that hurts least);
+ *   2. each sub-block's best real scale: a scan over inverse scales; for
+ *      each, every group of four magnitudes is rounded to the per-value
+ *      level lattice (8^4 points) and the candidate codebook points listed
+ *      for that lattice point (the nearest ones, built once: the lookup
+ *      tables) are compared by the weighted error; the least-squares scale
+ *      of the chosen points follows, and the scan keeps the scale with the
+ *      smallest error, refined by re-rounding with it;
+ *   3. the block scale d: a few candidates around "largest sub-block scale
+ *      / 31", each rounded to binary16; for each, every sub-block tries the
+ *      4-bit scales next to its best real scale, re-choosing its points
+ *      with the scale actually stored, and the candidate with the smallest
+ *      total error is kept.
+ * Non-finite inputs count as 0; a block scale beyond binary16's range
+ * saturates at 65504.  Like quants.c this file must be compiled without
+ * floating-point contraction.
+ */
+#include "config.h"
+
+#include <float.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ggml-impl.h"
+#include "fp16-impl.h"
+#include "quants-impl.h"
+#include "quants-iq3-grids.h"
+
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+#define SUB 32                  /* values per sub-block */
+#define SUBS (QK_K / SUB)       /* sub-blocks per block */
+#define GROUPS (QK_K / 4)       /* codebook points per block */
+#define LATTICE 4096            /* 8 levels ^ 4 values */
+
+/* ------------------------------------------------------------- decoders */
+
+/* Magnitude j (0..3) of codebook entry e. */
+static inline float grid_value(uint32_t e, int j)
+{
+    return (float) ((e >> (8 * j)) & 0xffu);
+}
+
+void ggml__dequantize_row_iq3_xxs(const void *restrict vx, float *restrict y, int64_t k)
+{
+    const int64_t nb = ggml__quant_row_blocks(vx, y, k, QK_K, __func__);
+    const block_iq3_xxs *x = vx;
+
+    for (int64_t i = 0; i < nb; i++) {
+        const float d = ggml__fp16_to_fp32(x[i].d);
+        for (int s = 0; s < SUBS; s++) {
+            uint32_t word;
+            memcpy(&word, x[i].qs + QK_K / 4 + 4 * s, sizeof word);
+            const float scale = d * (0.5f + (float) (word >> 28)) * 0.5f;
+            for (int v = 0; v < SUB; v++) {
+                const uint32_t e = ggml__iq3_xxs_grid[x[i].qs[8 * s + v / 4]];
+                const uint8_t signs = ggml__iq3_xxs_signs(word >> (7 * (v / 8)));
+                const float value = scale * grid_value(e, v % 4);
+                y[i * QK_K + SUB * s + v] = (signs >> (v % 8)) & 1 ? -value : value;
+            }
+        }
+    }
+}
+
+void ggml__dequantize_row_iq3_s(const void *restrict vx, float *restrict y, int64_t k)
+{
+    const int64_t nb = ggml__quant_row_blocks(vx, y, k, QK_K, __func__);
+    const block_iq3_s *x = vx;
+
+    for (int64_t i = 0; i < nb; i++) {
+        const float d = ggml__fp16_to_fp32(x[i].d);
+        for (int s = 0; s < SUBS; s++) {
+            const int l = (x[i].scales[s / 2] >> (4 * (s % 2))) & 0x0f;
+            const float scale = d * (float) (1 + 2 * l);
+            for (int v = 0; v < SUB; v++) {
+                const int g = 8 * s + v / 4;
+                const uint32_t e = ggml__iq3_s_grid[x[i].qs[g] | ((x[i].qh[s] >> (g % 8)) & 1) << 8];
+                const float value = scale * grid_value(e, v % 4);
+                const int at = SUB * s + v;
+                y[i * QK_K + at] = (x[i].signs[at / 8] >> (at % 8)) & 1 ? -value : value;
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------- lookup tables */
+
+/*
+ * A codebook and the candidates of each lattice point.  A lattice point
+ * is four level numbers (0..7) i_0 + 8 i_1 + 64 i_2 + 512 i_3; its
+ * candidates first[p] .. first[p + 1] - 1 in list are the codebook points
+ * whose squared distance to it is at most the nearest one's plus one
+ * level step squared (nearest first).
+ */
+struct iq3_codec {
+    const uint32_t *grid;
+    int grid_size;
+    uint8_t levels[8];      /* the magnitudes, increasing */
+    float cuts[7];          /* midpoints between consecutive levels */
+    int step;               /* the usual distance of consecutive levels */
+    uint32_t *first;        /* LATTICE + 1 offsets into list */
+    uint16_t *list;
+};
+
+static struct iq3_codec xxs_codec = {
+    .grid = ggml__iq3_xxs_grid, .grid_size = 256, .levels = { 4, 12, 20, 28, 36, 44, 52, 62 }, .step = 8,
+};
+static struct iq3_codec s_codec = {
+    .grid = ggml__iq3_s_grid, .grid_size = 512, .levels = { 1, 3, 5, 7, 9, 11, 13, 15 }, .step = 2,
+};
+
+static pthread_mutex_t tables_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void codec_free(struct iq3_codec *c)
+{
+    free(c->first);
+    free(c->list);
+    c->first = NULL;
+    c->list = NULL;
+}
+
+/* Builds c's candidate lists; false when memory runs out. */
+static bool codec_build(struct iq3_codec *c)
+{
+    if (c->first != NULL)
+        return true;
+    for (int i = 0; i < 7; i++)
+        c->cuts[i] = 0.5f * (float) (c->levels[i] + c->levels[i + 1]);
+
+    int *dist = malloc((size_t) c->grid_size * sizeof *dist);
+    uint32_t *first = malloc((LATTICE + 1) * sizeof *first);
+    /* first pass counts, second fills */
+    uint16_t *list = NULL;
+    bool ok = dist != NULL && first != NULL;
+    for (int pass = 0; ok && pass < 2; pass++) {
+        uint32_t n = 0;
+        for (int p = 0; p < LATTICE; p++) {
+            int best = INT32_MAX;
+            for (int e = 0; e < c->grid_size; e++) {
+                int sum = 0;
+                for (int j = 0; j < 4; j++) {
+                    const int diff = c->levels[(p >> (3 * j)) & 7] - (int) ((c->grid[e] >> (8 * j)) & 0xff);
+                    sum += diff * diff;
+                }
+                dist[e] = sum;
+                if (sum < best)
+                    best = sum;
+            }
+            first[p] = n;
+            /* nearest first: by increasing distance */
+            for (int limit = best; limit <= best + c->step * c->step; limit++)
+                for (int e = 0; e < c->grid_size; e++)
+                    if (dist[e] == limit) {
+                        if (pass == 1)
+                            list[n] = (uint16_t) e;
+                        n++;
+                    }
+        }
+        first[LATTICE] = n;
+        if (pass == 0) {
+            list = malloc((size_t) n * sizeof *list);
+            ok = list != NULL;
+        }
+    }
+    free(dist);
+    if (!ok) {
+        free(first);
+        free(list);
+        ggml__error("out of memory for the IQ3 quantization tables");
+        return false;
+    }
+    c->first = first;
+    c->list = list;
+    return true;
+}
+
+bool ggml__iq3_tables_init(void)
+{
+    pthread_mutex_lock(&tables_lock);
+    const bool ok = codec_build(&xxs_codec) && codec_build(&s_codec);
+    pthread_mutex_unlock(&tables_lock);
+    return ok;
+}
+
+void ggml__iq3_tables_free(void)
+{
+    pthread_mutex_lock(&tables_lock);
+    codec_free(&xxs_codec);
+    codec_free(&s_codec);
+    pthread_mutex_unlock(&tables_lock);
+}
+
+/* ------------------------------------------------------------ searches */
+
+/*
+ * The codebook point for four magnitude targets t (negative: the sign is
+ * wrong, see above) with weights w at inverse scale inv: the candidate of
+ * the nearest lattice point with the smallest weighted error
+ * sum w (t inv - g)^2; *err gets that error in units of the scale.
+ */
+static int best_point(const struct iq3_codec *c, const float *t, const float *w, float inv, float *err)
+{
+    int p = 0;
+    float u[4];
+    for (int j = 0; j < 4; j++) {
+        u[j] = t[j] * inv;
+        int n = 0;
+        while (n < 7 && u[j] > c->cuts[n])
+            n++;
+        p |= n << (3 * j);
+    }
+    int best = c->list[c->first[p]];
+    float best_err = FLT_MAX;
+    for (uint32_t k = c->first[p]; k < c->first[p + 1]; k++) {
+        const uint32_t e = c->grid[c->list[k]];
+        float sum = 0.0f;
+        for (int j = 0; j < 4; j++) {
+            const float diff = u[j] - grid_value(e, j);
+            sum += w[j] * diff * diff;
+        }
+        if (sum < best_err) {
+            best_err = sum;
+            best = c->list[k];
+        }
+    }
+    *err = best_err;
+    return best;
+}
+
+/*
+ * The points of a sub-block (SUB targets, SUB / 4 points) at inverse
+ * scale inv; returns the weighted error sum w (t - g / inv)^2 in x units.
+ */
+static double sub_points(const struct iq3_codec *c, const float *t, const float *w, float inv, uint16_t *points)
+{
+    double err = 0.0;
+    for (int g = 0; g < SUB / 4; g++) {
+        float e;
+        points[g] = (uint16_t) best_point(c, t + 4 * g, w + 4 * g, inv, &e);
+        err += (double) e;
+    }
+    return err / ((double) inv * (double) inv);
+}
+
+/* The least-squares scale of the given points for the targets (0: none). */
+static float lsq_scale(const struct iq3_codec *c, const float *t, const float *w, const uint16_t *points)
+{
+    double tg = 0.0, gg = 0.0;
+    for (int v = 0; v < SUB; v++) {
+        const double g = grid_value(c->grid[points[v / 4]], v % 4);
+        tg += (double) w[v] * t[v] * g;
+        gg += (double) w[v] * g * g;
+    }
+    return tg > 0.0 && gg > 0.0 ? (float) (tg / gg) : 0.0f;
+}
+
+/* The weighted error of points at the given scale. */
+static double sub_error(const struct iq3_codec *c, const float *t, const float *w, float scale,
+                        const uint16_t *points)
+{
+    double err = 0.0;
+    for (int v = 0; v < SUB; v++) {
+        const double diff = (double) t[v] - (double) scale * grid_value(c->grid[points[v / 4]], v % 4);
+        err += (double) w[v] * diff * diff;
+    }
+    return err;
+}
+
+/* The real scale that fits a sub-block best (0 when all targets are <= 0). */
+static float best_sub_scale(const struct iq3_codec *c, const float *t, const float *w)
+{
+    float tmax = 0.0f;
+    for (int v = 0; v < SUB; v++)
+        if (t[v] > tmax)
+            tmax = t[v];
+    if (tmax <= 0.0f)
+        return 0.0f;
+
+    uint16_t points[SUB / 4];
+    float best_scale = 0.0f;
+    double best_err = DBL_MAX;
+    const float top = (float) c->levels[7];
+    for (int i = 0; i < 24; i++) {
+        /* the largest target lands between 0.6 and 1.06 of the top level */
+        const float inv = top * (0.6f + 0.02f * (float) i) / tmax;
+        sub_points(c, t, w, inv, points);
+        float scale = lsq_scale(c, t, w, points);
+        for (int round = 0; round < 3 && scale > 0.0f; round++) {
+            const double err = sub_error(c, t, w, scale, points);
+            if (err < best_err) {
+                best_err = err;
+                best_scale = scale;
+            } else if (round > 0) {
+                break;
+            }
+            sub_points(c, t, w, 1.0f / scale, points);
+            scale = lsq_scale(c, t, w, points);
+        }
+    }
+    return best_scale;
+}
+
+/*
+ * Block quantization common to both formats.  In: t (magnitude targets,
+ * see step 1), w (positive weights).  Out: the points, the 4-bit scales
+ * and d (binary16).  scale_of(d, l) is the format's sub-block scale
+ * exactly as its decoder computes it.
+ */
+struct block_choice {
+    uint16_t points[GROUPS];
+    uint8_t l[SUBS];
+    ggml_fp16_t d;
+};
+
+static float xxs_scale(float d, int l)
+{
+    return d * (0.5f + (float) l) * 0.5f;
+}
+
+static float s_scale(float d, int l)
+{
+    return d * (float) (1 + 2 * l);
+}
+
+static void quantize_block(const struct iq3_codec *c, float (*scale_of)(float, int), float unit, const float *t,
+                           const float *w, struct block_choice *out)
+{
+    memset(out, 0, sizeof *out);
+    float best[SUBS], smax = 0.0f;
+    for (int s = 0; s < SUBS; s++) {
+        best[s] = best_sub_scale(c, t + SUB * s, w + SUB * s);
+        if (best[s] > smax)
+            smax = best[s];
+    }
+    if (!(smax > 0.0f))
+        return;   /* nothing positive to encode: d = 0 decodes zeros */
+
+    double best_total = DBL_MAX;
+    for (int cand = 0; cand < 9; cand++) {
+        /* the largest sub-block scale would be 4-bit scale 15 at 27..35 */
+        const float want = smax / (27.0f + (float) cand) / unit;
+        ggml_fp16_t d16 = ggml__fp32_to_fp16(want < 65504.0f ? want : 65504.0f);
+        if (ggml__fp16_to_fp32(d16) == 0.0f)
+            d16 = 1;   /* the smallest subnormal: tiny blocks keep some signal */
+        const float d = ggml__fp16_to_fp32(d16);
+        if (cand > 0 && d16 == out->d)
+            continue;
+
+        struct block_choice trial;
+        trial.d = d16;
+        double total = 0.0;
+        for (int s = 0; s < SUBS && total < best_total; s++) {
+            const float *ts = t + SUB * s, *ws = w + SUB * s;
+            const float ideal = best[s] / (d * unit);
+            int l0 = (int) floorf((ideal - 1.0f) * 0.5f);
+            double sub_best = DBL_MAX;
+            for (int l = l0 - 1; l <= l0 + 2; l++) {
+                if (l < 0 || l > 15)
+                    continue;
+                uint16_t points[SUB / 4];
+                const float scale = scale_of(d, l);
+                if (!(scale > 0.0f))
+                    continue;
+                sub_points(c, ts, ws, 1.0f / scale, points);
+                const double err = sub_error(c, ts, ws, scale, points);
+                if (err < sub_best) {
+                    sub_best = err;
+                    trial.l[s] = (uint8_t) l;
+                    memcpy(trial.points + (SUB / 4) * s, points, sizeof points);
+                }
+            }
+            if (sub_best == DBL_MAX) {
+                /* only when the scale collapses: every l equally bad */
+                trial.l[s] = 0;
+                memset(trial.points + (SUB / 4) * s, 0, (SUB / 4) * sizeof(uint16_t));
+                sub_best = sub_error(c, ts, ws, 0.0f, trial.points + (SUB / 4) * s);
+            }
+            total += sub_best;
+        }
+        if (total < best_total) {
+            best_total = total;
+            *out = trial;
+        }
+    }
+}
+
+/* Non-finite values count as 0. */
+static inline float finite_or_zero(float v)
+{
+    return v - v == 0.0f ? v : 0.0f;
+}
+
+static void quantize_block_iq3_xxs(const float *x, const float *w, void *vy)
+{
+    block_iq3_xxs *y = vy;
+    float t[QK_K];
+    uint8_t negative[QK_K];
+    for (int v = 0; v < QK_K; v++) {
+        const float xv = finite_or_zero(x[v]);
+        t[v] = fabsf(xv);
+        negative[v] = xv < 0.0f;
+    }
+    /* step 1: an even number of negative signs per eight values */
+    for (int h = 0; h < QK_K / 8; h++) {
+        int count = 0, cheapest = 8 * h;
+        for (int j = 8 * h; j < 8 * h + 8; j++) {
+            count += negative[j];
+            if (w[j] * t[j] * t[j] < w[cheapest] * t[cheapest] * t[cheapest])
+                cheapest = j;
+        }
+        if (count % 2 != 0) {
+            negative[cheapest] ^= 1;
+            t[cheapest] = -t[cheapest];
+        }
+    }
+    struct block_choice choice;
+    quantize_block(&xxs_codec, xxs_scale, 0.25f, t, w, &choice);
+
+    y->d = choice.d;
+    for (int g = 0; g < GROUPS; g++)
+        y->qs[g] = (uint8_t) choice.points[g];
+    for (int s = 0; s < SUBS; s++) {
+        uint32_t word = (uint32_t) choice.l[s] << 28;
+        for (int h = 0; h < 4; h++)
+            for (int j = 0; j < 7; j++)
+                word |= (uint32_t) negative[SUB * s + 8 * h + j] << (7 * h + j);
+        memcpy(y->qs + QK_K / 4 + 4 * s, &word, sizeof word);
+    }
+}
+
+static void quantize_block_iq3_s(const float *x, const float *w, void *vy)
+{
+    block_iq3_s *y = vy;
+    float t[QK_K];
+    memset(y, 0, sizeof *y);
+    for (int v = 0; v < QK_K; v++) {
+        const float xv = finite_or_zero(x[v]);
+        t[v] = fabsf(xv);
+        if (xv < 0.0f)
+            y->signs[v / 8] |= (uint8_t) (1u << (v % 8));
+    }
+    struct block_choice choice;
+    quantize_block(&s_codec, s_scale, 1.0f, t, w, &choice);
+
+    y->d = choice.d;
+    for (int g = 0; g < GROUPS; g++) {
+        y->qs[g] = (uint8_t) (choice.points[g] & 0xff);
+        y->qh[g / 8] |= (uint8_t) ((choice.points[g] >> 8) << (g % 8));
+    }
+    for (int s = 0; s < SUBS; s++)
+        y->scales[s / 2] |= (uint8_t) (choice.l[s] << (4 * (s % 2)));
+}
+
+/* ------------------------------------------------------------ row entries */
+
+/*
+ * Quantizes nrows rows of n_per_row values block by block; the weights of
+ * a block are the importance weights of its columns, or 1.  False after
+ * logging when the lookup tables cannot be built.
+ */
+static bool quantize_rows(void (*quantize)(const float *, const float *, void *), size_t block_size, const float *x,
+                          void *y, int64_t nrows, int64_t n_per_row, const float *imatrix, const char *func)
+{
+    const int64_t nb = ggml__quant_row_blocks(x, y, n_per_row, QK_K, func);
+    if (nb <= 0 || nrows <= 0)
+        return true;
+    if (!ggml__iq3_tables_init())
+        return false;
+    char *out = y;
+    for (int64_t r = 0; r < nrows; r++) {
+        for (int64_t i = 0; i < nb; i++) {
+            /* a weight that is not a positive number counts (almost) nothing */
+            float w[QK_K];
+            for (int j = 0; j < QK_K; j++) {
+                const float v = imatrix != NULL ? imatrix[i * QK_K + j] : 1.0f;
+                w[j] = (v > 0.0f && v <= FLT_MAX ? v : 0.0f) + 1e-30f;
+            }
+            quantize(x + r * n_per_row + i * QK_K, w, out);
+            out += block_size;
+        }
+    }
+    return true;
+}
+
+void ggml__quantize_row_iq3_xxs_ref(const float *restrict x, void *restrict y, int64_t k)
+{
+    quantize_rows(quantize_block_iq3_xxs, sizeof(block_iq3_xxs), x, y, 1, k, NULL, __func__);
+}
+
+void ggml__quantize_row_iq3_s_ref(const float *restrict x, void *restrict y, int64_t k)
+{
+    quantize_rows(quantize_block_iq3_s, sizeof(block_iq3_s), x, y, 1, k, NULL, __func__);
+}
+
+bool ggml__quantize_iq3_xxs(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                            const float *imatrix)
+{
+    return quantize_rows(quantize_block_iq3_xxs, sizeof(block_iq3_xxs), x, y, nrows, n_per_row, imatrix,
+                         __func__);
+}
+
+bool ggml__quantize_iq3_s(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                          const float *imatrix)
+{
+    return quantize_rows(quantize_block_iq3_s, sizeof(block_iq3_s), x, y, nrows, n_per_row, imatrix, __func__);
+}

@@ -1,0 +1,459 @@
+/*
+ * test-quants-iq3.c - the 3-bit codebook formats IQ3_XXS and IQ3_S against
+ * upstream ggml's blocks (tests/data/iq3quants.txt, see its header), plus
+ * ggml_quantize_chunk, the quantization tables, validation and the CPU dot
+ * products.
+ *
+ * Checked:
+ *   - to_float decodes upstream's blocks (its quantizer's, with and without
+ *     importance weights, and pseudo-random bytes) to upstream's floats bit
+ *     for bit;
+ *   - our quantizer's root-mean-square error on three fixed input sets is
+ *     no worse than upstream's (relative tolerance 1e-6), without
+ *     importance weights and with them (the error then weighted by them);
+ *     on the edge-case blocks (zeros, one huge value, signed extremes, all
+ *     positive, all negative, tiny) no worse than upstream's either;
+ *   - ggml_quantize_chunk: chunks at row offsets, importance weights used,
+ *     from_float_ref equal to a chunk without weights, the same blocks with
+ *     and without ggml_quantize_init and after ggml_quantize_free,
+ *     degenerate weights and non-finite input;
+ *   - ggml_validate_row_data: non-finite scales are refused;
+ *   - the CPU traits: vec_dot_type q8_K, vec_dot within 1e-5 of |products|
+ *     of a double-precision dot product of the decoded rows.
+ *
+ * The inputs are made here with the integer generator kq_rng and single
+ * float operations one per statement (no contraction possible), so the
+ * upstream generator program computed exactly the same floats.
+ */
+#include "config.h"
+
+#include <float.h>
+
+#include "ggml-cpu.h"
+#include "quants-impl.h"
+#include "tap.h"
+
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+/* ------------------------------------------------------------- inputs */
+
+typedef struct {
+    uint32_t s;
+} kq_rng;
+
+static float kq_uniform(kq_rng *r)   /* [0, 1) */
+{
+    r->s = r->s * 1664525u + 1013904223u;
+    return (float) (r->s >> 8) * (1.0f / 16777216.0f);
+}
+
+static float kq_gauss(kq_rng *r)   /* mean 0, variance about 1 */
+{
+    const float a = kq_uniform(r);
+    const float b = kq_uniform(r);
+    const float c = kq_uniform(r);
+    const float d = kq_uniform(r);
+    float s = a + b;
+    s = s + c;
+    s = s + d;
+    s = s - 2.0f;
+    return s * 1.7320508f;
+}
+
+#define NB 8   /* blocks of the edge-case input */
+#define RMSE_ROWS 8
+#define RMSE_COLS 4096
+
+/* Blocks: 0-1 random, 2 zeros, 3 one value 1e4, 4 signed extremes,
+   5 all positive, 6 all negative, 7 tiny (1e-6). */
+static void fill_blocks(float *x)
+{
+    kq_rng r = { 12345u };
+    memset(x, 0, NB * QK_K * sizeof *x);
+    for (int i = 0; i < 512; i++)
+        x[i] = kq_gauss(&r);
+    x[3 * 256 + 77] = 10000.0f;
+    for (int i = 0; i < 256; i++)
+        x[4 * 256 + i] = kq_gauss(&r) * 0.5f;
+    x[4 * 256 + 5] = -3.5f;
+    x[4 * 256 + 200] = 3.0f;
+    for (int i = 0; i < 256; i++)
+        x[5 * 256 + i] = 2.0f + kq_uniform(&r);
+    for (int i = 0; i < 256; i++) {
+        const float u = kq_uniform(&r) * 3.0f;
+        x[6 * 256 + i] = -1.0f - u;
+    }
+    for (int i = 0; i < 256; i++)
+        x[7 * 256 + i] = kq_gauss(&r) * 1e-6f;
+}
+
+static void fill_imatrix(float *w, int n)
+{
+    for (int j = 0; j < n; j++)
+        w[j] = 0.25f + (float) ((j * 37) % 101) * 0.02f;
+}
+
+/* Set 0: gaussian; 1: gaussian with every 61st value times 10; 2: skewed (4 u^2 - 0.5). */
+static void fill_rmse_set(int set, float *x)
+{
+    kq_rng r = { 777u + (uint32_t) set };
+    for (int i = 0; i < RMSE_ROWS * RMSE_COLS; i++) {
+        float v;
+        if (set == 0) {
+            v = kq_gauss(&r);
+        } else if (set == 1) {
+            v = kq_gauss(&r);
+            if (i % 61 == 0)
+                v = v * 10.0f;
+        } else {
+            const float u = kq_uniform(&r);
+            v = u * u;
+            v = v * 4.0f;
+            v = v - 0.5f;
+        }
+        x[i] = v;
+    }
+}
+
+/* Block i (0..3) of pseudo-random bytes, with a small finite scale. */
+static void fill_random(uint8_t *q, size_t size, int i)
+{
+    kq_rng r = { 4242u + (uint32_t) i };
+    for (size_t j = 0; j < size; j++) {
+        r.s = r.s * 1664525u + 1013904223u;
+        q[j] = (uint8_t) (r.s >> 24);
+    }
+    q[0] = (uint8_t) (i * 17);
+    q[1] = (uint8_t) (0x30 + i);
+}
+
+/* ------------------------------------------------------------ the data */
+
+#define NRAND 4
+#define MAX_BLOCK 110
+enum { REF, IMAT, RAND };
+
+struct upstream_type {
+    const char *name;
+    enum ggml_type type;
+    uint8_t blocks[3][NB][MAX_BLOCK];   /* [variant][index] */
+    float floats[3][NB][QK_K];
+    bool have_block[3][NB], have_floats[3][NB];
+    double rmse[2][3];   /* [weighted][set] */
+    bool have_rmse[2][3];
+};
+
+static struct upstream_type upstream[2] = {
+    { .name = "iq3_xxs", .type = GGML_TYPE_IQ3_XXS },
+    { .name = "iq3_s", .type = GGML_TYPE_IQ3_S },
+};
+
+static struct upstream_type *upstream_of(const char *name)
+{
+    for (int i = 0; i < 2; i++)
+        if (strcmp(upstream[i].name, name) == 0)
+            return &upstream[i];
+    return NULL;
+}
+
+static int variant_named(const char *name)
+{
+    return strcmp(name, "ref") == 0 ? REF : strcmp(name, "imat") == 0 ? IMAT : strcmp(name, "rand") == 0 ? RAND : -1;
+}
+
+static int hex_digit(int c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Reads the data file; false (with a diagnostic) when it cannot be read or a line is malformed. */
+static bool read_data(void)
+{
+    const char *srcdir = getenv("top_srcdir");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/data/iq3quants.txt", srcdir != NULL ? srcdir : ".");
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        tap_diag("cannot open %s", path);
+        return false;
+    }
+    static char line[8192];
+    bool good = true;
+    while (good && fgets(line, sizeof line, f) != NULL) {
+        char kind[16], type[16], variant[16];
+        int index, used;
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
+        if (sscanf(line, "%15s %15s %15s %d %n", kind, type, variant, &index, &used) != 4) {
+            good = false;
+            break;
+        }
+        struct upstream_type *u = upstream_of(type);
+        const int v = variant_named(variant);
+        const char *p = line + used;
+        if (u == NULL || v < 0 || index < 0 || index >= NB) {
+            good = false;
+        } else if (strcmp(kind, "block") == 0) {
+            const size_t size = ggml_type_size(u->type);
+            for (size_t i = 0; good && i < size; i++) {
+                const int hi = hex_digit(p[2 * i]), lo = hi < 0 ? -1 : hex_digit(p[2 * i + 1]);
+                good = lo >= 0;
+                if (good)
+                    u->blocks[v][index][i] = (uint8_t) (hi << 4 | lo);
+            }
+            u->have_block[v][index] = good;
+        } else if (strcmp(kind, "floats") == 0) {
+            for (int j = 0; good && j < QK_K; j++) {
+                unsigned bits;
+                int n;
+                good = sscanf(p, "%8x%n", &bits, &n) == 1;
+                if (good) {
+                    const uint32_t b32 = bits;
+                    memcpy(&u->floats[v][index][j], &b32, sizeof b32);
+                    p += n;
+                }
+            }
+            u->have_floats[v][index] = good;
+        } else if (strcmp(kind, "rmse") == 0 && index < 3 && v != RAND) {
+            good = sscanf(p, "%lf", &u->rmse[v][index]) == 1;
+            u->have_rmse[v][index] = good;
+        } else {
+            good = false;
+        }
+    }
+    fclose(f);
+    if (!good)
+        tap_diag("malformed line in %s: %.60s", path, line);
+    return good;
+}
+
+/* ------------------------------------------------------------- helpers */
+
+/* Weighted (w NULL: plain) root-mean-square error of y against x over n values, w indexed modulo period. */
+static double rmse(const float *x, const float *y, int64_t n, const float *w, int64_t period)
+{
+    double e = 0.0, ws = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        const double wi = w != NULL ? w[i % period] : 1.0, d = (double) y[i] - x[i];
+        e += wi * d * d;
+        ws += wi;
+    }
+    return sqrt(e / ws);
+}
+
+static void to_float(enum ggml_type t, const void *x, float *y, int64_t n)
+{
+    ggml_get_type_traits(t)->to_float(x, y, n);
+}
+
+/* ----------------------------------------------------------- the checks */
+
+/* Upstream's blocks decode to upstream's floats. */
+static void check_decoding(const struct upstream_type *u)
+{
+    static const char *const variant_names[3] = { "quantized", "weighted", "random" };
+    for (int v = 0; v < 3; v++) {
+        for (int i = 0; i < (v == RAND ? NRAND : NB); i++) {
+            float y[QK_K];
+            bool same = u->have_block[v][i] && u->have_floats[v][i];
+            if (same) {
+                to_float(u->type, u->blocks[v][i], y, QK_K);
+                same = memcmp(y, u->floats[v][i], sizeof y) == 0;
+            }
+            ok(same, "%s: upstream's %s block %d decodes to upstream's floats bit for bit", u->name, variant_names[v],
+               i);
+        }
+    }
+    /* the random bytes were made as the generator made them */
+    for (int i = 0; i < NRAND; i++) {
+        uint8_t q[MAX_BLOCK];
+        fill_random(q, ggml_type_size(u->type), i);
+        ok(memcmp(q, u->blocks[RAND][i], ggml_type_size(u->type)) == 0, "%s: random block %d regenerated", u->name,
+           i);
+    }
+}
+
+static void check_rmse(const struct upstream_type *u)
+{
+    static float x[RMSE_ROWS * RMSE_COLS], y[RMSE_ROWS * RMSE_COLS], w[RMSE_COLS];
+    static uint8_t q[RMSE_ROWS * RMSE_COLS];   /* at most 1 byte a value for these formats */
+    fill_imatrix(w, RMSE_COLS);
+    for (int weighted = 0; weighted < 2; weighted++) {
+        for (int set = 0; set < 3; set++) {
+            fill_rmse_set(set, x);
+            const size_t n = ggml_quantize_chunk(u->type, x, q, 0, RMSE_ROWS, RMSE_COLS, weighted ? w : NULL);
+            to_float(u->type, q, y, RMSE_ROWS * RMSE_COLS);
+            const double ours = rmse(x, y, RMSE_ROWS * RMSE_COLS, weighted ? w : NULL, RMSE_COLS);
+            const double theirs = u->rmse[weighted][set];
+            ok(n == RMSE_ROWS * ggml_row_size(u->type, RMSE_COLS) && u->have_rmse[weighted][set] &&
+                   ours <= theirs * (1.0 + 1e-6),
+               "%s: %s RMSE on set %d: ours %.6e <= upstream %.6e (%+.2f%%)", u->name,
+               weighted ? "importance-weighted" : "plain", set, ours, theirs, 100.0 * (ours / theirs - 1.0));
+        }
+    }
+}
+
+/* Our blocks of the edge-case input: no worse than upstream's block by block. */
+static void check_edge_blocks(const struct upstream_type *u, const float *x)
+{
+    const enum ggml_type t = u->type;
+    static uint8_t q[NB * MAX_BLOCK];
+    float y[QK_K];
+    ggml_quantize_chunk(t, x, q, 0, NB, QK_K, NULL);
+    for (int i = 0; i < NB; i++) {
+        to_float(t, q + i * ggml_type_size(t), y, QK_K);
+        const double ours = rmse(x + i * QK_K, y, QK_K, NULL, 1);
+        const double theirs = rmse(x + i * QK_K, u->floats[REF][i], QK_K, NULL, 1);
+        ok(u->have_floats[REF][i] && ours <= theirs * (1.0 + 1e-6), "%s: edge block %d: RMSE %.4g, upstream %.4g",
+           u->name, i, ours, theirs);
+    }
+    to_float(t, q + 2 * ggml_type_size(t), y, QK_K);
+    bool zero = true;
+    for (int j = 0; j < QK_K; j++)
+        zero = zero && y[j] == 0.0f;
+    ok(zero, "%s: a zero block decodes to zeros", u->name);
+}
+
+static void check_chunk(const struct upstream_type *u)
+{
+    const enum ggml_type t = u->type;
+    const char *name = u->name;
+    enum { ROWS = 3, COLS = 512 };
+    const size_t row = ggml_row_size(t, COLS);
+    static float x[ROWS * COLS], w[COLS];
+    static uint8_t whole[ROWS * 256 + 1], parts[ROWS * 256 + 1], ref[ROWS * 256];
+    kq_rng r = { 99u };
+    for (int i = 0; i < ROWS * COLS; i++)
+        x[i] = kq_gauss(&r);
+    fill_imatrix(w, COLS);
+
+    /* tables built on first use, by init, and again after free: same blocks */
+    ggml_quantize_free();
+    memset(whole, 0xcd, sizeof whole);
+    memset(parts, 0xcd, sizeof parts);
+    const size_t n = ggml_quantize_chunk(t, x, whole, 0, ROWS, COLS, w);
+    ok(n == ROWS * row && whole[ROWS * row] == 0xcd, "%s: chunk without ggml_quantize_init writes %zu bytes and no more",
+       name, n);
+    ggml_quantize_init(t);
+    ggml_quantize_init(t);
+    for (int i = 0; i < ROWS; i++)
+        ggml_quantize_chunk(t, x, parts, (int64_t) i * COLS, 1, COLS, w);
+    ok(memcmp(whole, parts, ROWS * row) == 0, "%s: rows quantized at their start offsets after init match", name);
+    ggml_quantize_free();
+    ggml_quantize_free();
+    memset(parts, 0xcd, sizeof parts);
+    ggml_quantize_chunk(t, x, parts, 0, ROWS, COLS, w);
+    ok(memcmp(whole, parts, ROWS * row) == 0, "%s: the same blocks after ggml_quantize_free", name);
+
+    ggml_quantize_chunk(t, x, parts, 0, ROWS, COLS, NULL);
+    ok(memcmp(whole, parts, ROWS * row) != 0, "%s: the importance matrix changes the blocks", name);
+    ggml_get_type_traits(t)->from_float_ref(x, ref, ROWS * COLS);
+    ok(memcmp(ref, parts, ROWS * row) == 0, "%s: from_float_ref equals a chunk without weights", name);
+    ok(!ggml_quantize_requires_imatrix(t), "%s: no importance matrix required", name);
+    ok(ggml_validate_row_data(t, parts, ROWS * row), "%s: quantized blocks are valid", name);
+
+    /* weights that are zero, negative or NaN: blocks still finite and valid */
+    static float bad_w[COLS];
+    for (int j = 0; j < COLS; j++)
+        bad_w[j] = j % 3 == 0 ? 0.0f : j % 3 == 1 ? -1.0f : NAN;
+    ggml_quantize_chunk(t, x, parts, 0, ROWS, COLS, bad_w);
+    ok(ggml_validate_row_data(t, parts, ROWS * row), "%s: degenerate weights still give valid blocks", name);
+    ggml_quantize_chunk(t, x, parts, 0, 1, COLS - 1, NULL);
+    logged_one_error("%s: a row length that is not a multiple of 256 is refused", name);
+
+    /* non-finite and huge input: quantized without a fault, and the
+       finite blocks after it are unaffected */
+    static float odd[2 * QK_K];
+    memcpy(odd, x, sizeof odd);
+    odd[3] = NAN;
+    odd[100] = INFINITY;
+    odd[101] = -3e38f;
+    const size_t n_odd = ggml_quantize_chunk(t, odd, parts, 0, 1, 2 * QK_K, NULL);
+    ggml_quantize_chunk(t, x, whole, 0, 1, 2 * QK_K, NULL);
+    const size_t bsize = ggml_type_size(t);
+    ok(n_odd == 2 * bsize && memcmp(parts + bsize, whole + bsize, bsize) == 0 &&
+           ggml_validate_row_data(t, parts, 2 * bsize),
+       "%s: NaN, infinity and -3e38 in a block: quantized, valid, the next block unchanged", name);
+}
+
+static void check_validation(const struct upstream_type *u)
+{
+    uint8_t b[MAX_BLOCK];
+    const size_t size = ggml_type_size(u->type);
+    memset(b, 0, sizeof b);
+    ok(ggml_validate_row_data(u->type, b, size), "%s: a zero block is valid", u->name);
+    b[0] = 0x00, b[1] = 0x7e;   /* NaN */
+    ok(!ggml_validate_row_data(u->type, b, size), "%s: a NaN d is refused", u->name);
+    logged_one_error("%s: the bad block is reported", u->name);
+    b[0] = 0x00, b[1] = 0xfc;   /* -inf */
+    ok(!ggml_validate_row_data(u->type, b, size), "%s: an infinite d is refused", u->name);
+    logged_one_error("%s: the bad block is reported", u->name);
+}
+
+/* The CPU traits' vec_dot against the decoded rows' product in double. */
+static void check_vec_dot(const struct upstream_type *u)
+{
+    const enum ggml_type t = u->type;
+    const struct ggml_type_traits_cpu *cpu = ggml_get_type_traits_cpu(t);
+    ok(cpu->vec_dot_type == GGML_TYPE_Q8_K && cpu->vec_dot != NULL && cpu->nrows == 1 && cpu->from_float == NULL,
+       "%s: CPU traits: vec_dot against q8_K, no from_float (as in ggml)", u->name);
+    enum { N = 1024 };
+    static float a[N], b[N], da[N], db[N];
+    static uint8_t qa[N], qb[N * 2];
+    kq_rng r = { 4242u };
+    for (int i = 0; i < N; i++) {
+        a[i] = kq_gauss(&r);
+        b[i] = kq_gauss(&r);
+    }
+    a[3] = 40.0f;   /* an outlier */
+    b[700] = -60.0f;
+    ggml_quantize_chunk(t, a, qa, 0, 1, N, NULL);
+    ggml_get_type_traits_cpu(GGML_TYPE_Q8_K)->from_float(b, qb, N);
+    to_float(t, qa, da, N);
+    ggml__dequantize_row_q8_K(qb, db, N);
+    double want = 0.0, mag = 0.0;
+    for (int i = 0; i < N; i++) {
+        want += (double) da[i] * db[i];
+        mag += fabs((double) da[i] * db[i]);
+    }
+    float got = NAN;
+    cpu->vec_dot(N, &got, 0, qa, 0, qb, 0, 1);
+    ok(fabs(got - want) <= 1e-5 * mag, "%s: vec_dot %.7g, reference %.7g", u->name, got, want);
+
+    /* upstream's random blocks (every codebook index and sign pattern
+       likely) against the same reference */
+    for (int i = 0; i < NRAND; i++) {
+        double want_r = 0.0, mag_r = 0.0;
+        float dr[QK_K];
+        to_float(t, u->blocks[RAND][i], dr, QK_K);
+        for (int j = 0; j < QK_K; j++) {
+            want_r += (double) dr[j] * db[j];
+            mag_r += fabs((double) dr[j] * db[j]);
+        }
+        got = NAN;
+        cpu->vec_dot(QK_K, &got, 0, u->blocks[RAND][i], 0, qb, 0, 1);
+        ok(fabs(got - want_r) <= 1e-5 * mag_r, "%s: vec_dot of random block %d: %.7g, reference %.7g", u->name, i,
+           got, want_r);
+    }
+}
+
+int main(void)
+{
+    tap_capture_log();
+    static float x[NB * QK_K];
+    fill_blocks(x);
+    ok(read_data(), "the data file of upstream's blocks reads");
+
+    for (int t = 0; t < 2; t++) {
+        check_decoding(&upstream[t]);
+        check_validation(&upstream[t]);
+        check_vec_dot(&upstream[t]);
+        check_rmse(&upstream[t]);
+        check_edge_blocks(&upstream[t], x);
+        check_chunk(&upstream[t]);
+    }
+    ggml_quantize_free();
+    return tap_done();
+}
