@@ -593,6 +593,8 @@ void ggml__dequantize_row_iq1_m(const void *restrict x, float *restrict y, int64
 bool ggml__quantize_iq1_s(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
                           const float *imatrix);
 bool ggml__quantize_iq1_m(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                          const float *imatrix);
+
 /* ------------------------------------------------------ IQ3_XXS, IQ3_S */
 
 /*

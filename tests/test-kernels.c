@@ -182,12 +182,17 @@ static double iq1_value(enum ggml_type t, const uint8_t *b, int v)
     }
     const int level = (int) ((ggml__iq1_grid[index] >> (2 * (v % 8))) & 3) - 1;
     return ggml_fp16_to_fp32(d_bits) * (2.0 * s + 1.0) * (level + (negative ? -0.125 : 0.125));
+}
+
+/*
  * The IQ3 codebooks are format data (upstream ggml's tables, which
  * test-quants-iq3 checks through upstream-decoded blocks); the library's
  * copies are used here.
+ */
 extern const uint32_t ggml__iq3_xxs_grid[256];
 extern const uint32_t ggml__iq3_s_grid[512];
 
+/*
  * Value v of an IQ3 block (the 256-value formats with a codebook):
  *   IQ3_XXS d, 64 codebook indices (group of four g at byte 2 + g), eight
  *           32-bit words (sub-block s at byte 66 + 4 s): bits 7 h .. 7 h + 6
@@ -198,7 +203,9 @@ extern const uint32_t ggml__iq3_s_grid[512];
  *           (bit g % 8 of byte 66 + g / 8), 32 sign bytes (bit v % 8 of byte
  *           74 + v / 8), 4 scale bytes (nibble s % 2 of byte 106 + s / 2):
  *           d (2 l + 1) * magnitude.
+ */
 static double iq3_value(enum ggml_type t, const uint8_t *b, int v)
+{
     const int s = v / 32, g = v / 4;
     if (t == GGML_TYPE_IQ3_XXS) {
         const uint32_t word = (uint32_t) b[66 + 4 * s] | (uint32_t) b[67 + 4 * s] << 8 |
@@ -211,6 +218,7 @@ static double iq3_value(enum ggml_type t, const uint8_t *b, int v)
         const double magnitude = (ggml__iq3_xxs_grid[b[2 + g]] >> (8 * (v % 4))) & 0xff;
         const double value = f16(b) * ((word >> 28) + 0.5) * 0.5 * magnitude;
         return negative ? -value : value;
+    }
     const int index = b[2 + g] | ((b[66 + g / 8] >> (g % 8)) & 1) << 8;
     const double magnitude = (ggml__iq3_s_grid[index] >> (8 * (v % 4))) & 0xff;
     const int l = (b[106 + s / 2] >> (4 * (s % 2))) & 15;
@@ -387,16 +395,6 @@ static struct row make_row(const struct ggml__cpu_kernels *generic, enum ggml_ty
             ones[i] = 1.0f;
         ggml_quantize_chunk(t, r.values, r.data, 0, 1, n, ones);
         free(ones);
-    } else {
-        /* no encoder (IQ3_XXS, IQ3_S): random bytes, every block's binary16
-           d a random value in [2^-9, 2^-5) of either sign */
-        for (size_t j = 0; j < bytes; j++)
-            r.data[j] = (uint8_t) rng_u32();
-        for (size_t j = 0; j < bytes; j += ggml_type_size(t)) {
-            const uint16_t d = (uint16_t) (0x1800u + (rng_u32() & 0x0fffu) + (rng_u32() & 1u) * 0x8000u);
-            r.data[j] = (uint8_t) d;
-            r.data[j + 1] = (uint8_t) (d >> 8);
-        }
     }
     return r;
 }
@@ -470,13 +468,6 @@ static void check_vec_dot(const struct ggml__cpu_kernels *k, const struct ggml__
                         memcpy(y.data + 260 + 2 * g, &group, sizeof group);
                     }
                 }
-            /* then, for the bit-identical types and IQ3 (whose dots ignore q8_K's
-               sums), y's first 32 values at the extremes of int8, -128 too */
-            const bool iq3 = t == GGML_TYPE_IQ3_XXS || t == GGML_TYPE_IQ3_S;
-            for (int pass = 0; pass < (same_bits_as_generic(t) || iq3 ? 2 : 1); pass++) {
-                if (pass == 1)
-                        ((int8_t *) y.data)[(iq3 ? 4 : 2) + j] =
-                            (int8_t) (j % 3 == 0 ? -128 : j % 3 == 1 ? 127 : -127);
                 double mag;
                 const double want = ref_dot(t, vdt, x.data, y.data, n, &mag);
                 float got = NAN, got_generic = NAN;

@@ -727,9 +727,6 @@ static void test_type_traits(void)
         /* IQ1_S and IQ1_M: no from_float (as in ggml; their quantizers need tables) */
         const bool iq1 = t == GGML_TYPE_IQ1_S || t == GGML_TYPE_IQ1_M;
         const bool has_from_float = (has_dot && !iq1) || activation || t == GGML_TYPE_I32;
-        /* IQ3_XXS and IQ3_S: no CPU encoder (as in ggml: their quantizer needs tables) */
-        const bool no_encoder = t == GGML_TYPE_IQ3_XXS || t == GGML_TYPE_IQ3_S;
-        const bool has_from_float = (has_dot && !no_encoder) || activation || t == GGML_TYPE_I32;
         const int64_t want_nrows = has_dot || activation ? 1 : 0;
         ok((tr->vec_dot != NULL) == has_dot && (tr->from_float != NULL) == has_from_float &&
            tr->vec_dot_type == want_vdt && tr->nrows == want_nrows,
