@@ -370,8 +370,12 @@ static void quantize_block(const struct iq3_codec *c, float (*scale_of)(float, i
         double total = 0.0;
         for (int s = 0; s < SUBS && total < best_total; s++) {
             const float *ts = t + SUB * s, *ws = w + SUB * s;
-            const float ideal = best[s] / (d * unit);
-            int l0 = (int) floorf((ideal - 1.0f) * 0.5f);
+            /* 2 l + 1 for the best scale; beyond 31 (d saturated, or a
+               subnormal d far below a sub-block's scale) the largest l */
+            float ideal = best[s] / (d * unit);
+            if (!(ideal <= 31.0f))
+                ideal = 31.0f;
+            const int l0 = (int) floorf((ideal - 1.0f) * 0.5f);
             double sub_best = DBL_MAX;
             for (int l = l0 - 1; l <= l0 + 2; l++) {
                 if (l < 0 || l > 15)
