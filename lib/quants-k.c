@@ -372,6 +372,9 @@ static double affine_codes(const float *x, const float *w, const struct ggml__af
     for (int s = 0; s < QK_K / len; s++) {
         const int sc0 = d > 0.0f ? round_level(step[s] / d, 0, top) : 0;
         const int mn0 = dmin > 0.0f ? round_level(minimum[s] / dmin, 0, top) : 0;
+        /* kept when no error compares (NaN input) */
+        k->sc[s] = sc0;
+        k->mn[s] = mn0;
         double best = DBL_MAX;
         for (int a = sc0 - 1; a <= sc0 + 1; a++) {
             for (int b = mn0 - 1; b <= mn0 + 1; b++) {
@@ -517,6 +520,7 @@ static double symmetric_codes(const float *x, const float *w, const struct ggml_
     double total = 0.0;
     for (int s = 0; s < QK_K / 16; s++) {
         const int sc0 = d != 0.0f ? round_level(scale[s] / d, f->scale_lo, f->scale_hi) : 0;
+        sc[s] = sc0;   /* kept when no error compares (NaN input) */
         double best = DBL_MAX;
         for (int a = sc0 - 1; a <= sc0 + 1; a++) {
             if (a < f->scale_lo || a > f->scale_hi)
