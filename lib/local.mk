@@ -30,6 +30,8 @@ libggml_backend_core_la_SOURCES = \
 	lib/quants.c \
 	lib/quants-small.c \
 	lib/quants-k.c \
+	lib/quants-iq2.c \
+	lib/iq2-grids.h \
 	lib/hash.c \
 	lib/context.c \
 	lib/tensor.c \
@@ -78,6 +80,7 @@ libggml_backend_core_la_SOURCES = \
 	lib/cpu/simd/generic/dot.c \
 	lib/cpu/simd/generic/dot-small.c \
 	lib/cpu/simd/generic/dot-k.c \
+	lib/cpu/simd/generic/dot-iq2.c \
 	lib/cpu/simd/generic/vector.c \
 	lib/cpu/simd/generic/rows.c \
 	lib/cpu/simd/generic/transpose.c \

@@ -419,6 +419,7 @@ static ggml_from_float_t chunk_quantizer(enum ggml_type type)
     case GGML_TYPE_Q4_K: return ggml__quantize_row_q4_K_ref;
     case GGML_TYPE_Q5_K: return ggml__quantize_row_q5_K_ref;
     case GGML_TYPE_Q6_K: return ggml__quantize_row_q6_K_ref;
+    case GGML_TYPE_IQ2_S: return ggml__quantize_row_iq2_s_ref;
     default:             return NULL;
     }
 }
@@ -431,6 +432,9 @@ static void (*weighted_chunk_quantizer(enum ggml_type type))(const float *restri
     case GGML_TYPE_Q4_K: return ggml__quantize_q4_K;
     case GGML_TYPE_Q5_K: return ggml__quantize_q5_K;
     case GGML_TYPE_Q6_K: return ggml__quantize_q6_K;
+    case GGML_TYPE_IQ2_XXS: return ggml__quantize_iq2_xxs;
+    case GGML_TYPE_IQ2_XS: return ggml__quantize_iq2_xs;
+    case GGML_TYPE_IQ2_S: return ggml__quantize_iq2_s;
     default:             return NULL;
     }
 }
@@ -444,9 +448,10 @@ static void (*weighted_chunk_quantizer(enum ggml_type type))(const float *restri
  *            nrows, n_per_row  the chunk's shape; n_per_row a multiple of
  *                    the type's block size;
  *            imatrix importance weights of the n_per_row columns (NULL:
- *                    none): the K-quants and IQ4_NL minimise the error
- *                    weighted by them; the other 32-value formats ignore
- *                    them, as ggml's do.
+ *                    none): the K-quants, IQ4_NL and the IQ2 formats
+ *                    minimise the error weighted by them (IQ2_XXS and
+ *                    IQ2_XS require them, as in ggml); the other 32-value
+ *                    formats ignore them, as ggml's do.
  * Returns:   bytes written (nrows * ggml_row_size(type, n_per_row)), or 0
  *            after logging one error.
  */
@@ -458,8 +463,12 @@ size_t ggml_quantize_chunk(enum ggml_type type, const float *src, void *dst, int
         return 0;
     }
     ggml_from_float_t quantize = chunk_quantizer(type);
-    if (quantize == NULL) {
+    if (quantize == NULL && weighted_chunk_quantizer(type) == NULL) {
         ggml__error("quantization to %s is not implemented", ggml_type_name(type));
+        return 0;
+    }
+    if (imatrix == NULL && ggml_quantize_requires_imatrix(type)) {
+        ggml__error("quantization to %s requires an importance matrix", ggml_type_name(type));
         return 0;
     }
 

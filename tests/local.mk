@@ -32,6 +32,7 @@ tap_test_programs = \
 	tests/test-quants \
 	tests/test-quants-small \
 	tests/test-quants-k \
+	tests/test-quants-iq2 \
 	tests/test-context \
 	tests/test-tensor \
 	tests/test-views \
@@ -88,6 +89,9 @@ tests_test_kernels_LDADD = libggml-backend-core.la -lm
 # test-quants-k decodes q8_K (no public decoder) with the internal one.
 tests_test_quants_k_LDADD = libggml-backend-core.la -lm
 EXTRA_DIST += tests/data/kquants.txt
+# test-quants-iq2 decodes q8_K (no public decoder) with the internal one.
+tests_test_quants_iq2_LDADD = libggml-backend-core.la -lm
+EXTRA_DIST += tests/data/iq2quants.txt
 # test-cpu-hwloc defines hwloc's system calls to count the library's.
 tests_test_cpu_hwloc_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS)
 tests_test_cpu_hwloc_LDADD = libggml-backend.la -lm

@@ -38,9 +38,11 @@ static const enum ggml_type small_types[] = {
 };
 #define N_SMALL_TYPES (sizeof small_types / sizeof small_types[0])
 
-/* The K-quants (256-value blocks, vec_dot_type q8_K): cases of their own,
-   with K a multiple of 256. */
-static const enum ggml_type k_types[] = { GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K };
+/* The K-quants and the IQ2 formats (256-value blocks, vec_dot_type q8_K):
+   cases of their own, with K a multiple of 256. */
+static const enum ggml_type k_types[] = {
+    GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ2_XS, GGML_TYPE_IQ2_S,
+};
 #define N_K_TYPES (sizeof k_types / sizeof k_types[0])
 #define N_ANY_SRC0_TYPES (N_SRC0_TYPES + N_SMALL_TYPES + N_K_TYPES)
 
@@ -709,13 +711,16 @@ static void test_type_traits(void)
         case GGML_TYPE_IQ4_NL: want_vdt = GGML_TYPE_Q8_0; break;
         case GGML_TYPE_Q4_1: case GGML_TYPE_Q5_1: case GGML_TYPE_Q8_1: want_vdt = GGML_TYPE_Q8_1; break;
         case GGML_TYPE_Q4_K: case GGML_TYPE_Q5_K: case GGML_TYPE_Q6_K: case GGML_TYPE_Q8_K:
+        case GGML_TYPE_IQ2_XXS: case GGML_TYPE_IQ2_XS: case GGML_TYPE_IQ2_S:
             want_vdt = GGML_TYPE_Q8_K;
             break;
         default: break;
         }
         /* q8_1 and q8_K: only what other rows are converted to */
         const bool activation = t == GGML_TYPE_Q8_1 || t == GGML_TYPE_Q8_K;
-        const bool has_from_float = has_dot || activation || t == GGML_TYPE_I32;
+        /* the IQ2 formats: no CPU encoder, as in ggml */
+        const bool lattice = t == GGML_TYPE_IQ2_XXS || t == GGML_TYPE_IQ2_XS || t == GGML_TYPE_IQ2_S;
+        const bool has_from_float = (has_dot && !lattice) || activation || t == GGML_TYPE_I32;
         const int64_t want_nrows = has_dot || activation ? 1 : 0;
         ok((tr->vec_dot != NULL) == has_dot && (tr->from_float != NULL) == has_from_float &&
            tr->vec_dot_type == want_vdt && tr->nrows == want_nrows,
@@ -815,7 +820,7 @@ static void test_vec_dot(void)
                 yf[i] = (float) optest_uniform(&seed, -2.0, 2.0);
             }
             void *x = malloc(ggml_row_size(type, n)), *y = malloc(ggml_row_size(vdt, n));
-            ggml_quantize_chunk(type, xf, x, 0, 1, n, NULL);
+            optest_quantize(type, xf, x, 1, n);
             ggml_get_type_traits_cpu(vdt)->from_float(yf, y, n);
             float got = NAN;
             tr->vec_dot(n, &got, 0, x, 0, y, 0, 1);

@@ -88,6 +88,8 @@ static void fill_type_traits(void)
         { GGML_TYPE_IQ4_NL, GGML_TYPE_Q8_0 },
         { GGML_TYPE_Q4_K, GGML_TYPE_Q8_K }, { GGML_TYPE_Q5_K, GGML_TYPE_Q8_K },
         { GGML_TYPE_Q6_K, GGML_TYPE_Q8_K },
+        { GGML_TYPE_IQ2_XXS, GGML_TYPE_Q8_K }, { GGML_TYPE_IQ2_XS, GGML_TYPE_Q8_K },
+        { GGML_TYPE_IQ2_S, GGML_TYPE_Q8_K },
     };
     const struct ggml__cpu_kernels *k = ggml__kernels();
     for (size_t i = 0; i < sizeof with_dot / sizeof with_dot[0]; i++) {

@@ -80,6 +80,7 @@ static bool matmul_src0_type(enum ggml_type type)
     case GGML_TYPE_MXFP4: case GGML_TYPE_NVFP4: case GGML_TYPE_Q1_0:
     case GGML_TYPE_Q2_0: case GGML_TYPE_IQ4_NL:
     case GGML_TYPE_Q4_K: case GGML_TYPE_Q5_K: case GGML_TYPE_Q6_K:
+    case GGML_TYPE_IQ2_XXS: case GGML_TYPE_IQ2_XS: case GGML_TYPE_IQ2_S:
         return true;
     default:
         return false;

@@ -96,6 +96,9 @@ static void fill_generic(struct ggml__cpu_kernels *k, const struct ggml__isa_cap
     k->vec_dot[GGML_TYPE_Q4_K] = ggml__generic_vec_dot_q4_K_q8_K;
     k->vec_dot[GGML_TYPE_Q5_K] = ggml__generic_vec_dot_q5_K_q8_K;
     k->vec_dot[GGML_TYPE_Q6_K] = ggml__generic_vec_dot_q6_K_q8_K;
+    k->vec_dot[GGML_TYPE_IQ2_XXS] = ggml__generic_vec_dot_iq2_xxs_q8_K;
+    k->vec_dot[GGML_TYPE_IQ2_XS] = ggml__generic_vec_dot_iq2_xs_q8_K;
+    k->vec_dot[GGML_TYPE_IQ2_S] = ggml__generic_vec_dot_iq2_s_q8_K;
 
     k->from_float[GGML_TYPE_F32] = ggml__generic_f32_to_f32;
     k->from_float[GGML_TYPE_F16] = ggml__generic_f32_to_f16;
