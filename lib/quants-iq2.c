@@ -221,8 +221,8 @@ static float best_unit_sigma(const struct iq2_format *f, const float *x, const f
         return amax > 0.0f ? amax / 43.0f : 0.0f;
     struct group_fit fit[4];
     float best = amax / 43.0f, best_err = FLT_MAX;
-    for (int t = 0; t < 9; t++) {
-        float sigma = amax / (43.0f - 3.0f * (float) t), refit;
+    for (int t = 0; t < 5; t++) {
+        float sigma = amax / (43.0f - 5.0f * (float) t), refit;
         for (int round = 0; round < 3; round++) {
             const float err = fit_unit(f, x, a, w, n, sigma, fit, &refit);
             if (err < best_err) {

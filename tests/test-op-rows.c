@@ -262,6 +262,9 @@ static double set_rows_threshold(enum ggml_type type)
        to 0.33 for a single block */
     case GGML_TYPE_Q1_0:
     case GGML_TYPE_Q2_0: return 0.5;
+    /* IQ2_S: 2.5 bits a value on a lattice of magnitudes 8, 25, 43:
+       measured up to 0.06) */
+    case GGML_TYPE_IQ2_S: return 0.15;
     default:             return 4e-5; /* Q8_0, Q8_1 */
     }
 }
@@ -458,7 +461,7 @@ static void test_set_rows(void)
         GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_I32, GGML_TYPE_Q4_0,
         GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0, GGML_TYPE_Q8_1,
         GGML_TYPE_MXFP4, GGML_TYPE_NVFP4, GGML_TYPE_Q1_0, GGML_TYPE_Q2_0, GGML_TYPE_IQ4_NL,
-        GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
+        GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_IQ2_S,
     };
     const int64_t plain_ne0[] = { 1, 3, 31, 33, 257 };
     /* in units of 32 values: whole blocks of every type (Q1_0: 128) */
