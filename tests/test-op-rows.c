@@ -263,7 +263,7 @@ static double set_rows_threshold(enum ggml_type type)
     case GGML_TYPE_Q1_0:
     case GGML_TYPE_Q2_0: return 0.5;
     /* IQ2_S: 2.5 bits a value on a lattice of magnitudes 8, 25, 43:
-       measured up to 0.06) */
+       measured up to 0.06 */
     case GGML_TYPE_IQ2_S: return 0.15;
     default:             return 4e-5; /* Q8_0, Q8_1 */
     }
