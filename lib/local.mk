@@ -35,6 +35,8 @@ libggml_backend_core_la_SOURCES = \
 	lib/quants-iq1.c lib/quants-iq1-grid.h \
 	lib/quants-iq3.c \
 	lib/quants-iq3-grids.h \
+	lib/quants-iq2.c \
+	lib/iq2-grids.h \
 	lib/hash.c \
 	lib/context.c \
 	lib/tensor.c \
@@ -87,6 +89,7 @@ libggml_backend_core_la_SOURCES = \
 	lib/cpu/simd/generic/dot-tq.c \
 	lib/cpu/simd/generic/dot-iq1.c \
 	lib/cpu/simd/generic/dot-iq3.c \
+	lib/cpu/simd/generic/dot-iq2.c \
 	lib/cpu/simd/generic/vector.c \
 	lib/cpu/simd/generic/rows.c \
 	lib/cpu/simd/generic/transpose.c \

@@ -624,6 +624,46 @@ typedef struct {
  * qh[g / 8] << 8; value v's sign is bit v % 8 of signs[v / 8]; sub-block
  * s's l is the low (s even) or high (s odd) nibble of scales[s / 2].
  *     x = d * (1 + 2 l) * grid[v] (negated when its sign is set).
+/* ---------------------------------------------------------------- IQ2 */
+
+/*
+ * The 2-bit lattice formats IQ2_XXS, IQ2_XS, IQ2_S (lib/quants-iq2.c;
+ * generic dots in lib/cpu/simd/generic/dot-iq2.c), super-blocks of QK_K
+ * values.  Each group of 8 values is one point of a format-specific list
+ * of lattice points (coordinates 8, 25 or 43: ggml__iq2*_points) with a
+ * sign per value; each run of 32 values (sub-block) has a 4-bit scale s,
+ * or two (one per 16 values) for XS and S:
+ *     x = d * (2 s + 1) / 8 * point[j] * (sign j ? -1 : 1).
+ * Sign bytes of XXS and XS store seven signs; the eighth is their parity
+ * (the number of negatives is even).
+ */
+
+/*
+ * IQ2_XXS: sub-block b uses qs[4b..4b+3] as two little-endian 32-bit
+ * words: the four bytes of the first are the point indices (0..255) of
+ * its groups; bits 7g..7g+6 of the second the seven signs of group g,
+ * bits 28..31 the scale s.
+ */
+typedef struct {
+    ggml_fp16_t d;
+    uint16_t qs[QK_K / 8];
+} block_iq2_xxs;
+
+/*
+ * IQ2_XS: qs[4b + g] is group g of sub-block b: point index (0..511) in
+ * bits 0..8, seven signs in bits 9..15; scales[b] holds s of the first 16
+ * values in its low nibble, of the last 16 in its high nibble.
+ */
+typedef struct {
+    ggml_fp16_t d;
+    uint16_t qs[QK_K / 8];
+    uint8_t scales[QK_K / 32];
+} block_iq2_xs;
+
+/*
+ * IQ2_S: group g of sub-block b has point index (0..1023)
+ * qs[4b + g] | ((qh[b] >> 2g) & 3) << 8 and its eight signs (bit j:
+ * value j negative) in qs[32 + 4b + g]; scales as in IQ2_XS.
  */
 typedef struct {
     ggml_fp16_t d;
@@ -671,5 +711,106 @@ bool ggml__quantize_iq3_xxs(const float *restrict x, void *restrict y, int64_t n
                             const float *imatrix);
 bool ggml__quantize_iq3_s(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
                           const float *imatrix);
+    uint8_t scales[QK_K / 32];
+} block_iq2_s;
+
+static_assert(sizeof(block_iq2_xxs) == 66 && offsetof(block_iq2_xxs, qs) == 2, "iq2_xxs layout");
+static_assert(sizeof(block_iq2_xs) == 74 && offsetof(block_iq2_xs, qs) == 2 &&
+              offsetof(block_iq2_xs, scales) == 66, "iq2_xs layout");
+static_assert(sizeof(block_iq2_s) == 82 && offsetof(block_iq2_s, qs) == 2 &&
+              offsetof(block_iq2_s, qh) == 66 && offsetof(block_iq2_s, scales) == 74, "iq2_s layout");
+
+/* The lattice points: coordinate j of a point is level code (p >> 2j) & 3
+   (lib/iq2-grids.h). */
+extern const uint16_t ggml__iq2xxs_points[256];
+extern const uint16_t ggml__iq2xs_points[512];
+extern const uint16_t ggml__iq2s_points[1024];
+
+/* The magnitude of coordinate j of a lattice point (8, 25 or 43). */
+static inline int ggml__iq2_coord(uint16_t point, int j)
+{
+    static const uint8_t level[4] = { 8, 25, 43, 0 };
+    return level[(point >> (2 * j)) & 3];
+}
+
+/* The seven sign bits in the low bits of field (higher bits ignored),
+   widened to eight signs (the eighth their parity). */
+static inline uint8_t ggml__iq2_signs8(unsigned field)
+{
+    const unsigned seven = field & 0x7fu;
+    unsigned parity = seven ^ (seven >> 4);
+    parity ^= parity >> 2;
+    parity ^= parity >> 1;
+    return (uint8_t) (seven | (parity & 1u) << 7);
+}
+
+/* Group g (0..31, values 8g..8g+7) of an IQ2 block, unpacked: its point
+   (level codes), its eight signs (bit j: value j negative), its scale s. */
+struct ggml__iq2_group {
+    uint16_t point;
+    uint8_t signs;
+    uint8_t scale;
+};
+
+static inline struct ggml__iq2_group ggml__iq2_xxs_group(const block_iq2_xxs *b, int g)
+{
+    uint32_t words[2];
+    memcpy(words, b->qs + 4 * (g / 4), sizeof words);
+    const int l = g % 4;
+    struct ggml__iq2_group r = {
+        ggml__iq2xxs_points[(words[0] >> (8 * l)) & 0xffu],
+        ggml__iq2_signs8(words[1] >> (7 * l)),
+        (uint8_t) (words[1] >> 28),
+    };
+    return r;
+}
+
+static inline struct ggml__iq2_group ggml__iq2_xs_group(const block_iq2_xs *b, int g)
+{
+    struct ggml__iq2_group r = {
+        ggml__iq2xs_points[b->qs[g] & 0x1ffu],
+        ggml__iq2_signs8((unsigned) b->qs[g] >> 9),
+        (uint8_t) ((b->scales[g / 4] >> (4 * ((g % 4) / 2))) & 0x0fu),
+    };
+    return r;
+}
+
+static inline struct ggml__iq2_group ggml__iq2_s_group(const block_iq2_s *b, int g)
+{
+    struct ggml__iq2_group r = {
+        ggml__iq2s_points[b->qs[g] | ((b->qh[g / 4] >> (2 * (g % 4))) & 3u) << 8],
+        b->qs[QK_K / 8 + g],
+        (uint8_t) ((b->scales[g / 4] >> (4 * ((g % 4) / 2))) & 0x0fu),
+    };
+    return r;
+}
+
+/*
+ * One block's share of an IQ2 dot product with a q8_K block, from the
+ * exact integer sum_b sum_g (2 s + 1) * sum_j point[j] sign_j q8_j (every
+ * kernel level forms the same sum and calls this: results agree bit for
+ * bit).
+ */
+static inline float ggml__iq2_block_dot(float dy, float d, int32_t sum)
+{
+    const float scale = dy * d;
+    const float product = scale * (float) sum;
+    return product * 0.125f;
+}
+
+void ggml__dequantize_row_iq2_xxs(const void *restrict x, float *restrict y, int64_t k);
+void ggml__dequantize_row_iq2_xs(const void *restrict x, float *restrict y, int64_t k);
+void ggml__dequantize_row_iq2_s(const void *restrict x, float *restrict y, int64_t k);
+/* ggml_quantize_chunk's quantizers: nrows rows of n_per_row values (a
+   multiple of QK_K); imatrix: n_per_row importance weights or NULL (IQ2_XXS
+   and IQ2_XS are only called with weights, as ggml requires them). */
+void ggml__quantize_iq2_xxs(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                            const float *imatrix);
+void ggml__quantize_iq2_xs(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                           const float *imatrix);
+void ggml__quantize_iq2_s(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                          const float *imatrix);
+/* IQ2_S without weights (its from_float_ref, as in ggml). */
+void ggml__quantize_row_iq2_s_ref(const float *restrict x, void *restrict y, int64_t k);
 
 #endif

@@ -431,6 +431,7 @@ static ggml_from_float_t chunk_quantizer(enum ggml_type type)
     case GGML_TYPE_IQ4_XS: return ggml__quantize_row_iq4_xs_ref;
     case GGML_TYPE_IQ3_XXS: return ggml__quantize_row_iq3_xxs_ref;
     case GGML_TYPE_IQ3_S: return ggml__quantize_row_iq3_s_ref;
+    case GGML_TYPE_IQ2_S: return ggml__quantize_row_iq2_s_ref;
     default:             return NULL;
     }
 }
@@ -446,6 +447,9 @@ static void (*weighted_chunk_quantizer(enum ggml_type type))(const float *restri
     case GGML_TYPE_Q2_K: return ggml__quantize_q2_K;
     case GGML_TYPE_Q3_K: return ggml__quantize_q3_K;
     case GGML_TYPE_IQ4_XS: return ggml__quantize_iq4_xs;
+    case GGML_TYPE_IQ2_XXS: return ggml__quantize_iq2_xxs;
+    case GGML_TYPE_IQ2_XS: return ggml__quantize_iq2_xs;
+    case GGML_TYPE_IQ2_S: return ggml__quantize_iq2_s;
     default:             return NULL;
     }
 }
@@ -476,8 +480,9 @@ static ggml__fallible_quantizer fallible_chunk_quantizer(enum ggml_type type)
  *                    the type's block size;
  *            imatrix importance weights of the n_per_row columns (NULL:
  *                    none): the K-quants, IQ4_NL, IQ4_XS and the
- *                    lattice (IQ1, IQ3) formats minimise the error
- *                    weighted by them; the other formats ignore them, as
+ *                    lattice (IQ1, IQ2, IQ3) formats minimise the error
+ *                    weighted by them (IQ1_S, IQ2_XXS and IQ2_XS require
+ *                    them, as in ggml); the other formats ignore them, as
  *                    ggml's do.
  * Returns:   bytes written (nrows * ggml_row_size(type, n_per_row)), or 0
  *            after logging one error.
@@ -491,8 +496,12 @@ size_t ggml_quantize_chunk(enum ggml_type type, const float *src, void *dst, int
     }
     ggml_from_float_t quantize = chunk_quantizer(type);
     const ggml__fallible_quantizer fallible = fallible_chunk_quantizer(type);
-    if (quantize == NULL && fallible == NULL) {
+    if (quantize == NULL && fallible == NULL && weighted_chunk_quantizer(type) == NULL) {
         ggml__error("quantization to %s is not implemented", ggml_type_name(type));
+        return 0;
+    }
+    if (imatrix == NULL && ggml_quantize_requires_imatrix(type)) {
+        ggml__error("quantization to %s requires an importance matrix", ggml_type_name(type));
         return 0;
     }
 
@@ -517,10 +526,6 @@ size_t ggml_quantize_chunk(enum ggml_type type, const float *src, void *dst, int
         return 0;
     if (src == NULL || dst == NULL) {
         ggml__error("NULL %s", src == NULL ? "source" : "destination");
-        return 0;
-    }
-    if (imatrix == NULL && ggml_quantize_requires_imatrix(type)) {
-        ggml__error("quantization to %s needs an importance matrix (imatrix is NULL)", ggml_type_name(type));
         return 0;
     }
 

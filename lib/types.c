@@ -113,10 +113,14 @@ const struct ggml_type_traits ggml__type_traits_table[GGML_TYPE_COUNT] = {
     },
     /* float d, qs[256], int16 bsums[16] */
     [GGML_TYPE_Q8_K] = { .type_name = "q8_K", .blck_size = 256, .type_size = 292, .is_quantized = true },
-    /* d, uint16 qs[32] */
-    [GGML_TYPE_IQ2_XXS] = { .type_name = "iq2_xxs", .blck_size = 256, .type_size = 66, .is_quantized = true },
-    /* d, uint16 qs[32], scales[8] */
-    [GGML_TYPE_IQ2_XS] = { .type_name = "iq2_xs", .blck_size = 256, .type_size = 74, .is_quantized = true },
+    [GGML_TYPE_IQ2_XXS] = {
+        .type_name = "iq2_xxs", .blck_size = QK_K, .type_size = sizeof(block_iq2_xxs), .is_quantized = true,
+        .to_float = ggml__dequantize_row_iq2_xxs,
+    },
+    [GGML_TYPE_IQ2_XS] = {
+        .type_name = "iq2_xs", .blck_size = QK_K, .type_size = sizeof(block_iq2_xs), .is_quantized = true,
+        .to_float = ggml__dequantize_row_iq2_xs,
+    },
     [GGML_TYPE_IQ3_XXS] = {
         .type_name = "iq3_xxs", .blck_size = QK_K, .type_size = sizeof(block_iq3_xxs), .is_quantized = true,
         .to_float = ggml__dequantize_row_iq3_xxs, .from_float_ref = ggml__quantize_row_iq3_xxs_ref,
@@ -133,8 +137,10 @@ const struct ggml_type_traits ggml__type_traits_table[GGML_TYPE_COUNT] = {
         .type_name = "iq3_s", .blck_size = QK_K, .type_size = sizeof(block_iq3_s), .is_quantized = true,
         .to_float = ggml__dequantize_row_iq3_s, .from_float_ref = ggml__quantize_row_iq3_s_ref,
     },
-    /* d, qs[64], qh[8], scales[8] */
-    [GGML_TYPE_IQ2_S] = { .type_name = "iq2_s", .blck_size = 256, .type_size = 82, .is_quantized = true },
+    [GGML_TYPE_IQ2_S] = {
+        .type_name = "iq2_s", .blck_size = QK_K, .type_size = sizeof(block_iq2_s), .is_quantized = true,
+        .to_float = ggml__dequantize_row_iq2_s, .from_float_ref = ggml__quantize_row_iq2_s_ref,
+    },
     [GGML_TYPE_I8]  = { .type_name = "i8",  .blck_size = 1, .type_size = sizeof(int8_t) },
     [GGML_TYPE_I16] = { .type_name = "i16", .blck_size = 1, .type_size = sizeof(int16_t) },
     [GGML_TYPE_I32] = { .type_name = "i32", .blck_size = 1, .type_size = sizeof(int32_t) },

@@ -36,6 +36,7 @@ tap_test_programs = \
 	tests/test-quants-tq \
 	tests/test-quants-iq1 \
 	tests/test-quants-iq3 \
+	tests/test-quants-iq2 \
 	tests/test-context \
 	tests/test-tensor \
 	tests/test-views \
@@ -104,6 +105,9 @@ EXTRA_DIST += tests/data/iq1quants.txt
 # test-quants-iq3 likewise (q8_K activations for its dot products).
 tests_test_quants_iq3_LDADD = libggml-backend-core.la -lm
 EXTRA_DIST += tests/data/iq3quants.txt
+# test-quants-iq2 decodes q8_K (no public decoder) with the internal one.
+tests_test_quants_iq2_LDADD = libggml-backend-core.la -lm
+EXTRA_DIST += tests/data/iq2quants.txt
 # test-cpu-hwloc defines hwloc's system calls to count the library's.
 tests_test_cpu_hwloc_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS)
 tests_test_cpu_hwloc_LDADD = libggml-backend.la -lm

@@ -95,6 +95,23 @@ static inline void optest_set(struct ggml_tensor *t, int64_t i0, int64_t i1, int
 }
 
 /*
+ * ggml_quantize_chunk of nrows rows of n_per_row values from src into dst,
+ * with importance weights 1 for the types that require weights.
+ */
+static inline void optest_quantize(enum ggml_type type, const float *src, void *dst, int64_t nrows,
+                                   int64_t n_per_row)
+{
+    float *ones = NULL;
+    if (ggml_quantize_requires_imatrix(type)) {
+        ones = malloc((size_t) n_per_row * sizeof *ones);
+        for (int64_t i = 0; i < n_per_row; i++)
+            ones[i] = 1.0f;
+    }
+    ggml_quantize_chunk(type, src, dst, 0, nrows, n_per_row, ones);
+    free(ones);
+}
+
+/*
  * Fills t with uniform values in [lo, hi); quantized tensors (contiguous)
  * are filled by quantizing random rows (with importance weights of 1 for
  * the types that require them).
@@ -104,14 +121,9 @@ static inline void optest_fill(struct ggml_tensor *t, uint64_t *seed, double lo,
     if (ggml_is_quantized(t->type)) {
         const int64_t n = ggml_nelements(t);
         float *tmp = malloc((size_t) n * sizeof *tmp);
-        float *ones = malloc((size_t) t->ne[0] * sizeof *ones);
         for (int64_t i = 0; i < n; i++)
             tmp[i] = (float) optest_uniform(seed, lo, hi);
-        for (int64_t i = 0; i < t->ne[0]; i++)
-            ones[i] = 1.0f;
-        ggml_quantize_chunk(t->type, tmp, t->data, 0, n / t->ne[0], t->ne[0],
-                            ggml_quantize_requires_imatrix(t->type) ? ones : NULL);
-        free(ones);
+        optest_quantize(t->type, tmp, t->data, n / t->ne[0], t->ne[0]);
         free(tmp);
         return;
     }

@@ -42,6 +42,7 @@
 #include "ggml.h"
 #include "ggml-cpu.h"
 #include "tap.h"
+#include "quants-impl.h"
 #include "small-quants-ref.h"
 #include "simd/kernels.h"
 
@@ -96,6 +97,9 @@ static size_t block_bytes(enum ggml_type t)
     case GGML_TYPE_IQ1_M: return 56;
     case GGML_TYPE_IQ3_XXS: return 98;
     case GGML_TYPE_IQ3_S: return 110;
+    case GGML_TYPE_IQ2_XXS: return 66;
+    case GGML_TYPE_IQ2_XS:  return 74;
+    case GGML_TYPE_IQ2_S:   return 82;
     default:             return 0;
     }
 }
@@ -297,8 +301,56 @@ static double k_value(enum ggml_type t, const uint8_t *x, int64_t i)
     }
 }
 
+/*
+ * Value i of an IQ2 row (256-value blocks, binary16 d first): group
+ * g = v / 8 of sub-block b = v / 32 has a lattice point P (the library's
+ * point lists: coordinate c of P is 8, 25 or 43 for the 2-bit code
+ * (P >> 2c) & 3), eight signs and a 4-bit scale s:
+ *   XXS: 32-bit words w0, w1 at byte 2 + 8b: P = points[byte g % 4 of w0],
+ *        signs: bits 7 (g % 4).. of w1 (7 bits, the eighth their parity),
+ *        s = w1 >> 28;
+ *   XS:  16-bit q at byte 2 + 2g: P = points[q & 511], 7 signs q >> 9,
+ *        s: nibble (g % 4) / 2 of byte 66 + b;
+ *   S:   P = points[byte 2 + g | ((byte 66 + b) >> 2 (g % 4) & 3) << 8],
+ *        signs byte 34 + g, s as XS at byte 74 + b;
+ * value d (2 s + 1) / 8 * coordinate, negated for a set sign.
+ */
+static double iq2_value(enum ggml_type t, const uint8_t *x, int64_t i)
+{
+    const uint8_t *b = x + i / 256 * block_bytes(t);
+    const int v = (int) (i % 256), g = v / 8, c = v % 8, sub = v / 32;
+    unsigned point, signs, s;
+    if (t == GGML_TYPE_IQ2_XXS) {
+        const uint8_t *w = b + 2 + 8 * sub;
+        const uint32_t w1 = (uint32_t) w[4] | (uint32_t) w[5] << 8 | (uint32_t) w[6] << 16 | (uint32_t) w[7] << 24;
+        point = ggml__iq2xxs_points[w[g % 4]];
+        signs = (w1 >> (7 * (g % 4))) & 127;
+        s = w1 >> 28;
+    } else if (t == GGML_TYPE_IQ2_XS) {
+        const unsigned q = rd16(b + 2 + 2 * g);
+        point = ggml__iq2xs_points[q & 511];
+        signs = q >> 9;
+        s = (b[66 + sub] >> (4 * ((g % 4) / 2))) & 15;
+    } else {
+        point = ggml__iq2s_points[b[2 + g] | ((b[66 + sub] >> (2 * (g % 4))) & 3u) << 8];
+        signs = b[34 + g];
+        s = (b[74 + sub] >> (4 * ((g % 4) / 2))) & 15;
+    }
+    if (t != GGML_TYPE_IQ2_S) {
+        int n_neg = 0;
+        for (int j = 0; j < 7; j++)
+            n_neg += (signs >> j) & 1;
+        signs |= (unsigned) (n_neg & 1) << 7;
+    }
+    static const int level[3] = { 8, 25, 43 };
+    const double value = f16(b) * (2.0 * s + 1.0) / 8.0 * level[(point >> (2 * c)) & 3];
+    return (signs >> c) & 1 ? -value : value;
+}
+
 static double ref_value(enum ggml_type t, const uint8_t *x, int64_t i)
 {
+    if (t == GGML_TYPE_IQ2_XXS || t == GGML_TYPE_IQ2_XS || t == GGML_TYPE_IQ2_S)
+        return iq2_value(t, x, i);
     if (ggml_blck_size(t) == 256)
         return k_value(t, x, i);
 
@@ -389,7 +441,7 @@ static struct row make_row(const struct ggml__cpu_kernels *generic, enum ggml_ty
         r.values[i] = rng_unit();
     if (generic->from_float[t] != NULL) {
         generic->from_float[t](r.values, r.data, n);
-    } else {   /* IQ1_S, IQ1_M: the public quantizer, importance weights 1 */
+    } else {   /* IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS: the public quantizer, importance weights 1 */
         float *ones = malloc((size_t) n * sizeof *ones);
         for (int64_t i = 0; i < n; i++)
             ones[i] = 1.0f;
@@ -413,6 +465,7 @@ static const enum ggml_type dot_types[] = {
     GGML_TYPE_TQ1_0, GGML_TYPE_TQ2_0, GGML_TYPE_IQ4_XS,
     GGML_TYPE_IQ1_S, GGML_TYPE_IQ1_M,
     GGML_TYPE_IQ3_XXS, GGML_TYPE_IQ3_S,
+    GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ2_XS, GGML_TYPE_IQ2_S,
 };
 
 /* Types whose vec_dot must give the generic level's bits at every level

@@ -45,6 +45,7 @@ static const enum ggml_type k_types[] = {
     GGML_TYPE_TQ1_0, GGML_TYPE_TQ2_0, GGML_TYPE_IQ4_XS,
     GGML_TYPE_IQ1_S, GGML_TYPE_IQ1_M,
     GGML_TYPE_IQ3_XXS, GGML_TYPE_IQ3_S,
+    GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ2_XS, GGML_TYPE_IQ2_S,
 };
 #define N_K_TYPES (sizeof k_types / sizeof k_types[0])
 #define N_ANY_SRC0_TYPES (N_SRC0_TYPES + N_SMALL_TYPES + N_K_TYPES)
@@ -718,15 +719,17 @@ static void test_type_traits(void)
         case GGML_TYPE_TQ1_0: case GGML_TYPE_TQ2_0: case GGML_TYPE_IQ4_XS:
         case GGML_TYPE_IQ1_S: case GGML_TYPE_IQ1_M:
         case GGML_TYPE_IQ3_XXS: case GGML_TYPE_IQ3_S:
+        case GGML_TYPE_IQ2_XXS: case GGML_TYPE_IQ2_XS: case GGML_TYPE_IQ2_S:
             want_vdt = GGML_TYPE_Q8_K;
             break;
         default: break;
         }
         /* q8_1 and q8_K: only what other rows are converted to */
         const bool activation = t == GGML_TYPE_Q8_1 || t == GGML_TYPE_Q8_K;
-        /* IQ1_S and IQ1_M: no from_float (as in ggml; their quantizers need tables) */
-        const bool iq1 = t == GGML_TYPE_IQ1_S || t == GGML_TYPE_IQ1_M;
-        const bool has_from_float = (has_dot && !iq1) || activation || t == GGML_TYPE_I32;
+        /* IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS: no from_float (as in ggml) */
+        const bool no_encoder = t == GGML_TYPE_IQ1_S || t == GGML_TYPE_IQ1_M || t == GGML_TYPE_IQ2_XXS ||
+                                t == GGML_TYPE_IQ2_XS;
+        const bool has_from_float = (has_dot && !no_encoder) || activation || t == GGML_TYPE_I32;
         const int64_t want_nrows = has_dot || activation ? 1 : 0;
         ok((tr->vec_dot != NULL) == has_dot && (tr->from_float != NULL) == has_from_float &&
            tr->vec_dot_type == want_vdt && tr->nrows == want_nrows,
@@ -826,11 +829,7 @@ static void test_vec_dot(void)
                 yf[i] = (float) optest_uniform(&seed, -2.0, 2.0);
             }
             void *x = malloc(ggml_row_size(type, n)), *y = malloc(ggml_row_size(vdt, n));
-            float *ones = malloc((size_t) n * sizeof *ones);
-            for (int i = 0; i < n; i++)
-                ones[i] = 1.0f;
-            ggml_quantize_chunk(type, xf, x, 0, 1, n, ggml_quantize_requires_imatrix(type) ? ones : NULL);
-            free(ones);
+            optest_quantize(type, xf, x, 1, n);
             ggml_get_type_traits_cpu(vdt)->from_float(yf, y, n);
             float got = NAN;
             tr->vec_dot(n, &got, 0, x, 0, y, 0, 1);

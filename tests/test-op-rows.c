@@ -198,6 +198,7 @@ static void test_get_rows(void)
         GGML_TYPE_TQ1_0, GGML_TYPE_TQ2_0, GGML_TYPE_IQ4_XS,
         GGML_TYPE_IQ1_S, GGML_TYPE_IQ1_M,
         GGML_TYPE_IQ3_XXS, GGML_TYPE_IQ3_S,
+        GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ2_XS, GGML_TYPE_IQ2_S,
     };
     const int64_t plain_ne0[] = { 1, 3, 31, 33, 257 };
     /* in units of 32 values: whole blocks of every type (Q1_0: 128) */
@@ -271,6 +272,9 @@ static double set_rows_threshold(enum ggml_type type)
     /* ternary: -d, 0, d with d the largest magnitude: 1/12 against 1/3, 0.25 */
     case GGML_TYPE_TQ1_0:
     case GGML_TYPE_TQ2_0: return 0.5;
+    /* IQ2_S: 2.5 bits a value on a lattice of magnitudes 8, 25, 43:
+       measured up to 0.06 */
+    case GGML_TYPE_IQ2_S: return 0.15;
     default:             return 4e-5; /* Q8_0, Q8_1 */
     }
 }
@@ -469,6 +473,7 @@ static void test_set_rows(void)
         GGML_TYPE_MXFP4, GGML_TYPE_NVFP4, GGML_TYPE_Q1_0, GGML_TYPE_Q2_0, GGML_TYPE_IQ4_NL,
         GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
         GGML_TYPE_TQ1_0, GGML_TYPE_TQ2_0, GGML_TYPE_IQ4_XS,
+        GGML_TYPE_IQ2_S,
     };
     const int64_t plain_ne0[] = { 1, 3, 31, 33, 257 };
     /* in units of 32 values: whole blocks of every type (Q1_0: 128) */

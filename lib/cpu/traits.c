@@ -93,6 +93,8 @@ static void fill_type_traits(void)
         { GGML_TYPE_IQ4_XS, GGML_TYPE_Q8_K },
         { GGML_TYPE_IQ1_S, GGML_TYPE_Q8_K }, { GGML_TYPE_IQ1_M, GGML_TYPE_Q8_K },
         { GGML_TYPE_IQ3_XXS, GGML_TYPE_Q8_K }, { GGML_TYPE_IQ3_S, GGML_TYPE_Q8_K },
+        { GGML_TYPE_IQ2_XXS, GGML_TYPE_Q8_K }, { GGML_TYPE_IQ2_XS, GGML_TYPE_Q8_K },
+        { GGML_TYPE_IQ2_S, GGML_TYPE_Q8_K },
     };
     const struct ggml__cpu_kernels *k = ggml__kernels();
     for (size_t i = 0; i < sizeof with_dot / sizeof with_dot[0]; i++) {

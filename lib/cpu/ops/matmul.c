@@ -84,6 +84,7 @@ static bool matmul_src0_type(enum ggml_type type)
     case GGML_TYPE_TQ1_0: case GGML_TYPE_TQ2_0: case GGML_TYPE_IQ4_XS:
     case GGML_TYPE_IQ1_S: case GGML_TYPE_IQ1_M:
     case GGML_TYPE_IQ3_XXS: case GGML_TYPE_IQ3_S:
+    case GGML_TYPE_IQ2_XXS: case GGML_TYPE_IQ2_XS: case GGML_TYPE_IQ2_S:
         return true;
     default:
         return false;

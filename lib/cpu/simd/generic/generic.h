@@ -42,6 +42,10 @@ void ggml__generic_vec_dot_iq1_m_q8_K(GGML__VEC_DOT_PARAMS);
 /* dot-iq3.c: vec_dot entries of IQ3_XXS and IQ3_S (against q8_K) */
 void ggml__generic_vec_dot_iq3_xxs_q8_K(GGML__VEC_DOT_PARAMS);
 void ggml__generic_vec_dot_iq3_s_q8_K(GGML__VEC_DOT_PARAMS);
+/* dot-iq2.c: vec_dot entries of IQ2_XXS, IQ2_XS, IQ2_S (against q8_K) */
+void ggml__generic_vec_dot_iq2_xxs_q8_K(GGML__VEC_DOT_PARAMS);
+void ggml__generic_vec_dot_iq2_xs_q8_K(GGML__VEC_DOT_PARAMS);
+void ggml__generic_vec_dot_iq2_s_q8_K(GGML__VEC_DOT_PARAMS);
 
 /* convert.c: to_float and from_float entries */
 void ggml__generic_f16_to_f32(const void *restrict x, float *restrict y, int64_t n);
