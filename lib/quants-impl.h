@@ -624,46 +624,6 @@ typedef struct {
  * qh[g / 8] << 8; value v's sign is bit v % 8 of signs[v / 8]; sub-block
  * s's l is the low (s even) or high (s odd) nibble of scales[s / 2].
  *     x = d * (1 + 2 l) * grid[v] (negated when its sign is set).
-/* ---------------------------------------------------------------- IQ2 */
-
-/*
- * The 2-bit lattice formats IQ2_XXS, IQ2_XS, IQ2_S (lib/quants-iq2.c;
- * generic dots in lib/cpu/simd/generic/dot-iq2.c), super-blocks of QK_K
- * values.  Each group of 8 values is one point of a format-specific list
- * of lattice points (coordinates 8, 25 or 43: ggml__iq2*_points) with a
- * sign per value; each run of 32 values (sub-block) has a 4-bit scale s,
- * or two (one per 16 values) for XS and S:
- *     x = d * (2 s + 1) / 8 * point[j] * (sign j ? -1 : 1).
- * Sign bytes of XXS and XS store seven signs; the eighth is their parity
- * (the number of negatives is even).
- */
-
-/*
- * IQ2_XXS: sub-block b uses qs[4b..4b+3] as two little-endian 32-bit
- * words: the four bytes of the first are the point indices (0..255) of
- * its groups; bits 7g..7g+6 of the second the seven signs of group g,
- * bits 28..31 the scale s.
- */
-typedef struct {
-    ggml_fp16_t d;
-    uint16_t qs[QK_K / 8];
-} block_iq2_xxs;
-
-/*
- * IQ2_XS: qs[4b + g] is group g of sub-block b: point index (0..511) in
- * bits 0..8, seven signs in bits 9..15; scales[b] holds s of the first 16
- * values in its low nibble, of the last 16 in its high nibble.
- */
-typedef struct {
-    ggml_fp16_t d;
-    uint16_t qs[QK_K / 8];
-    uint8_t scales[QK_K / 32];
-} block_iq2_xs;
-
-/*
- * IQ2_S: group g of sub-block b has point index (0..1023)
- * qs[4b + g] | ((qh[b] >> 2g) & 3) << 8 and its eight signs (bit j:
- * value j negative) in qs[32 + 4b + g]; scales as in IQ2_XS.
  */
 typedef struct {
     ggml_fp16_t d;
@@ -711,6 +671,52 @@ bool ggml__quantize_iq3_xxs(const float *restrict x, void *restrict y, int64_t n
                             const float *imatrix);
 bool ggml__quantize_iq3_s(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
                           const float *imatrix);
+
+/* ---------------------------------------------------------------- IQ2 */
+
+/*
+ * The 2-bit lattice formats IQ2_XXS, IQ2_XS, IQ2_S (lib/quants-iq2.c;
+ * generic dots in lib/cpu/simd/generic/dot-iq2.c), super-blocks of QK_K
+ * values.  Each group of 8 values is one point of a format-specific list
+ * of lattice points (coordinates 8, 25 or 43: ggml__iq2*_points) with a
+ * sign per value; each run of 32 values (sub-block) has a 4-bit scale s,
+ * or two (one per 16 values) for XS and S:
+ *     x = d * (2 s + 1) / 8 * point[j] * (sign j ? -1 : 1).
+ * Sign bytes of XXS and XS store seven signs; the eighth is their parity
+ * (the number of negatives is even).
+ */
+
+/*
+ * IQ2_XXS: sub-block b uses qs[4b..4b+3] as two little-endian 32-bit
+ * words: the four bytes of the first are the point indices (0..255) of
+ * its groups; bits 7g..7g+6 of the second the seven signs of group g,
+ * bits 28..31 the scale s.
+ */
+typedef struct {
+    ggml_fp16_t d;
+    uint16_t qs[QK_K / 8];
+} block_iq2_xxs;
+
+/*
+ * IQ2_XS: qs[4b + g] is group g of sub-block b: point index (0..511) in
+ * bits 0..8, seven signs in bits 9..15; scales[b] holds s of the first 16
+ * values in its low nibble, of the last 16 in its high nibble.
+ */
+typedef struct {
+    ggml_fp16_t d;
+    uint16_t qs[QK_K / 8];
+    uint8_t scales[QK_K / 32];
+} block_iq2_xs;
+
+/*
+ * IQ2_S: group g of sub-block b has point index (0..1023)
+ * qs[4b + g] | ((qh[b] >> 2g) & 3) << 8 and its eight signs (bit j:
+ * value j negative) in qs[32 + 4b + g]; scales as in IQ2_XS.
+ */
+typedef struct {
+    ggml_fp16_t d;
+    uint8_t qs[QK_K / 4];
+    uint8_t qh[QK_K / 32];
     uint8_t scales[QK_K / 32];
 } block_iq2_s;
 
