@@ -312,6 +312,7 @@ man3_MANS += \
 	man/man3/ggml_get_no_alloc.3 \
 	man/man3/ggml_get_rel_pos.3 \
 	man/man3/ggml_get_rows.3 \
+	man/man3/ggml_get_rows_back.3 \
 	man/man3/ggml_get_tensor.3 \
 	man/man3/ggml_get_type_traits.3 \
 	man/man3/ggml_get_type_traits_cpu.3 \
@@ -441,6 +442,7 @@ man3_MANS += \
 	man/man3/ggml_reshape_3d.3 \
 	man/man3/ggml_reshape_4d.3 \
 	man/man3/ggml_rms_norm.3 \
+	man/man3/ggml_rms_norm_back.3 \
 	man/man3/ggml_rms_norm_inplace.3 \
 	man/man3/ggml_roll.3 \
 	man/man3/ggml_rope.3 \
@@ -488,12 +490,15 @@ man3_MANS += \
 	man/man3/ggml_sigmoid.3 \
 	man/man3/ggml_sigmoid_inplace.3 \
 	man/man3/ggml_silu.3 \
+	man/man3/ggml_silu_back.3 \
 	man/man3/ggml_silu_inplace.3 \
 	man/man3/ggml_sin.3 \
 	man/man3/ggml_sin_inplace.3 \
 	man/man3/ggml_soft_max.3 \
 	man/man3/ggml_soft_max_add_sinks.3 \
 	man/man3/ggml_soft_max_ext.3 \
+	man/man3/ggml_soft_max_ext_back.3 \
+	man/man3/ggml_soft_max_ext_back_inplace.3 \
 	man/man3/ggml_soft_max_ext_inplace.3 \
 	man/man3/ggml_soft_max_inplace.3 \
 	man/man3/ggml_softplus.3 \

@@ -1052,12 +1052,47 @@ static struct ggml_tensor *op_misc(struct builder *b)
     }
 }
 
+/* The gradient ops of training: incoming gradient first, then what the
+ * forward op saw or produced (often of another shape or type). */
+static struct ggml_tensor *op_back(struct builder *b)
+{
+    struct ggml_context *ctx = b->ctx;
+    struct ggml_tensor *a = operand(b);
+    switch (draw(b->e, 5)) {
+    case 0: {
+        struct ggml_tensor *x = leaf_like(b, a, chance(b->e, 90) ? GGML_TYPE_F32 : draw_type(b->e));
+        return OP(b, "ggml_silu_back", NULLS2(a, x), ggml_silu_back(ctx, a, x));
+    }
+    case 1: {
+        struct ggml_tensor *x = leaf_like(b, a, chance(b->e, 90) ? GGML_TYPE_F32 : draw_type(b->e));
+        float eps = chance(b->e, 70) ? 1e-6f : draw_param(b->e);
+        return OP(b, "ggml_rms_norm_back", NULLS2(a, x), ggml_rms_norm_back(ctx, a, x, eps));
+    }
+    case 2: {
+        struct ggml_tensor *y = leaf_like(b, a, chance(b->e, 90) ? GGML_TYPE_F32 : draw_type(b->e));
+        float scale = chance(b->e, 70) ? 1.0f : draw_param(b->e), max_bias = chance(b->e, 80) ? 0.0f : draw_param(b->e);
+        if (chance(b->e, 30))
+            return OP(b, "ggml_soft_max_ext_back_inplace", NULLS2(a, y),
+                      ggml_soft_max_ext_back_inplace(ctx, a, y, scale, max_bias));
+        return OP(b, "ggml_soft_max_ext_back", NULLS2(a, y), ggml_soft_max_ext_back(ctx, a, y, scale, max_bias));
+    }
+    default: {
+        /* get_rows_back(grad [n, r], ids [<= r], rows [n, m]) */
+        int64_t n = a != NULL ? a->ne[0] : draw_dim(b->e), r = a != NULL ? a->ne[1] : draw_dim(b->e);
+        struct ggml_tensor *ids = index_leaf(b, chance(b->e, 80) ? r : draw_dim(b->e), 1, 1);
+        int64_t cne[4] = { chance(b->e, 90) ? n : draw_dim(b->e), draw_dim(b->e), 1, 1 };
+        struct ggml_tensor *c = leaf_ne(b, GGML_TYPE_F32, cne);
+        return OP(b, "ggml_get_rows_back", NULLS3(a, ids, c), ggml_get_rows_back(ctx, a, ids, c));
+    }
+    }
+}
+
 typedef struct ggml_tensor *(*op_family_fn)(struct builder *b);
 
 static const op_family_fn op_families[] = {
     op_unary, op_binary, op_binary, op_reduce, op_softmax, op_rope, op_rows, op_rows, op_view, op_view,
     op_seq, op_conv, op_image, op_sort, op_copy, op_matmul, op_matmul, op_attention, op_recurrent,
-    op_custom, op_glu, op_misc,
+    op_custom, op_glu, op_misc, op_back,
 };
 
 /* ------------------------------------------------------------ inputs */

@@ -116,6 +116,10 @@ static const struct ggml__op_impl *const op_impls[GGML_OP_COUNT] = {
     [GGML_OP_MAP_CUSTOM2] = &ggml__op_map_custom2,
     [GGML_OP_MAP_CUSTOM3] = &ggml__op_map_custom3,
     [GGML_OP_CUSTOM] = &ggml__op_custom,
+    [GGML_OP_SILU_BACK] = &ggml__op_silu_back,
+    [GGML_OP_RMS_NORM_BACK] = &ggml__op_rms_norm_back,
+    [GGML_OP_GET_ROWS_BACK] = &ggml__op_get_rows_back,
+    [GGML_OP_SOFT_MAX_BACK] = &ggml__op_soft_max_back,
 };
 
 const struct ggml__op_impl *ggml__cpu_op_impl(enum ggml_op op)

@@ -318,6 +318,10 @@ GGML__OP_IMPL(ggml__op_dsv4_hc_comb);
 GGML__OP_IMPL(ggml__op_dsv4_hc_pre);
 GGML__OP_IMPL(ggml__op_dsv4_hc_post);
 GGML__OP_IMPL(ggml__op_custom);
+GGML__OP_IMPL(ggml__op_silu_back);       /* ops/back.c */
+GGML__OP_IMPL(ggml__op_rms_norm_back);
+GGML__OP_IMPL(ggml__op_get_rows_back);
+GGML__OP_IMPL(ggml__op_soft_max_back);
 
 /* True when the op's result dst is to be written by the table's streaming
    entries (unary_stream, binary_stream) where they exist: it would not stay

@@ -1,0 +1,471 @@
+/*
+ * test-op-back.c - the gradient ops SILU_BACK, RMS_NORM_BACK,
+ * GET_ROWS_BACK and SOFT_MAX_BACK: odd shapes, non-contiguous inputs,
+ * F16 where accepted, 1..4 threads, reference and fast kernels, and the
+ * constructors' error paths.
+ *
+ * Each result is compared with a double-precision reference computed
+ * here from the inputs as stored (the closed-form derivative), and the
+ * gradients of silu, rms_norm and soft_max also with central finite
+ * differences of the forward function, computed in double.
+ */
+#include <stdio.h>
+
+#include "tap.h"
+#include "op-test.h"
+
+/* Step of the central differences: truncation error ~h^2 = 1e-8 relative,
+ * rounding error in double ~1e-16 / h = 1e-12. */
+#define FD_STEP 1e-4
+
+/* Finite differences agree with the closed forms to about h^2 relative:
+ * an NMSE below 1e-12 would need h smaller; 1e-10 leaves a margin of 100. */
+#define FD_NMSE 1e-10
+
+static struct ggml_context *new_ctx(void)
+{
+    struct ggml_init_params params = { 16u << 20, NULL, false };
+    return ggml_init(params);
+}
+
+/*
+ * A tensor of the given shape filled from seed: contiguous, or (strided)
+ * a view of the first ne0 columns of a wider one, so its rows are apart.
+ */
+static struct ggml_tensor *new_input(struct ggml_context *ctx, enum ggml_type type, const int64_t ne[4],
+                                     bool strided, uint64_t *seed, double lo, double hi)
+{
+    if (!strided) {
+        struct ggml_tensor *t = ggml_new_tensor(ctx, type, 4, ne);
+        optest_fill(t, seed, lo, hi);
+        return t;
+    }
+    struct ggml_tensor *wide = ggml_new_tensor_4d(ctx, type, ne[0] + 3, ne[1], ne[2], ne[3]);
+    optest_fill(wide, seed, lo, hi);
+    return ggml_view_4d(ctx, wide, ne[0], ne[1], ne[2], ne[3], wide->nb[1], wide->nb[2], wide->nb[3],
+                        ggml_type_size(type));
+}
+
+/* Row r (dims 1..3 flattened) of t as doubles. */
+static void get_row(const struct ggml_tensor *t, int64_t r, double *out)
+{
+    const int64_t i1 = r % t->ne[1], i2 = (r / t->ne[1]) % t->ne[2], i3 = r / (t->ne[1] * t->ne[2]);
+    for (int64_t i0 = 0; i0 < t->ne[0]; i0++)
+        out[i0] = optest_get(t, i0, i1, i2, i3);
+}
+
+/* NMSE of out (computed once, 2 threads) against fd, in out's row-major order. */
+static void check_fd(struct ggml_context *ctx, struct ggml_tensor *out, const double *fd, const char *what)
+{
+    enum ggml_status status = optest_compute(ctx, out, 2, false);
+    const double nmse = optest_nmse(out, fd);
+    ok(status == GGML_STATUS_SUCCESS && nmse <= FD_NMSE, "%s: agrees with finite differences (nmse %.3g)", what,
+       nmse);
+}
+
+/* Float i of t's op_params. */
+static float op_param_f32(const struct ggml_tensor *t, int i)
+{
+    float v;
+    memcpy(&v, (const char *) t->op_params + (size_t) i * sizeof v, sizeof v);
+    return v;
+}
+
+static const char *type_label(enum ggml_type type)
+{
+    return ggml_type_name(type);
+}
+
+/* ------------------------------------------------------------- SILU_BACK */
+
+static double silu(double x)
+{
+    return x / (1.0 + exp(-x));
+}
+
+/*
+ * Threshold F32 1e-12: one sigmoid (expf, a few ulps) and three products
+ * per element.  F16 results are rounded to 11 bits: 1e-6.
+ */
+static void test_silu_back_case(enum ggml_type type, int64_t ne0, int64_t ne1, int64_t ne2, bool strided,
+                                uint64_t *seed)
+{
+    struct ggml_context *ctx = new_ctx();
+    const int64_t ne[4] = { ne0, ne1, ne2, 1 };
+    struct ggml_tensor *dy = new_input(ctx, type, ne, false, seed, -1.0, 1.0);
+    struct ggml_tensor *x = new_input(ctx, type, ne, strided, seed, -6.0, 6.0);
+    const int64_t n = ne0 * ne1 * ne2;
+    double *ref = malloc((size_t) n * sizeof *ref), *fd = malloc((size_t) n * sizeof *fd);
+    int64_t k = 0;
+    for (int64_t i2 = 0; i2 < ne2; i2++)
+        for (int64_t i1 = 0; i1 < ne1; i1++)
+            for (int64_t i0 = 0; i0 < ne0; i0++, k++) {
+                const double xv = optest_get(x, i0, i1, i2, 0), g = optest_get(dy, i0, i1, i2, 0);
+                const double s = 1.0 / (1.0 + exp(-xv));
+                ref[k] = g * s * (1.0 + xv * (1.0 - s));
+                fd[k] = g * (silu(xv + FD_STEP) - silu(xv - FD_STEP)) / (2.0 * FD_STEP);
+            }
+    struct ggml_tensor *out = ggml_silu_back(ctx, dy, x);
+    ok(out != NULL && out->op == GGML_OP_SILU_BACK && out->type == type && ggml_are_same_shape(out, dy) &&
+           out->src[0] == dy && out->src[1] == x,
+       "silu_back %s: a node of dy's shape and type, sources (dy, x)", type_label(type));
+    char what[128];
+    snprintf(what, sizeof what, "silu_back %s [%lld, %lld, %lld]%s", type_label(type), (long long) ne0,
+             (long long) ne1, (long long) ne2, strided ? ", strided x" : "");
+    const bool f32 = type == GGML_TYPE_F32;
+    optest_check_all(ctx, out, ref, f32 ? 1e-12 : 1e-6, what);
+    if (f32)
+        check_fd(ctx, out, fd, what);
+    free(fd);
+    free(ref);
+    ggml_free(ctx);
+}
+
+static void test_silu_back(void)
+{
+    uint64_t seed = 0x5170;
+    test_silu_back_case(GGML_TYPE_F32, 1, 1, 1, false, &seed);
+    test_silu_back_case(GGML_TYPE_F32, 33, 3, 2, true, &seed);
+    test_silu_back_case(GGML_TYPE_F32, 257, 5, 1, false, &seed);
+    test_silu_back_case(GGML_TYPE_F16, 31, 3, 1, true, &seed);
+}
+
+/* --------------------------------------------------------- RMS_NORM_BACK */
+
+/* sum_i dy[i] * rms_norm(x)[i] over one row of n values. */
+static double rms_norm_dot(const double *x, const double *dy, int64_t n, double eps)
+{
+    double ss = 0.0;
+    for (int64_t i = 0; i < n; i++)
+        ss += x[i] * x[i];
+    const double inv = 1.0 / sqrt(ss / (double) n + eps);
+    double s = 0.0;
+    for (int64_t i = 0; i < n; i++)
+        s += dy[i] * x[i] * inv;
+    return s;
+}
+
+/*
+ * Threshold F32 1e-11: per row two sums in double, then a few F32
+ * operations per element.  F16 results: 1e-6.
+ */
+static void test_rms_norm_back_case(enum ggml_type type, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3,
+                                    float eps, bool strided, uint64_t *seed)
+{
+    struct ggml_context *ctx = new_ctx();
+    const int64_t ne[4] = { ne0, ne1, ne2, ne3 };
+    struct ggml_tensor *dy = new_input(ctx, type, ne, strided, seed, -1.0, 1.0);
+    struct ggml_tensor *x = new_input(ctx, type, ne, !strided, seed, -2.0, 2.0);
+    const int64_t rows = ne1 * ne2 * ne3;
+    double *ref = malloc((size_t) (rows * ne0) * sizeof *ref), *fd = malloc((size_t) (rows * ne0) * sizeof *fd);
+    double *xr = malloc((size_t) ne0 * sizeof *xr), *gr = malloc((size_t) ne0 * sizeof *gr);
+    for (int64_t r = 0; r < rows; r++) {
+        get_row(x, r, xr);
+        get_row(dy, r, gr);
+        double ss = 0.0, sxg = 0.0;
+        for (int64_t i = 0; i < ne0; i++) {
+            ss += xr[i] * xr[i];
+            sxg += xr[i] * gr[i];
+        }
+        const double m = ss / (double) ne0 + eps;
+        for (int64_t j = 0; j < ne0; j++) {
+            ref[r * ne0 + j] = (gr[j] - xr[j] * sxg / ((double) ne0 * m)) / sqrt(m);
+            const double keep = xr[j];
+            xr[j] = keep + FD_STEP;
+            const double up = rms_norm_dot(xr, gr, ne0, eps);
+            xr[j] = keep - FD_STEP;
+            const double down = rms_norm_dot(xr, gr, ne0, eps);
+            xr[j] = keep;
+            fd[r * ne0 + j] = (up - down) / (2.0 * FD_STEP);
+        }
+    }
+    struct ggml_tensor *out = ggml_rms_norm_back(ctx, dy, x, eps);
+    ok(out != NULL && out->op == GGML_OP_RMS_NORM_BACK && out->type == type && ggml_are_same_shape(out, dy) &&
+           op_param_f32(out, 0) == eps,
+       "rms_norm_back %s: a node of dy's shape and type, eps in op_params[0]", type_label(type));
+    char what[128];
+    snprintf(what, sizeof what, "rms_norm_back %s [%lld, %lld, %lld, %lld] eps %g%s", type_label(type),
+             (long long) ne0, (long long) ne1, (long long) ne2, (long long) ne3, (double) eps,
+             strided ? ", strided dy" : ", strided x");
+    const bool f32 = type == GGML_TYPE_F32;
+    optest_check_all(ctx, out, ref, f32 ? 1e-11 : 1e-6, what);
+    if (f32)
+        check_fd(ctx, out, fd, what);
+    free(gr);
+    free(xr);
+    free(fd);
+    free(ref);
+    ggml_free(ctx);
+}
+
+static void test_rms_norm_back(void)
+{
+    uint64_t seed = 0x4b5;
+    test_rms_norm_back_case(GGML_TYPE_F32, 1, 1, 1, 1, 1e-6f, false, &seed);
+    test_rms_norm_back_case(GGML_TYPE_F32, 3, 5, 2, 3, 1e-5f, true, &seed);
+    test_rms_norm_back_case(GGML_TYPE_F32, 33, 7, 1, 1, 0.0f, false, &seed);
+    test_rms_norm_back_case(GGML_TYPE_F32, 257, 3, 1, 1, 1e-3f, true, &seed);
+    test_rms_norm_back_case(GGML_TYPE_F16, 31, 4, 1, 1, 1e-6f, false, &seed);
+}
+
+/* ---------------------------------------------------------- SOFT_MAX_BACK */
+
+/* sum_i dy[i] * softmax(scale * x)[i] over one row of n values. */
+static double soft_max_dot(const double *x, const double *dy, int64_t n, double scale)
+{
+    double mx = -INFINITY;
+    for (int64_t i = 0; i < n; i++)
+        mx = fmax(mx, scale * x[i]);
+    double sum = 0.0, s = 0.0;
+    for (int64_t i = 0; i < n; i++)
+        sum += exp(scale * x[i] - mx);
+    for (int64_t i = 0; i < n; i++)
+        s += dy[i] * exp(scale * x[i] - mx) / sum;
+    return s;
+}
+
+/*
+ * y is softmax(scale * x) of a random x, stored in F32; the result is
+ * checked against the closed form on the stored y (threshold 1e-11: a
+ * double dot product, two F32 operations per element) and against finite
+ * differences of the forward function in x (y's rounding to F32 is well
+ * below FD_NMSE).  In place, dy is restored before each run.
+ */
+static void test_soft_max_back_case(int64_t ne0, int64_t ne1, int64_t ne2, float scale, float max_bias,
+                                    bool strided, bool inplace, uint64_t *seed)
+{
+    struct ggml_context *ctx = new_ctx();
+    const int64_t ne[4] = { ne0, ne1, ne2, 1 };
+    struct ggml_tensor *dy = new_input(ctx, GGML_TYPE_F32, ne, strided && inplace, seed, -1.0, 1.0);
+    struct ggml_tensor *y = new_input(ctx, GGML_TYPE_F32, ne, strided, seed, 0.0, 1.0);
+    const int64_t rows = ne1 * ne2;
+    double *ref = malloc((size_t) (rows * ne0) * sizeof *ref), *fd = malloc((size_t) (rows * ne0) * sizeof *fd);
+    double *xr = malloc((size_t) ne0 * sizeof *xr), *yr = malloc((size_t) ne0 * sizeof *yr);
+    double *gr = malloc((size_t) ne0 * sizeof *gr);
+    for (int64_t r = 0; r < rows; r++) {
+        /* y's row from a random x */
+        for (int64_t i = 0; i < ne0; i++)
+            xr[i] = optest_uniform(seed, -3.0, 3.0);
+        double mx = -INFINITY, sum = 0.0;
+        for (int64_t i = 0; i < ne0; i++)
+            mx = fmax(mx, scale * xr[i]);
+        for (int64_t i = 0; i < ne0; i++)
+            sum += exp(scale * xr[i] - mx);
+        for (int64_t i = 0; i < ne0; i++)
+            optest_set(y, i, r % ne1, r / ne1, 0, exp(scale * xr[i] - mx) / sum);
+        get_row(y, r, yr);
+        get_row(dy, r, gr);
+        double dot = 0.0;
+        for (int64_t i = 0; i < ne0; i++)
+            dot += yr[i] * gr[i];
+        for (int64_t j = 0; j < ne0; j++) {
+            ref[r * ne0 + j] = scale * yr[j] * (gr[j] - dot);
+            const double keep = xr[j];
+            xr[j] = keep + FD_STEP;
+            const double up = soft_max_dot(xr, gr, ne0, scale);
+            xr[j] = keep - FD_STEP;
+            const double down = soft_max_dot(xr, gr, ne0, scale);
+            xr[j] = keep;
+            fd[r * ne0 + j] = (up - down) / (2.0 * FD_STEP);
+        }
+    }
+    struct ggml_tensor *out = inplace ? ggml_soft_max_ext_back_inplace(ctx, dy, y, scale, max_bias)
+                                      : ggml_soft_max_ext_back(ctx, dy, y, scale, max_bias);
+    ok(out != NULL && out->op == GGML_OP_SOFT_MAX_BACK && ggml_are_same_shape(out, dy) &&
+           op_param_f32(out, 0) == scale && op_param_f32(out, 1) == max_bias &&
+           (out->data == dy->data) == inplace,
+       "soft_max_ext_back%s: a node of dy's shape, scale and max_bias in op_params", inplace ? "_inplace" : "");
+    char what[160];
+    snprintf(what, sizeof what, "soft_max_ext_back%s [%lld, %lld, %lld] scale %g max_bias %g%s",
+             inplace ? "_inplace" : "", (long long) ne0, (long long) ne1, (long long) ne2, (double) scale,
+             (double) max_bias, strided ? ", strided" : "");
+    if (!inplace) {
+        optest_check_all(ctx, out, ref, 1e-11, what);
+        check_fd(ctx, out, fd, what);
+    } else {
+        /* dy is the result: save it and put it back before every run */
+        struct ggml_tensor *src = dy->view_src != NULL ? dy->view_src : dy;
+        const size_t bytes = ggml_nbytes(src);
+        void *saved = malloc(bytes);
+        memcpy(saved, src->data, bytes);
+        for (int use_ref = 0; use_ref <= 1; use_ref++)
+            for (int n_threads = 1; n_threads <= 4; n_threads++) {
+                memcpy(src->data, saved, bytes);
+                enum ggml_status status = optest_compute(ctx, out, n_threads, use_ref);
+                const double nmse = optest_nmse(out, ref);
+                ok(status == GGML_STATUS_SUCCESS && nmse <= 1e-11, "%s, %d threads, %s: nmse %.3g", what,
+                   n_threads, use_ref ? "reference" : "fast", nmse);
+            }
+        memcpy(src->data, saved, bytes);
+        check_fd(ctx, out, fd, what);
+        free(saved);
+    }
+    free(gr);
+    free(yr);
+    free(xr);
+    free(fd);
+    free(ref);
+    ggml_free(ctx);
+}
+
+static void test_soft_max_back(void)
+{
+    uint64_t seed = 0x50f7;
+    test_soft_max_back_case(1, 1, 1, 1.0f, 0.0f, false, false, &seed);
+    test_soft_max_back_case(15, 3, 2, 0.5f, 0.0f, true, false, &seed);
+    test_soft_max_back_case(33, 5, 1, 1.0f, 8.0f, false, false, &seed);
+    test_soft_max_back_case(257, 2, 3, 0.125f, 0.0f, false, false, &seed);
+    test_soft_max_back_case(31, 4, 1, 0.5f, 0.0f, false, true, &seed);
+    test_soft_max_back_case(15, 3, 2, 1.0f, 0.0f, true, true, &seed);
+}
+
+/* ---------------------------------------------------------- GET_ROWS_BACK */
+
+/*
+ * grad [ne0, n_grad_rows] (type), n_idx <= n_grad_rows indices into
+ * n_rows rows, some repeated (sums), some rows never named (zeros), one
+ * out of range when skip_bad (skipped).  Threshold: F32 1e-13 (sums of a
+ * few F32 values), F16 gradients read exactly: 1e-13.
+ */
+static void test_get_rows_back_case(enum ggml_type type, int64_t ne0, int64_t n_grad_rows, int64_t n_idx,
+                                    int64_t n_rows, bool idx_view, bool skip_bad, uint64_t *seed)
+{
+    struct ggml_context *ctx = new_ctx();
+    struct ggml_tensor *grad = ggml_new_tensor_2d(ctx, type, ne0, n_grad_rows);
+    optest_fill(grad, seed, -1.0, 1.0);
+    /* with idx_view: every other element of a longer vector (nb[0] = 8 bytes) */
+    struct ggml_tensor *idx = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, idx_view ? 2 * n_idx : n_idx);
+    struct ggml_tensor *used =
+        idx_view ? ggml_transpose(ctx, ggml_view_2d(ctx, idx, 1, n_idx, 2 * sizeof(int32_t), 0)) : idx;
+    for (int64_t i = 0; i < idx->ne[0]; i++)
+        optest_set(idx, i, 0, 0, 0, (double) (optest_next(seed) % (uint64_t) n_rows));
+    if (skip_bad && n_idx > 1)
+        optest_set(used, 1, 0, 0, 0, (double) n_rows); /* no such row */
+    struct ggml_tensor *shape = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, ne0, n_rows);
+    double *ref = calloc((size_t) (ne0 * n_rows), sizeof *ref);
+    for (int64_t i = 0; i < n_idx; i++) {
+        const int64_t t = (int64_t) optest_get(used, i, 0, 0, 0);
+        if (t < 0 || t >= n_rows)
+            continue;
+        for (int64_t j = 0; j < ne0; j++)
+            ref[t * ne0 + j] += optest_get(grad, j, i, 0, 0);
+    }
+    struct ggml_tensor *out = ggml_get_rows_back(ctx, grad, used, shape);
+    ok(out != NULL && out->op == GGML_OP_GET_ROWS_BACK && out->type == GGML_TYPE_F32 && out->ne[0] == ne0 &&
+           out->ne[1] == n_rows && out->ne[2] == 1 && out->src[0] == grad && out->src[1] == used,
+       "get_rows_back %s: an F32 node of c's shape, sources (a, b)", type_label(type));
+    char what[160];
+    snprintf(what, sizeof what, "get_rows_back %s grad [%lld, %lld], %lld indices into %lld rows%s%s",
+             type_label(type), (long long) ne0, (long long) n_grad_rows, (long long) n_idx, (long long) n_rows,
+             idx_view ? ", index view" : "", skip_bad ? ", one out of range" : "");
+    optest_check_all(ctx, out, ref, 1e-13, what);
+    free(ref);
+    ggml_free(ctx);
+}
+
+static void test_get_rows_back(void)
+{
+    uint64_t seed = 0x6e7b;
+    test_get_rows_back_case(GGML_TYPE_F32, 1, 2, 2, 8, false, false, &seed);
+    test_get_rows_back_case(GGML_TYPE_F32, 33, 7, 7, 5, false, true, &seed);
+    test_get_rows_back_case(GGML_TYPE_F32, 257, 4, 2, 5, true, false, &seed);
+    test_get_rows_back_case(GGML_TYPE_F16, 31, 9, 9, 3, true, true, &seed);
+    test_get_rows_back_case(GGML_TYPE_F32, 3, 31, 31, 33, false, false, &seed);
+}
+
+/* ---------------------------------------------------------------- errors */
+
+static void test_errors(void)
+{
+    struct ggml_context *ctx = new_ctx();
+    struct ggml_tensor *a = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 4, 3, 2);
+    struct ggml_tensor *b = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 4, 3, 2);
+    struct ggml_tensor *other = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 4, 3, 1);
+    struct ggml_tensor *q = ggml_new_tensor_3d(ctx, GGML_TYPE_Q8_0, 32, 3, 2);
+    struct ggml_tensor *i32 = ggml_new_tensor_3d(ctx, GGML_TYPE_I32, 4, 3, 2);
+
+    /* silu_back */
+    ok(ggml_silu_back(ctx, a, b) != NULL, "silu_back: valid arguments give a tensor");
+    is_int(tap_log_errors(), 0, "silu_back: valid arguments log nothing");
+    ok(ggml_silu_back(ctx, a, other) == NULL, "silu_back: shapes that differ give NULL");
+    logged_one_error("silu_back: shapes that differ log one error");
+    ok(ggml_silu_back(ctx, i32, i32) == NULL, "silu_back: i32 tensors give NULL");
+    logged_one_error("silu_back: i32 tensors log one error");
+    ok(ggml_silu_back(ctx, NULL, b) == NULL && ggml_silu_back(ctx, a, NULL) == NULL,
+       "silu_back: a NULL input gives NULL");
+    is_int(tap_log_errors(), 0, "silu_back: a NULL input logs nothing");
+
+    /* rms_norm_back */
+    ok(ggml_rms_norm_back(ctx, a, b, 1e-6f) != NULL, "rms_norm_back: valid arguments give a tensor");
+    is_int(tap_log_errors(), 0, "rms_norm_back: valid arguments log nothing");
+    ok(ggml_rms_norm_back(ctx, a, other, 1e-6f) == NULL, "rms_norm_back: shapes that differ give NULL");
+    logged_one_error("rms_norm_back: shapes that differ log one error");
+    ok(ggml_rms_norm_back(ctx, q, q, 1e-6f) == NULL, "rms_norm_back: quantized tensors give NULL");
+    logged_one_error("rms_norm_back: quantized tensors log one error");
+    ok(ggml_rms_norm_back(ctx, a, b, -1.0f) == NULL, "rms_norm_back: eps < 0 gives NULL");
+    logged_one_error("rms_norm_back: eps < 0 logs one error");
+    ok(ggml_rms_norm_back(ctx, a, b, NAN) == NULL, "rms_norm_back: eps NaN gives NULL");
+    logged_one_error("rms_norm_back: eps NaN logs one error");
+    ok(ggml_rms_norm_back(ctx, NULL, b, 0.0f) == NULL && ggml_rms_norm_back(ctx, a, NULL, 0.0f) == NULL,
+       "rms_norm_back: a NULL input gives NULL");
+    is_int(tap_log_errors(), 0, "rms_norm_back: a NULL input logs nothing");
+
+    /* soft_max_ext_back and _inplace */
+    ok(ggml_soft_max_ext_back(ctx, a, b, 1.0f, 0.0f) != NULL && ggml_soft_max_ext_back_inplace(ctx, a, b, 1.0f, 0.0f),
+       "soft_max_ext_back: valid arguments give a tensor");
+    is_int(tap_log_errors(), 0, "soft_max_ext_back: valid arguments log nothing");
+    ok(ggml_soft_max_ext_back(ctx, a, other, 1.0f, 0.0f) == NULL, "soft_max_ext_back: shapes that differ give NULL");
+    logged_one_error("soft_max_ext_back: shapes that differ log one error");
+    ok(ggml_soft_max_ext_back_inplace(ctx, a, other, 1.0f, 0.0f) == NULL,
+       "soft_max_ext_back_inplace: shapes that differ give NULL");
+    logged_one_error("soft_max_ext_back_inplace: shapes that differ log one error");
+    ok(ggml_soft_max_ext_back(ctx, i32, i32, 1.0f, 0.0f) == NULL, "soft_max_ext_back: i32 tensors give NULL");
+    logged_one_error("soft_max_ext_back: i32 tensors log one error");
+    ok(ggml_soft_max_ext_back(ctx, a, b, 1.0f, -1.0f) == NULL, "soft_max_ext_back: max_bias < 0 gives NULL");
+    logged_one_error("soft_max_ext_back: max_bias < 0 logs one error");
+    ok(ggml_soft_max_ext_back_inplace(ctx, a, b, 1.0f, NAN) == NULL,
+       "soft_max_ext_back_inplace: max_bias NaN gives NULL");
+    logged_one_error("soft_max_ext_back_inplace: max_bias NaN logs one error");
+    ok(ggml_soft_max_ext_back(ctx, NULL, b, 1.0f, 0.0f) == NULL &&
+           ggml_soft_max_ext_back_inplace(ctx, a, NULL, 1.0f, 0.0f) == NULL,
+       "soft_max_ext_back: a NULL input gives NULL");
+    is_int(tap_log_errors(), 0, "soft_max_ext_back: a NULL input logs nothing");
+
+    /* get_rows_back */
+    struct ggml_tensor *g = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 4, 3);
+    struct ggml_tensor *idx = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 3);
+    struct ggml_tensor *idx_long = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 4);
+    struct ggml_tensor *idx_f32 = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 3);
+    struct ggml_tensor *idx_2d = ggml_new_tensor_2d(ctx, GGML_TYPE_I32, 3, 2);
+    struct ggml_tensor *c = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 4, 5);
+    struct ggml_tensor *c_wide = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 5, 5);
+    ok(ggml_get_rows_back(ctx, g, idx, c) != NULL, "get_rows_back: valid arguments give a tensor");
+    is_int(tap_log_errors(), 0, "get_rows_back: valid arguments log nothing");
+    ok(ggml_get_rows_back(ctx, g, idx_f32, c) == NULL, "get_rows_back: f32 indices give NULL");
+    logged_one_error("get_rows_back: f32 indices log one error");
+    ok(ggml_get_rows_back(ctx, g, idx_2d, c) == NULL, "get_rows_back: a matrix of indices gives NULL");
+    logged_one_error("get_rows_back: a matrix of indices logs one error");
+    ok(ggml_get_rows_back(ctx, g, idx_long, c) == NULL, "get_rows_back: more indices than gradient rows give NULL");
+    logged_one_error("get_rows_back: more indices than gradient rows log one error");
+    ok(ggml_get_rows_back(ctx, g, idx, c_wide) == NULL, "get_rows_back: rows of another length give NULL");
+    logged_one_error("get_rows_back: rows of another length log one error");
+    ok(ggml_get_rows_back(ctx, a, idx, c) == NULL, "get_rows_back: 3-d gradients give NULL");
+    logged_one_error("get_rows_back: 3-d gradients log one error");
+    ok(ggml_get_rows_back(ctx, NULL, idx, c) == NULL && ggml_get_rows_back(ctx, g, NULL, c) == NULL &&
+           ggml_get_rows_back(ctx, g, idx, NULL) == NULL,
+       "get_rows_back: a NULL input gives NULL");
+    is_int(tap_log_errors(), 0, "get_rows_back: a NULL input logs nothing");
+
+    ggml_free(ctx);
+}
+
+int main(void)
+{
+    tap_capture_log();
+    test_silu_back();
+    test_rms_norm_back();
+    test_soft_max_back();
+    test_get_rows_back();
+    test_errors();
+    return tap_done();
+}
