@@ -2482,6 +2482,42 @@ extern "C" {
             int                   n_tasks,
             void                * userdata);
 
+    /* ------------------------------------------------ loss and optimizers */
+
+    /* Minus the mean over rows of sum(b * log_softmax(a)): a the logits,
+     * b the labels (same shape); one element of a's type. */
+    GGML_API struct ggml_tensor * ggml_cross_entropy_loss(
+            struct ggml_context * ctx,
+            struct ggml_tensor  * a,
+            struct ggml_tensor  * b);
+
+    /* Its gradient with respect to the logits b: (softmax(b) - c) * a / rows,
+     * c the labels, a the one-element gradient of the loss. */
+    GGML_API struct ggml_tensor * ggml_cross_entropy_loss_back(
+            struct ggml_context * ctx,
+            struct ggml_tensor  * a,
+            struct ggml_tensor  * b,
+            struct ggml_tensor  * c);
+
+    /* One AdamW step on the trainable F32 weights a, in place (a, m and v
+     * updated; returns a view of a); adamw_params holds 7 F32 values
+     * { alpha, beta1, beta2, eps, wd, beta1h, beta2h }. */
+    GGML_API struct ggml_tensor * ggml_opt_step_adamw(
+            struct ggml_context * ctx,
+            struct ggml_tensor  * a,
+            struct ggml_tensor  * grad,
+            struct ggml_tensor  * m,
+            struct ggml_tensor  * v,
+            struct ggml_tensor  * adamw_params);
+
+    /* One SGD step with weight decay on a, in place; sgd_params holds
+     * 2 F32 values { alpha, wd }. */
+    GGML_API struct ggml_tensor * ggml_opt_step_sgd(
+            struct ggml_context * ctx,
+            struct ggml_tensor  * a,
+            struct ggml_tensor  * grad,
+            struct ggml_tensor  * sgd_params);
+
     /* ----------------------------------------------------------- graphs */
 
     /* Adds tensors[0..n_tensors) to the graph but marks only tensors[idx]

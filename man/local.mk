@@ -227,6 +227,8 @@ man3_MANS += \
 	man/man3/ggml_cpu_has_wasm_simd.3 \
 	man/man3/ggml_cpu_init.3 \
 	man/man3/ggml_cpy.3 \
+	man/man3/ggml_cross_entropy_loss.3 \
+	man/man3/ggml_cross_entropy_loss_back.3 \
 	man/man3/ggml_cumsum.3 \
 	man/man3/ggml_custom_4d.3 \
 	man/man3/ggml_custom_inplace.3 \
@@ -412,6 +414,8 @@ man3_MANS += \
 	man/man3/ggml_op_desc.3 \
 	man/man3/ggml_op_name.3 \
 	man/man3/ggml_op_symbol.3 \
+	man/man3/ggml_opt_step_adamw.3 \
+	man/man3/ggml_opt_step_sgd.3 \
 	man/man3/ggml_out_prod.3 \
 	man/man3/ggml_pad.3 \
 	man/man3/ggml_pad_circular.3 \

@@ -1058,7 +1058,7 @@ static struct ggml_tensor *op_back(struct builder *b)
 {
     struct ggml_context *ctx = b->ctx;
     struct ggml_tensor *a = operand(b);
-    switch (draw(b->e, 5)) {
+    switch (draw(b->e, 8)) {
     case 0: {
         struct ggml_tensor *x = leaf_like(b, a, chance(b->e, 90) ? GGML_TYPE_F32 : draw_type(b->e));
         return OP(b, "ggml_silu_back", NULLS2(a, x), ggml_silu_back(ctx, a, x));
@@ -1075,6 +1075,36 @@ static struct ggml_tensor *op_back(struct builder *b)
             return OP(b, "ggml_soft_max_ext_back_inplace", NULLS2(a, y),
                       ggml_soft_max_ext_back_inplace(ctx, a, y, scale, max_bias));
         return OP(b, "ggml_soft_max_ext_back", NULLS2(a, y), ggml_soft_max_ext_back(ctx, a, y, scale, max_bias));
+    }
+    case 3: {
+        struct ggml_tensor *labels = leaf_like(b, a, chance(b->e, 90) ? GGML_TYPE_F32 : draw_type(b->e));
+        return OP(b, "ggml_cross_entropy_loss", NULLS2(a, labels), ggml_cross_entropy_loss(ctx, a, labels));
+    }
+    case 4: {
+        int64_t one[4] = { 1, 1, 1, 1 };
+        if (chance(b->e, 10))
+            one[0] = draw_dim(b->e);
+        struct ggml_tensor *g = leaf_ne(b, chance(b->e, 90) ? GGML_TYPE_F32 : draw_type(b->e), one);
+        struct ggml_tensor *labels = leaf_like(b, a, chance(b->e, 90) ? GGML_TYPE_F32 : draw_type(b->e));
+        return OP(b, "ggml_cross_entropy_loss_back", NULLS3(g, a, labels),
+                  ggml_cross_entropy_loss_back(ctx, g, a, labels));
+    }
+    case 5:
+    case 6: {
+        /* optimizer steps on a trainable leaf (now and then not flagged) */
+        const bool sgd = draw(b->e, 2) == 0;
+        struct ggml_tensor *w = leaf_like(b, a, chance(b->e, 90) ? GGML_TYPE_F32 : draw_type(b->e));
+        if (w != NULL && chance(b->e, 90))
+            ggml_set_param(w);
+        struct ggml_tensor *grad = leaf_like(b, w, GGML_TYPE_F32);
+        int64_t pne[4] = { sgd ? 2 : 7, 1, 1, 1 };
+        if (chance(b->e, 10))
+            pne[0] = draw_dim(b->e);
+        struct ggml_tensor *p = leaf_ne(b, chance(b->e, 95) ? GGML_TYPE_F32 : draw_type(b->e), pne);
+        if (sgd)
+            return OP(b, "ggml_opt_step_sgd", NULLS3(w, grad, p), ggml_opt_step_sgd(ctx, w, grad, p));
+        struct ggml_tensor *m = leaf_like(b, w, GGML_TYPE_F32), *v = leaf_like(b, w, GGML_TYPE_F32);
+        return OP(b, "ggml_opt_step_adamw", NULLS3(w, grad, m) || NULLS2(v, p), ggml_opt_step_adamw(ctx, w, grad, m, v, p));
     }
     default: {
         /* get_rows_back(grad [n, r], ids [<= r], rows [n, m]) */

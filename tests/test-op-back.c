@@ -71,6 +71,44 @@ static float op_param_f32(const struct ggml_tensor *t, int i)
     return v;
 }
 
+/*
+ * For ops that write into their inputs: saves the n_keep tensors (their
+ * whole view sources), then for 1..4 threads, reference and fast kernels,
+ * puts them back, computes out and checks each of the n_check tensors
+ * against its reference (one TAP line a run).  Leaves the inputs restored.
+ */
+static void check_inplace(struct ggml_context *ctx, struct ggml_tensor *out, struct ggml_tensor *const *keep,
+                          int n_keep, struct ggml_tensor *const *check, const double *const *refs, int n_check,
+                          double threshold, const char *what)
+{
+    void *saved[8];
+    for (int k = 0; k < n_keep; k++) {
+        struct ggml_tensor *src = keep[k]->view_src != NULL ? keep[k]->view_src : keep[k];
+        saved[k] = malloc(ggml_nbytes(src));
+        memcpy(saved[k], src->data, ggml_nbytes(src));
+    }
+    for (int use_ref = 0; use_ref <= 1; use_ref++)
+        for (int n_threads = 1; n_threads <= 4; n_threads++) {
+            for (int k = 0; k < n_keep; k++) {
+                struct ggml_tensor *src = keep[k]->view_src != NULL ? keep[k]->view_src : keep[k];
+                memcpy(src->data, saved[k], ggml_nbytes(src));
+            }
+            enum ggml_status status = optest_compute(ctx, out, n_threads, use_ref);
+            double worst = 0.0;
+            for (int c = 0; c < n_check; c++) {
+                const double nmse = optest_nmse(check[c], refs[c]);
+                worst = nmse > worst ? nmse : worst;
+            }
+            ok(status == GGML_STATUS_SUCCESS && worst <= threshold, "%s, %d threads, %s: nmse %.3g", what,
+               n_threads, use_ref ? "reference" : "fast", worst);
+        }
+    for (int k = 0; k < n_keep; k++) {
+        struct ggml_tensor *src = keep[k]->view_src != NULL ? keep[k]->view_src : keep[k];
+        memcpy(src->data, saved[k], ggml_nbytes(src));
+        free(saved[k]);
+    }
+}
+
 static const char *type_label(enum ggml_type type)
 {
     return ggml_type_name(type);
@@ -283,22 +321,10 @@ static void test_soft_max_back_case(int64_t ne0, int64_t ne1, int64_t ne2, float
         optest_check_all(ctx, out, ref, 1e-11, what);
         check_fd(ctx, out, fd, what);
     } else {
-        /* dy is the result: save it and put it back before every run */
-        struct ggml_tensor *src = dy->view_src != NULL ? dy->view_src : dy;
-        const size_t bytes = ggml_nbytes(src);
-        void *saved = malloc(bytes);
-        memcpy(saved, src->data, bytes);
-        for (int use_ref = 0; use_ref <= 1; use_ref++)
-            for (int n_threads = 1; n_threads <= 4; n_threads++) {
-                memcpy(src->data, saved, bytes);
-                enum ggml_status status = optest_compute(ctx, out, n_threads, use_ref);
-                const double nmse = optest_nmse(out, ref);
-                ok(status == GGML_STATUS_SUCCESS && nmse <= 1e-11, "%s, %d threads, %s: nmse %.3g", what,
-                   n_threads, use_ref ? "reference" : "fast", nmse);
-            }
-        memcpy(src->data, saved, bytes);
+        /* dy is the result: check_inplace puts it back before every run */
+        const double *refs[1] = { ref };
+        check_inplace(ctx, out, &dy, 1, &out, refs, 1, 1e-11, what);
         check_fd(ctx, out, fd, what);
-        free(saved);
     }
     free(gr);
     free(yr);
@@ -371,6 +397,177 @@ static void test_get_rows_back(void)
     test_get_rows_back_case(GGML_TYPE_F32, 257, 4, 2, 5, true, false, &seed);
     test_get_rows_back_case(GGML_TYPE_F16, 31, 9, 9, 3, true, true, &seed);
     test_get_rows_back_case(GGML_TYPE_F32, 3, 31, 31, 33, false, false, &seed);
+}
+
+/* ----------------------------------------------------- CROSS_ENTROPY_LOSS */
+
+/* -sum(labels * log_softmax(logits)) over one row of n values, in double. */
+static double row_loss(const double *x, const double *y, int64_t n)
+{
+    double mx = -INFINITY, sum = 0.0, s = 0.0;
+    for (int64_t i = 0; i < n; i++)
+        mx = fmax(mx, x[i]);
+    for (int64_t i = 0; i < n; i++)
+        sum += exp(x[i] - mx);
+    const double lse = mx + log(sum);
+    for (int64_t i = 0; i < n; i++)
+        s -= y[i] * (x[i] - lse);
+    return s;
+}
+
+/*
+ * logits in [-4, 4), labels in [0, 1) scaled to sum 1 per row when
+ * normalized (the gradient's closed form is the derivative of the loss
+ * only then).  The loss: threshold F32 1e-12 (double sums, one rounding),
+ * F16 logits 1e-12 too (read exactly).  The gradient: F32 1e-12, and
+ * finite differences of the loss in double when the labels are normalized.
+ */
+static void test_cross_entropy_case(enum ggml_type type, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3,
+                                    bool strided, bool normalized, uint64_t *seed)
+{
+    struct ggml_context *ctx = new_ctx();
+    const int64_t ne[4] = { ne0, ne1, ne2, ne3 };
+    struct ggml_tensor *logits = new_input(ctx, type, ne, strided, seed, -4.0, 4.0);
+    struct ggml_tensor *labels = new_input(ctx, GGML_TYPE_F32, ne, false, seed, 0.0, 1.0);
+    struct ggml_tensor *g = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 1);
+    const double gv = optest_uniform(seed, 0.5, 2.0);
+    optest_set(g, 0, 0, 0, 0, gv);
+    const int64_t rows = ne1 * ne2 * ne3;
+    double *xr = malloc((size_t) ne0 * sizeof *xr), *yr = malloc((size_t) ne0 * sizeof *yr);
+    double *dref = malloc((size_t) (rows * ne0) * sizeof *dref), *fd = malloc((size_t) (rows * ne0) * sizeof *fd);
+    double loss = 0.0;
+    for (int64_t r = 0; r < rows; r++) {
+        const int64_t i1 = r % ne1, i2 = (r / ne1) % ne2, i3 = r / (ne1 * ne2);
+        if (normalized) {
+            double sum = 0.0;
+            for (int64_t i = 0; i < ne0; i++)
+                sum += optest_get(labels, i, i1, i2, i3);
+            for (int64_t i = 0; i < ne0; i++)
+                optest_set(labels, i, i1, i2, i3, optest_get(labels, i, i1, i2, i3) / sum);
+        }
+        get_row(logits, r, xr);
+        get_row(labels, r, yr);
+        loss += row_loss(xr, yr, ne0);
+        double mx = -INFINITY, sum = 0.0;
+        for (int64_t i = 0; i < ne0; i++)
+            mx = fmax(mx, xr[i]);
+        for (int64_t i = 0; i < ne0; i++)
+            sum += exp(xr[i] - mx);
+        for (int64_t j = 0; j < ne0; j++) {
+            dref[r * ne0 + j] = (exp(xr[j] - mx) / sum - yr[j]) * gv / (double) rows;
+            const double keep = xr[j];
+            xr[j] = keep + FD_STEP;
+            const double up = row_loss(xr, yr, ne0);
+            xr[j] = keep - FD_STEP;
+            const double down = row_loss(xr, yr, ne0);
+            xr[j] = keep;
+            fd[r * ne0 + j] = (up - down) / (2.0 * FD_STEP) * gv / (double) rows;
+        }
+    }
+    const double lref = loss / (double) rows;
+
+    struct ggml_tensor *out = ggml_cross_entropy_loss(ctx, logits, labels);
+    ok(out != NULL && out->op == GGML_OP_CROSS_ENTROPY_LOSS && out->type == type && ggml_nelements(out) == 1 &&
+           out->src[0] == logits && out->src[1] == labels,
+       "cross_entropy_loss %s: one element of the logits' type, sources (logits, labels)", type_label(type));
+    char what[160];
+    snprintf(what, sizeof what, "cross_entropy_loss %s [%lld, %lld, %lld, %lld]%s", type_label(type),
+             (long long) ne0, (long long) ne1, (long long) ne2, (long long) ne3, strided ? ", strided logits" : "");
+    optest_check_all(ctx, out, &lref, type == GGML_TYPE_F32 ? 1e-12 : 1e-6, what);
+
+    struct ggml_tensor *back = ggml_cross_entropy_loss_back(ctx, g, logits, labels);
+    ok(back != NULL && back->op == GGML_OP_CROSS_ENTROPY_LOSS_BACK && back->type == type &&
+           ggml_are_same_shape(back, logits) && back->src[0] == g && back->src[1] == logits && back->src[2] == labels,
+       "cross_entropy_loss_back %s: the logits' shape and type, sources (g, logits, labels)", type_label(type));
+    snprintf(what, sizeof what, "cross_entropy_loss_back %s [%lld, %lld, %lld, %lld]%s%s", type_label(type),
+             (long long) ne0, (long long) ne1, (long long) ne2, (long long) ne3, strided ? ", strided logits" : "",
+             normalized ? "" : ", labels not summing to 1");
+    optest_check_all(ctx, back, dref, type == GGML_TYPE_F32 ? 1e-12 : 1e-6, what);
+    if (normalized && type == GGML_TYPE_F32)
+        check_fd(ctx, back, fd, what);
+    free(fd);
+    free(dref);
+    free(yr);
+    free(xr);
+    ggml_free(ctx);
+}
+
+static void test_cross_entropy(void)
+{
+    uint64_t seed = 0xce1055;
+    test_cross_entropy_case(GGML_TYPE_F32, 1, 1, 1, 1, false, true, &seed);
+    test_cross_entropy_case(GGML_TYPE_F32, 10, 5, 4, 3, false, true, &seed);
+    test_cross_entropy_case(GGML_TYPE_F32, 33, 3, 1, 1, true, true, &seed);
+    test_cross_entropy_case(GGML_TYPE_F32, 257, 2, 1, 1, false, false, &seed);
+    test_cross_entropy_case(GGML_TYPE_F16, 31, 3, 1, 1, true, true, &seed);
+}
+
+/* ------------------------------------------------------- optimizer steps */
+
+/*
+ * w, g, m, v [ne0, ne1, ne2] (g strided when asked); the reference is the
+ * AdamW (or, sgd, SGD) update in double from the stored values; weights,
+ * m and v are all checked.  Threshold 1e-12: a few F32 operations per
+ * element (v stays >= 0, so the step's denominator is at least eps).
+ */
+static void test_opt_step_case(bool sgd, int64_t ne0, int64_t ne1, int64_t ne2, bool strided, uint64_t *seed)
+{
+    struct ggml_context *ctx = new_ctx();
+    const int64_t ne[4] = { ne0, ne1, ne2, 1 };
+    struct ggml_tensor *w = new_input(ctx, GGML_TYPE_F32, ne, false, seed, -1.0, 1.0);
+    struct ggml_tensor *g = new_input(ctx, GGML_TYPE_F32, ne, strided, seed, -1.0, 1.0);
+    struct ggml_tensor *m = new_input(ctx, GGML_TYPE_F32, ne, false, seed, -0.5, 0.5);
+    struct ggml_tensor *v = new_input(ctx, GGML_TYPE_F32, ne, strided, seed, 0.0, 0.5);
+    ggml_set_param(w);
+    const int n_params = sgd ? 2 : 7;
+    struct ggml_tensor *p = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, n_params);
+    const double pv[7] = { 1e-3, 0.9, 0.999, 1e-8, 0.1, 1.0 / (1.0 - 0.9 * 0.9), 1.0 / (1.0 - 0.999 * 0.999) };
+    for (int i = 0; i < n_params; i++)
+        optest_set(p, i, 0, 0, 0, (float) pv[i]);
+    const int64_t n = ne0 * ne1 * ne2;
+    double *wref = malloc((size_t) n * sizeof *wref), *mref = malloc((size_t) n * sizeof *mref);
+    double *vref = malloc((size_t) n * sizeof *vref);
+    double P[7];
+    for (int i = 0; i < n_params; i++)
+        P[i] = optest_get(p, i, 0, 0, 0);
+    int64_t k = 0;
+    for (int64_t i2 = 0; i2 < ne2; i2++)
+        for (int64_t i1 = 0; i1 < ne1; i1++)
+            for (int64_t i0 = 0; i0 < ne0; i0++, k++) {
+                const double wv = optest_get(w, i0, i1, i2, 0), gv = optest_get(g, i0, i1, i2, 0);
+                if (sgd) {
+                    wref[k] = wv * (1.0 - P[0] * P[1]) - P[0] * gv;
+                    continue;
+                }
+                mref[k] = optest_get(m, i0, i1, i2, 0) * P[1] + gv * (1.0 - P[1]);
+                vref[k] = optest_get(v, i0, i1, i2, 0) * P[2] + gv * gv * (1.0 - P[2]);
+                wref[k] = wv * (1.0 - P[0] * P[4]) - P[0] * (mref[k] * P[5]) / (sqrt(vref[k] * P[6]) + P[3]);
+            }
+    struct ggml_tensor *out = sgd ? ggml_opt_step_sgd(ctx, w, g, p) : ggml_opt_step_adamw(ctx, w, g, m, v, p);
+    ok(out != NULL && out->op == (sgd ? GGML_OP_OPT_STEP_SGD : GGML_OP_OPT_STEP_ADAMW) && out->data == w->data &&
+           ggml_are_same_shape(out, w),
+       "opt_step_%s: a view of the weights", sgd ? "sgd" : "adamw");
+    char what[128];
+    snprintf(what, sizeof what, "opt_step_%s [%lld, %lld, %lld]%s", sgd ? "sgd" : "adamw", (long long) ne0,
+             (long long) ne1, (long long) ne2, strided ? ", strided g and v" : "");
+    struct ggml_tensor *keep[3] = { w, m, v }, *check[3] = { out, m, v };
+    const double *refs[3] = { wref, mref, vref };
+    check_inplace(ctx, out, keep, 3, check, refs, sgd ? 1 : 3, 1e-12, what);
+    free(vref);
+    free(mref);
+    free(wref);
+    ggml_free(ctx);
+}
+
+static void test_opt_step(void)
+{
+    uint64_t seed = 0xada3;
+    for (int sgd = 0; sgd <= 1; sgd++) {
+        test_opt_step_case(sgd, 1, 1, 1, false, &seed);
+        test_opt_step_case(sgd, 10, 5, 4, false, &seed);
+        test_opt_step_case(sgd, 33, 3, 2, true, &seed);
+        test_opt_step_case(sgd, 257, 2, 1, true, &seed);
+    }
 }
 
 /* ---------------------------------------------------------------- errors */
@@ -456,6 +653,69 @@ static void test_errors(void)
        "get_rows_back: a NULL input gives NULL");
     is_int(tap_log_errors(), 0, "get_rows_back: a NULL input logs nothing");
 
+    /* cross_entropy_loss and _back */
+    struct ggml_tensor *one = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 1);
+    struct ggml_tensor *two = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 2);
+    ok(ggml_cross_entropy_loss(ctx, a, b) != NULL, "cross_entropy_loss: valid arguments give a tensor");
+    is_int(tap_log_errors(), 0, "cross_entropy_loss: valid arguments log nothing");
+    ok(ggml_cross_entropy_loss(ctx, a, other) == NULL, "cross_entropy_loss: shapes that differ give NULL");
+    logged_one_error("cross_entropy_loss: shapes that differ log one error");
+    ok(ggml_cross_entropy_loss(ctx, i32, i32) == NULL, "cross_entropy_loss: i32 tensors give NULL");
+    logged_one_error("cross_entropy_loss: i32 tensors log one error");
+    ok(ggml_cross_entropy_loss(ctx, NULL, b) == NULL && ggml_cross_entropy_loss(ctx, a, NULL) == NULL,
+       "cross_entropy_loss: a NULL input gives NULL");
+    is_int(tap_log_errors(), 0, "cross_entropy_loss: a NULL input logs nothing");
+    ok(ggml_cross_entropy_loss_back(ctx, one, a, b) != NULL, "cross_entropy_loss_back: valid arguments give a tensor");
+    is_int(tap_log_errors(), 0, "cross_entropy_loss_back: valid arguments log nothing");
+    ok(ggml_cross_entropy_loss_back(ctx, two, a, b) == NULL,
+       "cross_entropy_loss_back: a loss gradient of two elements gives NULL");
+    logged_one_error("cross_entropy_loss_back: a loss gradient of two elements logs one error");
+    ok(ggml_cross_entropy_loss_back(ctx, one, a, other) == NULL,
+       "cross_entropy_loss_back: shapes that differ give NULL");
+    logged_one_error("cross_entropy_loss_back: shapes that differ log one error");
+    ok(ggml_cross_entropy_loss_back(ctx, one, q, q) == NULL, "cross_entropy_loss_back: quantized logits give NULL");
+    logged_one_error("cross_entropy_loss_back: quantized logits log one error");
+    ok(ggml_cross_entropy_loss_back(ctx, NULL, a, b) == NULL && ggml_cross_entropy_loss_back(ctx, one, NULL, b) == NULL &&
+           ggml_cross_entropy_loss_back(ctx, one, a, NULL) == NULL,
+       "cross_entropy_loss_back: a NULL input gives NULL");
+    is_int(tap_log_errors(), 0, "cross_entropy_loss_back: a NULL input logs nothing");
+
+    /* opt_step_adamw and opt_step_sgd */
+    struct ggml_tensor *w = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 4, 3, 2);
+    struct ggml_tensor *w_fixed = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 4, 3, 2);
+    struct ggml_tensor *w16 = ggml_new_tensor_3d(ctx, GGML_TYPE_F16, 4, 3, 2);
+    struct ggml_tensor *g16 = ggml_new_tensor_3d(ctx, GGML_TYPE_F16, 4, 3, 2);
+    struct ggml_tensor *p7 = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 7), *p2 = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 2);
+    struct ggml_tensor *p6 = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 6), *p2i = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 2);
+    ggml_set_param(w);
+    ggml_set_param(w16);
+    ok(ggml_opt_step_adamw(ctx, w, a, b, b, p7) != NULL && ggml_opt_step_sgd(ctx, w, a, p2) != NULL,
+       "opt_step: valid arguments give a tensor");
+    is_int(tap_log_errors(), 0, "opt_step: valid arguments log nothing");
+    ok(ggml_opt_step_adamw(ctx, w_fixed, a, b, b, p7) == NULL, "opt_step_adamw: weights not trainable give NULL");
+    logged_one_error("opt_step_adamw: weights not trainable log one error");
+    ok(ggml_opt_step_sgd(ctx, w_fixed, a, p2) == NULL, "opt_step_sgd: weights not trainable give NULL");
+    logged_one_error("opt_step_sgd: weights not trainable log one error");
+    ok(ggml_opt_step_adamw(ctx, w16, g16, g16, g16, p7) == NULL, "opt_step_adamw: f16 weights give NULL");
+    logged_one_error("opt_step_adamw: f16 weights log one error");
+    ok(ggml_opt_step_adamw(ctx, w, a, other, b, p7) == NULL, "opt_step_adamw: m of another shape gives NULL");
+    logged_one_error("opt_step_adamw: m of another shape logs one error");
+    ok(ggml_opt_step_adamw(ctx, w, a, b, g16, p7) == NULL, "opt_step_adamw: an f16 v gives NULL");
+    logged_one_error("opt_step_adamw: an f16 v logs one error");
+    ok(ggml_opt_step_adamw(ctx, w, a, b, b, p6) == NULL, "opt_step_adamw: 6 parameters give NULL");
+    logged_one_error("opt_step_adamw: 6 parameters log one error");
+    ok(ggml_opt_step_sgd(ctx, w, other, p2) == NULL, "opt_step_sgd: a gradient of another shape gives NULL");
+    logged_one_error("opt_step_sgd: a gradient of another shape logs one error");
+    ok(ggml_opt_step_sgd(ctx, w, a, p2i) == NULL, "opt_step_sgd: i32 parameters give NULL");
+    logged_one_error("opt_step_sgd: i32 parameters log one error");
+    ok(ggml_opt_step_sgd(ctx, w, a, p7) == NULL, "opt_step_sgd: 7 parameters give NULL");
+    logged_one_error("opt_step_sgd: 7 parameters log one error");
+    ok(ggml_opt_step_adamw(ctx, NULL, a, b, b, p7) == NULL && ggml_opt_step_adamw(ctx, w, a, b, NULL, p7) == NULL &&
+           ggml_opt_step_adamw(ctx, w, a, b, b, NULL) == NULL && ggml_opt_step_sgd(ctx, w, NULL, p2) == NULL &&
+           ggml_opt_step_sgd(ctx, w, a, NULL) == NULL,
+       "opt_step: a NULL input gives NULL");
+    is_int(tap_log_errors(), 0, "opt_step: a NULL input logs nothing");
+
     ggml_free(ctx);
 }
 
@@ -466,6 +726,8 @@ int main(void)
     test_rms_norm_back();
     test_soft_max_back();
     test_get_rows_back();
+    test_cross_entropy();
+    test_opt_step();
     test_errors();
     return tap_done();
 }

@@ -120,6 +120,10 @@ static const struct ggml__op_impl *const op_impls[GGML_OP_COUNT] = {
     [GGML_OP_RMS_NORM_BACK] = &ggml__op_rms_norm_back,
     [GGML_OP_GET_ROWS_BACK] = &ggml__op_get_rows_back,
     [GGML_OP_SOFT_MAX_BACK] = &ggml__op_soft_max_back,
+    [GGML_OP_CROSS_ENTROPY_LOSS] = &ggml__op_cross_entropy_loss,
+    [GGML_OP_CROSS_ENTROPY_LOSS_BACK] = &ggml__op_cross_entropy_loss_back,
+    [GGML_OP_OPT_STEP_ADAMW] = &ggml__op_opt_step_adamw,
+    [GGML_OP_OPT_STEP_SGD] = &ggml__op_opt_step_sgd,
 };
 
 const struct ggml__op_impl *ggml__cpu_op_impl(enum ggml_op op)

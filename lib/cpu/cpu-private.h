@@ -322,6 +322,10 @@ GGML__OP_IMPL(ggml__op_silu_back);       /* ops/back.c */
 GGML__OP_IMPL(ggml__op_rms_norm_back);
 GGML__OP_IMPL(ggml__op_get_rows_back);
 GGML__OP_IMPL(ggml__op_soft_max_back);
+GGML__OP_IMPL(ggml__op_cross_entropy_loss);
+GGML__OP_IMPL(ggml__op_cross_entropy_loss_back);
+GGML__OP_IMPL(ggml__op_opt_step_adamw);
+GGML__OP_IMPL(ggml__op_opt_step_sgd);
 
 /* True when the op's result dst is to be written by the table's streaming
    entries (unary_stream, binary_stream) where they exist: it would not stay
