@@ -453,9 +453,11 @@ man3_MANS += \
 	man/man3/ggml_rope_custom.3 \
 	man/man3/ggml_rope_custom_inplace.3 \
 	man/man3/ggml_rope_ext.3 \
+	man/man3/ggml_rope_ext_back.3 \
 	man/man3/ggml_rope_ext_inplace.3 \
 	man/man3/ggml_rope_inplace.3 \
 	man/man3/ggml_rope_multi.3 \
+	man/man3/ggml_rope_multi_back.3 \
 	man/man3/ggml_rope_multi_inplace.3 \
 	man/man3/ggml_rope_set_offset.3 \
 	man/man3/ggml_rope_yarn_corr_dims.3 \

@@ -603,10 +603,19 @@ static struct ggml_tensor *op_rope(struct builder *b)
         int sections[GGML_MROPE_SECTIONS];
         for (int i = 0; i < GGML_MROPE_SECTIONS; i++)
             sections[i] = draw_small(b->e);
+        if (chance(b->e, 15))
+            return OP(b, "ggml_rope_multi_back", NULLS2(a, pos),
+                      ggml_rope_multi_back(b->ctx, a, pos, freq, n_dims, sections, mode, draw_small(b->e), base,
+                                           draw_param(b->e), draw_param(b->e), draw_param(b->e), draw_param(b->e),
+                                           draw_param(b->e)));
         return OP(b, "ggml_rope_multi", NULLS2(a, pos),
                   ggml_rope_multi(b->ctx, a, pos, freq, n_dims, sections, mode, draw_small(b->e), base, draw_param(b->e),
                                   draw_param(b->e), draw_param(b->e), draw_param(b->e), draw_param(b->e)));
     }
+    if (chance(b->e, 15))
+        return OP(b, "ggml_rope_ext_back", NULLS2(a, pos),
+                  ggml_rope_ext_back(b->ctx, a, pos, freq, n_dims, mode, draw_small(b->e), base, draw_param(b->e),
+                                     draw_param(b->e), draw_param(b->e), draw_param(b->e), draw_param(b->e)));
     return OP(b, "ggml_rope_ext", NULLS2(a, pos),
               ggml_rope_ext(b->ctx, a, pos, freq, n_dims, mode, draw_small(b->e), base, draw_param(b->e), draw_param(b->e),
                             draw_param(b->e), draw_param(b->e), draw_param(b->e)));

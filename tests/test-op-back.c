@@ -570,6 +570,126 @@ static void test_opt_step(void)
     }
 }
 
+/* -------------------------------------------------------------- ROPE_BACK */
+
+/*
+ * rope_ext_back in NORMAL (neighbour pairs) or NEOX (halves) mode, with
+ * freq_scale 1, no YaRN, attn_factor 1 and n_dims <= ne0: pair i of a
+ * token at position p turns by -theta, theta = p * base^(-2i / n_dims);
+ * values past n_dims are copied.  Reference in double (threshold 1e-11),
+ * plus the adjoint identity sum(rope(x) * dy) = sum(x * rope_back(dy))
+ * against the forward op (relative 1e-5: two F32 computations).
+ */
+static void test_rope_back_case(int mode, int64_t ne0, int n_dims, int64_t nh, int64_t nt, bool strided,
+                                uint64_t *seed)
+{
+    struct ggml_context *ctx = new_ctx();
+    const int64_t ne[4] = { ne0, nh, nt, 1 };
+    struct ggml_tensor *dy = new_input(ctx, GGML_TYPE_F32, ne, strided, seed, -1.0, 1.0);
+    struct ggml_tensor *x = new_input(ctx, GGML_TYPE_F32, ne, false, seed, -1.0, 1.0);
+    struct ggml_tensor *pos = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, nt);
+    for (int64_t t = 0; t < nt; t++)
+        optest_set(pos, t, 0, 0, 0, (double) (optest_next(seed) % 100));
+    const double base = 10000.0;
+    double *ref = malloc((size_t) (ne0 * nh * nt) * sizeof *ref);
+    for (int64_t t = 0; t < nt; t++)
+        for (int64_t h = 0; h < nh; h++) {
+            double *out = ref + (t * nh + h) * ne0;
+            for (int64_t i = 0; i < ne0; i++)
+                out[i] = optest_get(dy, i, h, t, 0);
+            for (int64_t i = 0; i < n_dims / 2; i++) {
+                const double theta = optest_get(pos, t, 0, 0, 0) * pow(base, -2.0 * (double) i / n_dims);
+                const int64_t j0 = mode == GGML_ROPE_TYPE_NEOX ? i : 2 * i;
+                const int64_t j1 = mode == GGML_ROPE_TYPE_NEOX ? i + n_dims / 2 : 2 * i + 1;
+                const double d0 = optest_get(dy, j0, h, t, 0), d1 = optest_get(dy, j1, h, t, 0);
+                out[j0] = d0 * cos(theta) + d1 * sin(theta);
+                out[j1] = -d0 * sin(theta) + d1 * cos(theta);
+            }
+        }
+    struct ggml_tensor *back = ggml_rope_ext_back(ctx, dy, pos, NULL, n_dims, mode, 0, (float) base, 1.0f, 0.0f,
+                                                  1.0f, 32.0f, 1.0f);
+    ok(back != NULL && back->op == GGML_OP_ROPE_BACK && ggml_are_same_shape(back, dy) && back->src[0] == dy &&
+           back->src[1] == pos,
+       "rope_ext_back mode %d: a ROPE_BACK node of dy's shape", mode);
+    char what[128];
+    snprintf(what, sizeof what, "rope_ext_back mode %d [%lld, %lld, %lld] n_dims %d%s", mode, (long long) ne0,
+             (long long) nh, (long long) nt, n_dims, strided ? ", strided dy" : "");
+    optest_check_all(ctx, back, ref, 1e-11, what);
+
+    struct ggml_tensor *fwd = ggml_rope_ext(ctx, x, pos, NULL, n_dims, mode, 0, (float) base, 1.0f, 0.0f, 1.0f,
+                                            32.0f, 1.0f);
+    enum ggml_status s1 = optest_compute(ctx, fwd, 2, false), s2 = optest_compute(ctx, back, 2, false);
+    double lhs = 0.0, rhs = 0.0, mag = 0.0;
+    for (int64_t t = 0; t < nt; t++)
+        for (int64_t h = 0; h < nh; h++)
+            for (int64_t i = 0; i < ne0; i++) {
+                lhs += optest_get(fwd, i, h, t, 0) * optest_get(dy, i, h, t, 0);
+                rhs += optest_get(x, i, h, t, 0) * optest_get(back, i, h, t, 0);
+                mag += fabs(optest_get(x, i, h, t, 0) * optest_get(back, i, h, t, 0));
+            }
+    ok(s1 == GGML_STATUS_SUCCESS && s2 == GGML_STATUS_SUCCESS && fabs(lhs - rhs) <= 1e-5 * mag,
+       "%s: the transpose of rope (%.9g vs %.9g)", what, lhs, rhs);
+    free(ref);
+    ggml_free(ctx);
+}
+
+/*
+ * rope_multi_back (MROPE, IMROPE, VISION) with YaRN and an attention
+ * factor: checked as the transpose of rope_multi by the adjoint identity.
+ */
+static void test_rope_multi_back_case(int mode, int64_t ne0, int n_dims, int64_t nh, int64_t nt, uint64_t *seed)
+{
+    struct ggml_context *ctx = new_ctx();
+    const int64_t ne[4] = { ne0, nh, nt, 1 };
+    struct ggml_tensor *dy = new_input(ctx, GGML_TYPE_F32, ne, false, seed, -1.0, 1.0);
+    struct ggml_tensor *x = new_input(ctx, GGML_TYPE_F32, ne, true, seed, -1.0, 1.0);
+    struct ggml_tensor *pos = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 4 * nt);
+    for (int64_t t = 0; t < 4 * nt; t++)
+        optest_set(pos, t, 0, 0, 0, (double) (optest_next(seed) % 50));
+    int sections[GGML_MROPE_SECTIONS] = { n_dims / 4, n_dims / 8, n_dims / 8, 0 };
+    if (mode == GGML_ROPE_TYPE_VISION) {
+        sections[0] = n_dims / 2;
+        sections[1] = n_dims / 2;
+        sections[2] = 0;
+    }
+    struct ggml_tensor *fwd = ggml_rope_multi(ctx, x, pos, NULL, n_dims, sections, mode, 64, 10000.0f, 0.5f, 1.0f,
+                                              0.8f, 32.0f, 1.0f);
+    struct ggml_tensor *back = ggml_rope_multi_back(ctx, dy, pos, NULL, n_dims, sections, mode, 64, 10000.0f, 0.5f,
+                                                    1.0f, 0.8f, 32.0f, 1.0f);
+    ok(back != NULL && back->op == GGML_OP_ROPE_BACK && fwd != NULL, "rope_multi_back mode %d: a ROPE_BACK node",
+       mode);
+    for (int use_ref = 0; use_ref <= 1; use_ref++)
+        for (int n_threads = 1; n_threads <= 4; n_threads += 3) {
+            enum ggml_status s1 = optest_compute(ctx, fwd, n_threads, use_ref);
+            enum ggml_status s2 = optest_compute(ctx, back, n_threads, use_ref);
+            double lhs = 0.0, rhs = 0.0, mag = 0.0;
+            for (int64_t t = 0; t < nt; t++)
+                for (int64_t h = 0; h < nh; h++)
+                    for (int64_t i = 0; i < ne0; i++) {
+                        lhs += optest_get(fwd, i, h, t, 0) * optest_get(dy, i, h, t, 0);
+                        rhs += optest_get(x, i, h, t, 0) * optest_get(back, i, h, t, 0);
+                        mag += fabs(optest_get(x, i, h, t, 0) * optest_get(back, i, h, t, 0));
+                    }
+            ok(s1 == GGML_STATUS_SUCCESS && s2 == GGML_STATUS_SUCCESS && fabs(lhs - rhs) <= 1e-5 * mag,
+               "rope_multi_back mode %d [%lld, %lld, %lld] n_dims %d, %d threads, %s: the transpose of rope_multi "
+               "(%.9g vs %.9g)", mode, (long long) ne0, (long long) nh, (long long) nt, n_dims, n_threads,
+               use_ref ? "reference" : "fast", lhs, rhs);
+        }
+    ggml_free(ctx);
+}
+
+static void test_rope_back(void)
+{
+    uint64_t seed = 0x2013e;
+    test_rope_back_case(GGML_ROPE_TYPE_NORMAL, 2, 2, 1, 1, false, &seed);
+    test_rope_back_case(GGML_ROPE_TYPE_NORMAL, 34, 32, 3, 5, true, &seed);
+    test_rope_back_case(GGML_ROPE_TYPE_NEOX, 64, 64, 2, 3, false, &seed);
+    test_rope_back_case(GGML_ROPE_TYPE_NEOX, 66, 32, 3, 4, true, &seed);
+    test_rope_multi_back_case(GGML_ROPE_TYPE_MROPE, 64, 32, 2, 3, &seed);
+    test_rope_multi_back_case(GGML_ROPE_TYPE_IMROPE, 64, 64, 2, 3, &seed);
+    test_rope_multi_back_case(GGML_ROPE_TYPE_VISION, 64, 32, 2, 3, &seed);
+}
+
 /* ---------------------------------------------------------------- errors */
 
 static void test_errors(void)
@@ -716,6 +836,32 @@ static void test_errors(void)
        "opt_step: a NULL input gives NULL");
     is_int(tap_log_errors(), 0, "opt_step: a NULL input logs nothing");
 
+    /* rope_ext_back and rope_multi_back: the forward's checks */
+    struct ggml_tensor *r = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 8, 2, 3);
+    struct ggml_tensor *rpos = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 3);
+    struct ggml_tensor *rpos4 = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 12);
+    int sec[GGML_MROPE_SECTIONS] = { 2, 1, 1, 0 };
+    ok(ggml_rope_ext_back(ctx, r, rpos, NULL, 8, 0, 0, 1e4f, 1.0f, 0.0f, 1.0f, 32.0f, 1.0f) != NULL &&
+           ggml_rope_multi_back(ctx, r, rpos4, NULL, 8, sec, GGML_ROPE_TYPE_MROPE, 0, 1e4f, 1.0f, 0.0f, 1.0f, 32.0f,
+                                1.0f) != NULL,
+       "rope_back: valid arguments give a tensor");
+    is_int(tap_log_errors(), 0, "rope_back: valid arguments log nothing");
+    ok(ggml_rope_ext_back(ctx, r, rpos, NULL, 7, 0, 0, 1e4f, 1.0f, 0.0f, 1.0f, 32.0f, 1.0f) == NULL,
+       "rope_ext_back: odd n_dims gives NULL");
+    logged_one_error("rope_ext_back: odd n_dims logs one error");
+    ok(ggml_rope_ext_back(ctx, r, rpos4, NULL, 8, 0, 0, 1e4f, 1.0f, 0.0f, 1.0f, 32.0f, 1.0f) == NULL,
+       "rope_ext_back: too many positions give NULL");
+    logged_one_error("rope_ext_back: too many positions log one error");
+    ok(ggml_rope_multi_back(ctx, r, rpos4, NULL, 8, NULL, GGML_ROPE_TYPE_MROPE, 0, 1e4f, 1.0f, 0.0f, 1.0f, 32.0f,
+                            1.0f) == NULL,
+       "rope_multi_back: no sections give NULL");
+    logged_one_error("rope_multi_back: no sections log one error");
+    ok(ggml_rope_ext_back(ctx, NULL, rpos, NULL, 8, 0, 0, 1e4f, 1.0f, 0.0f, 1.0f, 32.0f, 1.0f) == NULL &&
+           ggml_rope_multi_back(ctx, r, NULL, NULL, 8, sec, GGML_ROPE_TYPE_MROPE, 0, 1e4f, 1.0f, 0.0f, 1.0f, 32.0f,
+                                1.0f) == NULL,
+       "rope_back: a NULL input gives NULL");
+    is_int(tap_log_errors(), 0, "rope_back: a NULL input logs nothing");
+
     ggml_free(ctx);
 }
 
@@ -728,6 +874,7 @@ int main(void)
     test_get_rows_back();
     test_cross_entropy();
     test_opt_step();
+    test_rope_back();
     test_errors();
     return tap_done();
 }

@@ -71,6 +71,7 @@ static const struct ggml__op_impl *const op_impls[GGML_OP_COUNT] = {
     [GGML_OP_DIAG_MASK_INF] = &ggml__op_diag_mask_inf,
     [GGML_OP_SOFT_MAX] = &ggml__op_soft_max,
     [GGML_OP_ROPE] = &ggml__op_rope,
+    [GGML_OP_ROPE_BACK] = &ggml__op_rope,
     [GGML_OP_ARGSORT] = &ggml__op_argsort,
     [GGML_OP_TOP_K] = &ggml__op_top_k,
     [GGML_OP_FLASH_ATTN_EXT] = &ggml__op_flash_attn_ext,

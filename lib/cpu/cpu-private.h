@@ -272,7 +272,7 @@ GGML__OP_IMPL(ggml__op_set);
 GGML__OP_IMPL(ggml__op_acc);
 GGML__OP_IMPL(ggml__op_diag_mask_inf);
 GGML__OP_IMPL(ggml__op_soft_max);     /* ops/softmax.c */
-GGML__OP_IMPL(ggml__op_rope);         /* ops/rope.c */
+GGML__OP_IMPL(ggml__op_rope);         /* ops/rope.c: ROPE, ROPE_BACK */
 GGML__OP_IMPL(ggml__op_argsort);      /* ops/sort.c */
 GGML__OP_IMPL(ggml__op_top_k);
 GGML__OP_IMPL(ggml__op_flash_attn_ext); /* ops/attention.c */
