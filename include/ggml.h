@@ -1142,6 +1142,12 @@ extern "C" {
             struct ggml_context * ctx,
             struct ggml_tensor  * a);
 
+    /* Gradient of silu: a (dy) times silu'(b), b the forward input x. */
+    GGML_API struct ggml_tensor * ggml_silu_back(
+            struct ggml_context * ctx,
+            struct ggml_tensor  * a,
+            struct ggml_tensor  * b);
+
     /* a * min(max(a + 3, 0), 6) / 6. */
     GGML_API struct ggml_tensor * ggml_hardswish(
             struct ggml_context * ctx,
@@ -1311,6 +1317,14 @@ extern "C" {
     GGML_API struct ggml_tensor * ggml_rms_norm_inplace(
             struct ggml_context * ctx,
             struct ggml_tensor  * a,
+            float                 eps);
+
+    /* Gradient of rms_norm with respect to its input: a is dy, b the
+     * forward input x (same shape), eps the forward's. */
+    GGML_API struct ggml_tensor * ggml_rms_norm_back(
+            struct ggml_context * ctx,
+            struct ggml_tensor  * a,
+            struct ggml_tensor  * b,
             float                 eps);
 
     /* Normalization over groups of ne2/n_groups channels (each ne0*ne1 plane). */
@@ -1573,6 +1587,14 @@ extern "C" {
             struct ggml_tensor  * a,
             struct ggml_tensor  * b);
 
+    /* Gradient of get_rows: an F32 tensor of c's shape [n_embd, n_rows],
+     * row r the sum of the rows i of a (gradients) with b[i] == r. */
+    GGML_API struct ggml_tensor * ggml_get_rows_back(
+            struct ggml_context * ctx,
+            struct ggml_tensor  * a,
+            struct ggml_tensor  * b,
+            struct ggml_tensor  * c);
+
     /* Writes the rows of b into the rows of a named by I64/I32 indices c
      * (broadcast over dims 2 and 3); returns a view of a. */
     GGML_API struct ggml_tensor * ggml_set_rows(
@@ -1638,6 +1660,23 @@ extern "C" {
     GGML_API void ggml_soft_max_add_sinks(
             struct ggml_tensor * a,
             struct ggml_tensor * sinks);
+
+    /* Gradient of soft_max_ext with respect to its input: a is dy, b the
+     * forward result y; scale * y * (dy - dot(y, dy)) along each row. */
+    GGML_API struct ggml_tensor * ggml_soft_max_ext_back(
+            struct ggml_context * ctx,
+            struct ggml_tensor  * a,
+            struct ggml_tensor  * b,
+            float                 scale,
+            float                 max_bias);
+
+    /* As ggml_soft_max_ext_back, writing into a (returns a view of a). */
+    GGML_API struct ggml_tensor * ggml_soft_max_ext_back_inplace(
+            struct ggml_context * ctx,
+            struct ggml_tensor  * a,
+            struct ggml_tensor  * b,
+            float                 scale,
+            float                 max_bias);
 
     /* Rotary position embedding of the first n_dims of each row of a, with
      * I32 positions b (one per a->ne[2]); mode is a GGML_ROPE_TYPE_* value. */
@@ -1751,6 +1790,40 @@ extern "C" {
             float                 beta_fast,
             float                 beta_slow),
         "use ggml_rope_ext_inplace instead");
+
+    /* Gradient of rope_ext / rope_multi with respect to their input: a is
+     * dy, the other arguments the forward's; a ROPE_BACK node rotating by
+     * the opposite angles. */
+    GGML_API struct ggml_tensor * ggml_rope_ext_back(
+            struct ggml_context * ctx,
+            struct ggml_tensor  * a,
+            struct ggml_tensor  * b,
+            struct ggml_tensor  * c,
+            int                   n_dims,
+            int                   mode,
+            int                   n_ctx_orig,
+            float                 freq_base,
+            float                 freq_scale,
+            float                 ext_factor,
+            float                 attn_factor,
+            float                 beta_fast,
+            float                 beta_slow);
+
+    GGML_API struct ggml_tensor * ggml_rope_multi_back(
+            struct ggml_context * ctx,
+            struct ggml_tensor  * a,
+            struct ggml_tensor  * b,
+            struct ggml_tensor  * c,
+            int                   n_dims,
+            int                   sections[GGML_MROPE_SECTIONS],
+            int                   mode,
+            int                   n_ctx_orig,
+            float                 freq_base,
+            float                 freq_scale,
+            float                 ext_factor,
+            float                 attn_factor,
+            float                 beta_fast,
+            float                 beta_slow);
 
     /* Makes the ROPE node a rotate the n_dims values from index n_offs of
      * each row (n_offs even, n_offs + n_dims at most the row length; not
@@ -2442,6 +2515,42 @@ extern "C" {
             ggml_custom_op_t      fun,
             int                   n_tasks,
             void                * userdata);
+
+    /* ------------------------------------------------ loss and optimizers */
+
+    /* Minus the mean over rows of sum(b * log_softmax(a)): a the logits,
+     * b the labels (same shape); one element of a's type. */
+    GGML_API struct ggml_tensor * ggml_cross_entropy_loss(
+            struct ggml_context * ctx,
+            struct ggml_tensor  * a,
+            struct ggml_tensor  * b);
+
+    /* Its gradient with respect to the logits b: (softmax(b) - c) * a / rows,
+     * c the labels, a the one-element gradient of the loss. */
+    GGML_API struct ggml_tensor * ggml_cross_entropy_loss_back(
+            struct ggml_context * ctx,
+            struct ggml_tensor  * a,
+            struct ggml_tensor  * b,
+            struct ggml_tensor  * c);
+
+    /* One AdamW step on the trainable F32 weights a, in place (a, m and v
+     * updated; returns a view of a); adamw_params holds 7 F32 values
+     * { alpha, beta1, beta2, eps, wd, beta1h, beta2h }. */
+    GGML_API struct ggml_tensor * ggml_opt_step_adamw(
+            struct ggml_context * ctx,
+            struct ggml_tensor  * a,
+            struct ggml_tensor  * grad,
+            struct ggml_tensor  * m,
+            struct ggml_tensor  * v,
+            struct ggml_tensor  * adamw_params);
+
+    /* One SGD step with weight decay on a, in place; sgd_params holds
+     * 2 F32 values { alpha, wd }. */
+    GGML_API struct ggml_tensor * ggml_opt_step_sgd(
+            struct ggml_context * ctx,
+            struct ggml_tensor  * a,
+            struct ggml_tensor  * grad,
+            struct ggml_tensor  * sgd_params);
 
     /* ----------------------------------------------------------- graphs */
 

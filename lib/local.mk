@@ -110,6 +110,8 @@ libggml_backend_core_la_SOURCES = \
 	lib/cpu/ops/seq.c \
 	lib/ops-recurrent.c \
 	lib/cpu/ops/recurrent.c \
+	lib/ops-back.c \
+	lib/cpu/ops/back.c \
 	lib/ops-deepseek.c \
 	lib/cpu/ops/deepseek.c \
 	lib/ops-custom.c \

@@ -4,7 +4,8 @@
  * ggml_rope_yarn_corr_dims.
  *
  * Shapes, op_params layouts and source slots are upstream ggml's:
- *   ROPE     src[0] a [head_dim, n_head, n_tokens, n_seq], src[1] b I32
+ *   ROPE and ROPE_BACK (the same layout)
+ *            src[0] a [head_dim, n_head, n_tokens, n_seq], src[1] b I32
  *            positions (n_tokens of them, 4 * n_tokens for the
  *            multi-section modes), src[2] c F32 frequency factors
  *            (optional); op_params int32 { 0, n_dims, mode, 0, n_ctx_orig },
@@ -77,10 +78,15 @@ static bool check_sections(const int *sections, int64_t head_dim, const char *fu
     return true;
 }
 
-static struct ggml_tensor *rope_impl(struct ggml_context *ctx, struct ggml_tensor *a, struct ggml_tensor *b,
+/*
+ * A ROPE node, or with back a ROPE_BACK node (the same parameters; the
+ * kernel rotates by the opposite angles, the transpose of the forward
+ * rotation: the gradient of rope with respect to its input).
+ */
+static struct ggml_tensor *rope_node(struct ggml_context *ctx, struct ggml_tensor *a, struct ggml_tensor *b,
                                      struct ggml_tensor *c, int n_dims, const int *sections, int mode,
                                      int n_ctx_orig, float freq_base, float freq_scale, float ext_factor,
-                                     float attn_factor, float beta_fast, float beta_slow, bool inplace,
+                                     float attn_factor, float beta_fast, float beta_slow, bool inplace, bool back,
                                      const char *func)
 {
     if (a == NULL || b == NULL)
@@ -150,11 +156,39 @@ static struct ggml_tensor *rope_impl(struct ggml_context *ctx, struct ggml_tenso
     ggml__set_op_params_f32(result, 10, beta_slow);
     for (int i = 0; i < GGML_MROPE_SECTIONS; i++)
         ggml__set_op_params_i32(result, 11 + i, multi ? sections[i] : 0);
-    result->op = GGML_OP_ROPE;
+    result->op = back ? GGML_OP_ROPE_BACK : GGML_OP_ROPE;
     result->src[0] = a;
     result->src[1] = b;
     result->src[2] = c;
     return result;
+}
+
+static struct ggml_tensor *rope_impl(struct ggml_context *ctx, struct ggml_tensor *a, struct ggml_tensor *b,
+                                     struct ggml_tensor *c, int n_dims, const int *sections, int mode,
+                                     int n_ctx_orig, float freq_base, float freq_scale, float ext_factor,
+                                     float attn_factor, float beta_fast, float beta_slow, bool inplace,
+                                     const char *func)
+{
+    return rope_node(ctx, a, b, c, n_dims, sections, mode, n_ctx_orig, freq_base, freq_scale, ext_factor,
+                     attn_factor, beta_fast, beta_slow, inplace, false, func);
+}
+
+struct ggml_tensor *ggml_rope_ext_back(struct ggml_context *ctx, struct ggml_tensor *a, struct ggml_tensor *b,
+                                       struct ggml_tensor *c, int n_dims, int mode, int n_ctx_orig, float freq_base,
+                                       float freq_scale, float ext_factor, float attn_factor, float beta_fast,
+                                       float beta_slow)
+{
+    return rope_node(ctx, a, b, c, n_dims, NULL, mode, n_ctx_orig, freq_base, freq_scale, ext_factor,
+                     attn_factor, beta_fast, beta_slow, false, true, __func__);
+}
+
+struct ggml_tensor *ggml_rope_multi_back(struct ggml_context *ctx, struct ggml_tensor *a, struct ggml_tensor *b,
+                                         struct ggml_tensor *c, int n_dims, int sections[GGML_MROPE_SECTIONS],
+                                         int mode, int n_ctx_orig, float freq_base, float freq_scale,
+                                         float ext_factor, float attn_factor, float beta_fast, float beta_slow)
+{
+    return rope_node(ctx, a, b, c, n_dims, sections, mode, n_ctx_orig, freq_base, freq_scale, ext_factor,
+                     attn_factor, beta_fast, beta_slow, false, true, __func__);
 }
 
 struct ggml_tensor *ggml_rope_set_offset(struct ggml_tensor *a, int n_offs)

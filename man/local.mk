@@ -227,6 +227,8 @@ man3_MANS += \
 	man/man3/ggml_cpu_has_wasm_simd.3 \
 	man/man3/ggml_cpu_init.3 \
 	man/man3/ggml_cpy.3 \
+	man/man3/ggml_cross_entropy_loss.3 \
+	man/man3/ggml_cross_entropy_loss_back.3 \
 	man/man3/ggml_cumsum.3 \
 	man/man3/ggml_custom_4d.3 \
 	man/man3/ggml_custom_inplace.3 \
@@ -312,6 +314,7 @@ man3_MANS += \
 	man/man3/ggml_get_no_alloc.3 \
 	man/man3/ggml_get_rel_pos.3 \
 	man/man3/ggml_get_rows.3 \
+	man/man3/ggml_get_rows_back.3 \
 	man/man3/ggml_get_tensor.3 \
 	man/man3/ggml_get_type_traits.3 \
 	man/man3/ggml_get_type_traits_cpu.3 \
@@ -411,6 +414,8 @@ man3_MANS += \
 	man/man3/ggml_op_desc.3 \
 	man/man3/ggml_op_name.3 \
 	man/man3/ggml_op_symbol.3 \
+	man/man3/ggml_opt_step_adamw.3 \
+	man/man3/ggml_opt_step_sgd.3 \
 	man/man3/ggml_out_prod.3 \
 	man/man3/ggml_pad.3 \
 	man/man3/ggml_pad_circular.3 \
@@ -441,15 +446,18 @@ man3_MANS += \
 	man/man3/ggml_reshape_3d.3 \
 	man/man3/ggml_reshape_4d.3 \
 	man/man3/ggml_rms_norm.3 \
+	man/man3/ggml_rms_norm_back.3 \
 	man/man3/ggml_rms_norm_inplace.3 \
 	man/man3/ggml_roll.3 \
 	man/man3/ggml_rope.3 \
 	man/man3/ggml_rope_custom.3 \
 	man/man3/ggml_rope_custom_inplace.3 \
 	man/man3/ggml_rope_ext.3 \
+	man/man3/ggml_rope_ext_back.3 \
 	man/man3/ggml_rope_ext_inplace.3 \
 	man/man3/ggml_rope_inplace.3 \
 	man/man3/ggml_rope_multi.3 \
+	man/man3/ggml_rope_multi_back.3 \
 	man/man3/ggml_rope_multi_inplace.3 \
 	man/man3/ggml_rope_set_offset.3 \
 	man/man3/ggml_rope_yarn_corr_dims.3 \
@@ -488,12 +496,15 @@ man3_MANS += \
 	man/man3/ggml_sigmoid.3 \
 	man/man3/ggml_sigmoid_inplace.3 \
 	man/man3/ggml_silu.3 \
+	man/man3/ggml_silu_back.3 \
 	man/man3/ggml_silu_inplace.3 \
 	man/man3/ggml_sin.3 \
 	man/man3/ggml_sin_inplace.3 \
 	man/man3/ggml_soft_max.3 \
 	man/man3/ggml_soft_max_add_sinks.3 \
 	man/man3/ggml_soft_max_ext.3 \
+	man/man3/ggml_soft_max_ext_back.3 \
+	man/man3/ggml_soft_max_ext_back_inplace.3 \
 	man/man3/ggml_soft_max_ext_inplace.3 \
 	man/man3/ggml_soft_max_inplace.3 \
 	man/man3/ggml_softplus.3 \

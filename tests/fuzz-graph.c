@@ -603,10 +603,19 @@ static struct ggml_tensor *op_rope(struct builder *b)
         int sections[GGML_MROPE_SECTIONS];
         for (int i = 0; i < GGML_MROPE_SECTIONS; i++)
             sections[i] = draw_small(b->e);
+        if (chance(b->e, 15))
+            return OP(b, "ggml_rope_multi_back", NULLS2(a, pos),
+                      ggml_rope_multi_back(b->ctx, a, pos, freq, n_dims, sections, mode, draw_small(b->e), base,
+                                           draw_param(b->e), draw_param(b->e), draw_param(b->e), draw_param(b->e),
+                                           draw_param(b->e)));
         return OP(b, "ggml_rope_multi", NULLS2(a, pos),
                   ggml_rope_multi(b->ctx, a, pos, freq, n_dims, sections, mode, draw_small(b->e), base, draw_param(b->e),
                                   draw_param(b->e), draw_param(b->e), draw_param(b->e), draw_param(b->e)));
     }
+    if (chance(b->e, 15))
+        return OP(b, "ggml_rope_ext_back", NULLS2(a, pos),
+                  ggml_rope_ext_back(b->ctx, a, pos, freq, n_dims, mode, draw_small(b->e), base, draw_param(b->e),
+                                     draw_param(b->e), draw_param(b->e), draw_param(b->e), draw_param(b->e)));
     return OP(b, "ggml_rope_ext", NULLS2(a, pos),
               ggml_rope_ext(b->ctx, a, pos, freq, n_dims, mode, draw_small(b->e), base, draw_param(b->e), draw_param(b->e),
                             draw_param(b->e), draw_param(b->e), draw_param(b->e)));
@@ -1052,12 +1061,77 @@ static struct ggml_tensor *op_misc(struct builder *b)
     }
 }
 
+/* The gradient ops of training: incoming gradient first, then what the
+ * forward op saw or produced (often of another shape or type). */
+static struct ggml_tensor *op_back(struct builder *b)
+{
+    struct ggml_context *ctx = b->ctx;
+    struct ggml_tensor *a = operand(b);
+    switch (draw(b->e, 8)) {
+    case 0: {
+        struct ggml_tensor *x = leaf_like(b, a, chance(b->e, 90) ? GGML_TYPE_F32 : draw_type(b->e));
+        return OP(b, "ggml_silu_back", NULLS2(a, x), ggml_silu_back(ctx, a, x));
+    }
+    case 1: {
+        struct ggml_tensor *x = leaf_like(b, a, chance(b->e, 90) ? GGML_TYPE_F32 : draw_type(b->e));
+        float eps = chance(b->e, 70) ? 1e-6f : draw_param(b->e);
+        return OP(b, "ggml_rms_norm_back", NULLS2(a, x), ggml_rms_norm_back(ctx, a, x, eps));
+    }
+    case 2: {
+        struct ggml_tensor *y = leaf_like(b, a, chance(b->e, 90) ? GGML_TYPE_F32 : draw_type(b->e));
+        float scale = chance(b->e, 70) ? 1.0f : draw_param(b->e), max_bias = chance(b->e, 80) ? 0.0f : draw_param(b->e);
+        if (chance(b->e, 30))
+            return OP(b, "ggml_soft_max_ext_back_inplace", NULLS2(a, y),
+                      ggml_soft_max_ext_back_inplace(ctx, a, y, scale, max_bias));
+        return OP(b, "ggml_soft_max_ext_back", NULLS2(a, y), ggml_soft_max_ext_back(ctx, a, y, scale, max_bias));
+    }
+    case 3: {
+        struct ggml_tensor *labels = leaf_like(b, a, chance(b->e, 90) ? GGML_TYPE_F32 : draw_type(b->e));
+        return OP(b, "ggml_cross_entropy_loss", NULLS2(a, labels), ggml_cross_entropy_loss(ctx, a, labels));
+    }
+    case 4: {
+        int64_t one[4] = { 1, 1, 1, 1 };
+        if (chance(b->e, 10))
+            one[0] = draw_dim(b->e);
+        struct ggml_tensor *g = leaf_ne(b, chance(b->e, 90) ? GGML_TYPE_F32 : draw_type(b->e), one);
+        struct ggml_tensor *labels = leaf_like(b, a, chance(b->e, 90) ? GGML_TYPE_F32 : draw_type(b->e));
+        return OP(b, "ggml_cross_entropy_loss_back", NULLS3(g, a, labels),
+                  ggml_cross_entropy_loss_back(ctx, g, a, labels));
+    }
+    case 5:
+    case 6: {
+        /* optimizer steps on a trainable leaf (now and then not flagged) */
+        const bool sgd = draw(b->e, 2) == 0;
+        struct ggml_tensor *w = leaf_like(b, a, chance(b->e, 90) ? GGML_TYPE_F32 : draw_type(b->e));
+        if (w != NULL && chance(b->e, 90))
+            ggml_set_param(w);
+        struct ggml_tensor *grad = leaf_like(b, w, GGML_TYPE_F32);
+        int64_t pne[4] = { sgd ? 2 : 7, 1, 1, 1 };
+        if (chance(b->e, 10))
+            pne[0] = draw_dim(b->e);
+        struct ggml_tensor *p = leaf_ne(b, chance(b->e, 95) ? GGML_TYPE_F32 : draw_type(b->e), pne);
+        if (sgd)
+            return OP(b, "ggml_opt_step_sgd", NULLS3(w, grad, p), ggml_opt_step_sgd(ctx, w, grad, p));
+        struct ggml_tensor *m = leaf_like(b, w, GGML_TYPE_F32), *v = leaf_like(b, w, GGML_TYPE_F32);
+        return OP(b, "ggml_opt_step_adamw", NULLS3(w, grad, m) || NULLS2(v, p), ggml_opt_step_adamw(ctx, w, grad, m, v, p));
+    }
+    default: {
+        /* get_rows_back(grad [n, r], ids [<= r], rows [n, m]) */
+        int64_t n = a != NULL ? a->ne[0] : draw_dim(b->e), r = a != NULL ? a->ne[1] : draw_dim(b->e);
+        struct ggml_tensor *ids = index_leaf(b, chance(b->e, 80) ? r : draw_dim(b->e), 1, 1);
+        int64_t cne[4] = { chance(b->e, 90) ? n : draw_dim(b->e), draw_dim(b->e), 1, 1 };
+        struct ggml_tensor *c = leaf_ne(b, GGML_TYPE_F32, cne);
+        return OP(b, "ggml_get_rows_back", NULLS3(a, ids, c), ggml_get_rows_back(ctx, a, ids, c));
+    }
+    }
+}
+
 typedef struct ggml_tensor *(*op_family_fn)(struct builder *b);
 
 static const op_family_fn op_families[] = {
     op_unary, op_binary, op_binary, op_reduce, op_softmax, op_rope, op_rows, op_rows, op_view, op_view,
     op_seq, op_conv, op_image, op_sort, op_copy, op_matmul, op_matmul, op_attention, op_recurrent,
-    op_custom, op_glu, op_misc,
+    op_custom, op_glu, op_misc, op_back,
 };
 
 /* ------------------------------------------------------------ inputs */

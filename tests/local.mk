@@ -67,6 +67,7 @@ tap_test_programs = \
 	tests/test-op-image \
 	tests/test-op-seq \
 	tests/test-op-recurrent \
+	tests/test-op-back \
 	tests/test-op-deepseek \
 	tests/test-op-custom \
 	tests/test-blas

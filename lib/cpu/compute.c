@@ -71,6 +71,7 @@ static const struct ggml__op_impl *const op_impls[GGML_OP_COUNT] = {
     [GGML_OP_DIAG_MASK_INF] = &ggml__op_diag_mask_inf,
     [GGML_OP_SOFT_MAX] = &ggml__op_soft_max,
     [GGML_OP_ROPE] = &ggml__op_rope,
+    [GGML_OP_ROPE_BACK] = &ggml__op_rope,
     [GGML_OP_ARGSORT] = &ggml__op_argsort,
     [GGML_OP_TOP_K] = &ggml__op_top_k,
     [GGML_OP_FLASH_ATTN_EXT] = &ggml__op_flash_attn_ext,
@@ -116,6 +117,14 @@ static const struct ggml__op_impl *const op_impls[GGML_OP_COUNT] = {
     [GGML_OP_MAP_CUSTOM2] = &ggml__op_map_custom2,
     [GGML_OP_MAP_CUSTOM3] = &ggml__op_map_custom3,
     [GGML_OP_CUSTOM] = &ggml__op_custom,
+    [GGML_OP_SILU_BACK] = &ggml__op_silu_back,
+    [GGML_OP_RMS_NORM_BACK] = &ggml__op_rms_norm_back,
+    [GGML_OP_GET_ROWS_BACK] = &ggml__op_get_rows_back,
+    [GGML_OP_SOFT_MAX_BACK] = &ggml__op_soft_max_back,
+    [GGML_OP_CROSS_ENTROPY_LOSS] = &ggml__op_cross_entropy_loss,
+    [GGML_OP_CROSS_ENTROPY_LOSS_BACK] = &ggml__op_cross_entropy_loss_back,
+    [GGML_OP_OPT_STEP_ADAMW] = &ggml__op_opt_step_adamw,
+    [GGML_OP_OPT_STEP_SGD] = &ggml__op_opt_step_sgd,
 };
 
 const struct ggml__op_impl *ggml__cpu_op_impl(enum ggml_op op)

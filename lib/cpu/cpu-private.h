@@ -272,7 +272,7 @@ GGML__OP_IMPL(ggml__op_set);
 GGML__OP_IMPL(ggml__op_acc);
 GGML__OP_IMPL(ggml__op_diag_mask_inf);
 GGML__OP_IMPL(ggml__op_soft_max);     /* ops/softmax.c */
-GGML__OP_IMPL(ggml__op_rope);         /* ops/rope.c */
+GGML__OP_IMPL(ggml__op_rope);         /* ops/rope.c: ROPE, ROPE_BACK */
 GGML__OP_IMPL(ggml__op_argsort);      /* ops/sort.c */
 GGML__OP_IMPL(ggml__op_top_k);
 GGML__OP_IMPL(ggml__op_flash_attn_ext); /* ops/attention.c */
@@ -318,6 +318,14 @@ GGML__OP_IMPL(ggml__op_dsv4_hc_comb);
 GGML__OP_IMPL(ggml__op_dsv4_hc_pre);
 GGML__OP_IMPL(ggml__op_dsv4_hc_post);
 GGML__OP_IMPL(ggml__op_custom);
+GGML__OP_IMPL(ggml__op_silu_back);       /* ops/back.c */
+GGML__OP_IMPL(ggml__op_rms_norm_back);
+GGML__OP_IMPL(ggml__op_get_rows_back);
+GGML__OP_IMPL(ggml__op_soft_max_back);
+GGML__OP_IMPL(ggml__op_cross_entropy_loss);
+GGML__OP_IMPL(ggml__op_cross_entropy_loss_back);
+GGML__OP_IMPL(ggml__op_opt_step_adamw);
+GGML__OP_IMPL(ggml__op_opt_step_sgd);
 
 /* True when the op's result dst is to be written by the table's streaming
    entries (unary_stream, binary_stream) where they exist: it would not stay

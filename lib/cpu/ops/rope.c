@@ -134,6 +134,7 @@ struct rope_setup {
     double log_base_step;       /* ln(base^(-2/n_dims)): exponent e gives base^(-2e/n_dims) */
     double corr_lo, corr_hi;    /* the YaRN correction band, in pairs */
     double mscale;              /* magnitude of every rotation */
+    bool back;                  /* ROPE_BACK: rotate by the opposite angles (the transpose) */
     const struct ggml_tensor *pos, *ff;
 };
 
@@ -152,6 +153,7 @@ static struct rope_setup rope_prepare(const struct ggml_tensor *dst)
         s.mscale *= 1.0 + 0.1 * log(1.0 / s.p.freq_scale);
     s.pos = dst->src[1];
     s.ff = dst->src[2];
+    s.back = dst->op == GGML_OP_ROPE_BACK;
     return s;
 }
 
@@ -240,7 +242,7 @@ static void rope_angles(const struct rope_setup *s, int64_t t, int64_t n_tokens,
             theta = theta_interp * (1.0 - mix) + theta_extrap * mix;
         }
         table[2 * i] = (float) (cos(theta) * s->mscale);
-        table[2 * i + 1] = (float) (sin(theta) * s->mscale);
+        table[2 * i + 1] = (float) ((s->back ? -sin(theta) : sin(theta)) * s->mscale);
     }
 }
 
