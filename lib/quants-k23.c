@@ -17,6 +17,8 @@
  */
 #include "config.h"
 
+#include <float.h>
+#include <math.h>
 #include <string.h>
 
 #include "ggml-impl.h"
@@ -79,15 +81,37 @@ static void quantize_block_q2_K(const float *x, const float *w, void *vy)
         put_low2_code(y->qs, v, k.q[v]);
 }
 
+/*
+ * The reference quantizer (from_float) weights each value by its
+ * magnitude, as ggml's does: the large values, which dominate the dot
+ * products this encoder feeds, are kept closest.  (With two bits a value,
+ * equal weights give a lower RMSE but dot products several times further
+ * off on smooth data.)  ggml_quantize_chunk without importance weights
+ * writes the same blocks.
+ */
 void ggml__quantize_row_q2_K_ref(const float *restrict x, void *restrict y, int64_t k)
 {
-    ggml__quantize_k_rows(quantize_block_q2_K, sizeof(block_q2_K), x, y, 1, k, NULL, __func__);
+    const int64_t nb = ggml__quant_row_blocks(x, y, k, QK_K, __func__);
+    for (int64_t i = 0; i < nb; i++) {
+        float w[QK_K];
+        for (int j = 0; j < QK_K; j++) {
+            const float a = fabsf(x[i * QK_K + j]);
+            w[j] = (a <= FLT_MAX ? a : 0.0f) + 1e-30f;
+        }
+        quantize_block_q2_K(x + i * QK_K, w, (char *) y + i * (int64_t) sizeof(block_q2_K));
+    }
 }
 
 void ggml__quantize_q2_K(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
                          const float *imatrix)
 {
-    ggml__quantize_k_rows(quantize_block_q2_K, sizeof(block_q2_K), x, y, nrows, n_per_row, imatrix, __func__);
+    if (imatrix != NULL) {
+        ggml__quantize_k_rows(quantize_block_q2_K, sizeof(block_q2_K), x, y, nrows, n_per_row, imatrix, __func__);
+        return;
+    }
+    for (int64_t r = 0; r < nrows; r++)
+        ggml__quantize_row_q2_K_ref(x + r * n_per_row, (char *) y + r * (n_per_row / QK_K) * (int64_t) sizeof(block_q2_K),
+                                    n_per_row);
 }
 
 /* ------------------------------------------------------------------ q3_K */

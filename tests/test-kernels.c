@@ -441,7 +441,7 @@ static struct row make_row(const struct ggml__cpu_kernels *generic, enum ggml_ty
         r.values[i] = rng_unit();
     if (generic->from_float[t] != NULL) {
         generic->from_float[t](r.values, r.data, n);
-    } else {   /* IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS: the public quantizer, importance weights 1 */
+    } else {   /* the lattice types: the public quantizer, importance weights 1 */
         float *ones = malloc((size_t) n * sizeof *ones);
         for (int64_t i = 0; i < n; i++)
             ones[i] = 1.0f;

@@ -726,9 +726,11 @@ static void test_type_traits(void)
         }
         /* q8_1 and q8_K: only what other rows are converted to */
         const bool activation = t == GGML_TYPE_Q8_1 || t == GGML_TYPE_Q8_K;
-        /* IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS: no from_float (as in ggml) */
+        /* the lattice types: no from_float (as in ggml, whose quantizers of
+           these need tables or importance weights) */
         const bool no_encoder = t == GGML_TYPE_IQ1_S || t == GGML_TYPE_IQ1_M || t == GGML_TYPE_IQ2_XXS ||
-                                t == GGML_TYPE_IQ2_XS;
+                                t == GGML_TYPE_IQ2_XS || t == GGML_TYPE_IQ2_S || t == GGML_TYPE_IQ3_XXS ||
+                                t == GGML_TYPE_IQ3_S;
         const bool has_from_float = (has_dot && !no_encoder) || activation || t == GGML_TYPE_I32;
         const int64_t want_nrows = has_dot || activation ? 1 : 0;
         ok((tr->vec_dot != NULL) == has_dot && (tr->from_float != NULL) == has_from_float &&

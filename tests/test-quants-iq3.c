@@ -397,8 +397,8 @@ static void check_vec_dot(const struct upstream_type *u)
 {
     const enum ggml_type t = u->type;
     const struct ggml_type_traits_cpu *cpu = ggml_get_type_traits_cpu(t);
-    ok(cpu->vec_dot_type == GGML_TYPE_Q8_K && cpu->vec_dot != NULL && cpu->nrows == 1 && cpu->from_float != NULL,
-       "%s: CPU traits: vec_dot against q8_K, a from_float (as in ggml)", u->name);
+    ok(cpu->vec_dot_type == GGML_TYPE_Q8_K && cpu->vec_dot != NULL && cpu->nrows == 1 && cpu->from_float == NULL,
+       "%s: CPU traits: vec_dot against q8_K, no from_float (as in ggml)", u->name);
     enum { N = 1024 };
     static float a[N], b[N], da[N], db[N];
     static uint8_t qa[N], qb[N * 2];

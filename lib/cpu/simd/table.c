@@ -108,12 +108,9 @@ static void fill_generic(struct ggml__cpu_kernels *k, const struct ggml__isa_cap
     k->vec_dot[GGML_TYPE_IQ1_M] = ggml__generic_vec_dot_iq1_m_q8_K;
     k->vec_dot[GGML_TYPE_IQ3_XXS] = ggml__generic_vec_dot_iq3_xxs_q8_K;
     k->vec_dot[GGML_TYPE_IQ3_S] = ggml__generic_vec_dot_iq3_s_q8_K;
-    k->from_float[GGML_TYPE_IQ3_XXS] = ggml__quantize_row_iq3_xxs_ref;
-    k->from_float[GGML_TYPE_IQ3_S] = ggml__quantize_row_iq3_s_ref;
     k->vec_dot[GGML_TYPE_IQ2_XXS] = ggml__generic_vec_dot_iq2_xxs_q8_K;
     k->vec_dot[GGML_TYPE_IQ2_XS] = ggml__generic_vec_dot_iq2_xs_q8_K;
     k->vec_dot[GGML_TYPE_IQ2_S] = ggml__generic_vec_dot_iq2_s_q8_K;
-    k->from_float[GGML_TYPE_IQ2_S] = ggml__quantize_row_iq2_s_ref;
 
     k->from_float[GGML_TYPE_F32] = ggml__generic_f32_to_f32;
     k->from_float[GGML_TYPE_F16] = ggml__generic_f32_to_f16;
