@@ -79,7 +79,7 @@ static bool copy_supports(const struct ggml_tensor *dst)
 static void copy_element(enum ggml_type src_type, const char *s, enum ggml_type dst_type, char *d)
 {
     if (src_type == dst_type)
-        memcpy(d, s, ggml_type_size(src_type));
+        memmove(d, s, ggml_type_size(src_type));
     else
         store_plain(dst_type, d, load_plain(src_type, s));
 }
@@ -126,7 +126,7 @@ static void convert_span(const struct ggml__cpu_kernels *k, enum ggml_type src_t
                          enum ggml_type dst_type, char *d, int64_t n, float *scratch, int64_t scratch_n)
 {
     if (src_type == dst_type) {
-        memcpy(d, s, ggml_row_size(src_type, n));
+        memmove(d, s, ggml_row_size(src_type, n));
         return;
     }
     if (src_type == GGML_TYPE_F32) {
@@ -270,7 +270,7 @@ static void copy_rows(const struct ggml__compute_params *params, struct ggml_ten
                 for (int64_t i = 0; i < src->ne[0]; i++)
                     copy_element(src->type, s + i * src->nb[0], dst->type, d + i * dst->nb[0]);
             else
-                memcpy(d, s, ggml_row_size(src->type, src->ne[0]));
+                memmove(d, s, ggml_row_size(src->type, src->ne[0]));
             continue;
         }
         if (plain_type(src->type)) {
