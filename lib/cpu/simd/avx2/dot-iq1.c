@@ -6,13 +6,13 @@
  * the values times q8 in eighths of d), computed 32 values (four groups)
  * at a time.  The four grid points widen to bytes c = v + 1 (0..2, code 3
  * kept as 3 as the generic level reads it), so with a = maddubs(c, y) and
- * s = maddubs(1, y) (16-bit lanes of byte pairs, |a| <= 2 * 3 * 128) a
- * pair's eighths are 8 (a - s) +- s = 8 a - k s, k = 7 for the shift +1/8
- * and 9 for -1/8.  madd multiplies a by 8 (2 s + 1) and s by k (2 s + 1)
- * (at most 135) into 32-bit lanes, exact.  The lanes are summed over the
- * block (|total| < 2^24) and ggml__iq1_block_dot scales it; blocks are
- * added in order as the generic level does: the generic results bit for
- * bit.
+ * s = maddubs(1, y) (16-bit lanes of byte pairs) a pair's eighths are
+ * w = 8 (a - s) +- s (|a - s| <= 2 * 2 * 128, |w| <= 4352: exact in 16
+ * bits), the sign applied to s as (s ^ m) - m with m all ones where the
+ * shift is -1/8; madd multiplies w by 2 s + 1 into 32-bit lanes.  The lanes
+ * are summed over the block (|total| < 2^24) and ggml__iq1_block_dot scales
+ * it; blocks are added in order as the generic level does: the generic
+ * results bit for bit.
  */
 #include "config.h"
 
@@ -39,18 +39,20 @@ static inline __m256i grid_code_levels(void)
 
 /*
  * 32-bit lanes of the eighths of 32 values (grid indices i0..i3 of four
- * groups) times y: a times eight_scales minus s times shift_scales, both
- * 16-bit lanes (see the file comment).
+ * groups) times y, scaled: negative and scales are 16-bit lanes, all ones
+ * where the group's shift is -1/8 and 2 s + 1 (see the file comment).
  */
 static inline __m256i four_groups(unsigned i0, unsigned i1, unsigned i2, unsigned i3, const int8_t *q8,
-                                  __m256i eight_scales, __m256i shift_scales)
+                                  __m256i negative, __m256i scales)
 {
     const uint16_t *grid = ggml__iq1_grid;
     const __m256i c = avx2_grid_bytes(grid[i0], grid[i1], grid[i2], grid[i3], grid_code_levels());
     const __m256i y = _mm256_loadu_si256((const __m256i *) q8);
     const __m256i a = _mm256_maddubs_epi16(c, y);
     const __m256i s = _mm256_maddubs_epi16(_mm256_set1_epi8(1), y);
-    return _mm256_sub_epi32(_mm256_madd_epi16(a, eight_scales), _mm256_madd_epi16(s, shift_scales));
+    const __m256i shift = _mm256_sub_epi16(_mm256_xor_si256(s, negative), negative);
+    const __m256i w = _mm256_add_epi16(_mm256_slli_epi16(_mm256_sub_epi16(a, s), 3), shift);
+    return _mm256_madd_epi16(w, scales);
 }
 
 void ggml__avx2_vec_dot_iq1_s_q8_K(int n, float *restrict s, size_t bs, const void *restrict vx, size_t bx,
@@ -65,27 +67,15 @@ void ggml__avx2_vec_dot_iq1_s_q8_K(int n, float *restrict s, size_t bs, const vo
         for (int b = 0; b < QK_K / 32; b++) {
             const unsigned qh = x[i].qh[b];
             const uint8_t *qs = x[i].qs + 4 * b;
-            const int scale = (int) (2 * ((qh >> 12) & 7) + 1), k = qh & 0x8000u ? 9 : 7;
             acc = _mm256_add_epi32(
                 acc, four_groups(qs[0] | (qh & 7) << 8, qs[1] | ((qh >> 3) & 7) << 8, qs[2] | ((qh >> 6) & 7) << 8,
                                  qs[3] | ((qh >> 9) & 7) << 8, y[i].qs + 32 * b,
-                                 _mm256_set1_epi16((short) (8 * scale)), _mm256_set1_epi16((short) (k * scale))));
+                                 _mm256_set1_epi16((short) (qh & 0x8000u ? -1 : 0)),
+                                 _mm256_set1_epi16((short) (2 * ((qh >> 12) & 7) + 1))));
         }
         sum += ggml__iq1_block_dot(y[i].d, ggml__fp16_to_fp32(x[i].d), avx2_hsum_epi32(acc));
     }
     *s = sum;
-}
-
-/* k of a group from its IQ1_M nibble (bit 3: the shift is -1/8). */
-static inline int shift_k(unsigned nibble)
-{
-    return nibble & 8u ? 9 : 7;
-}
-
-/* A 64-bit lane of four 16-bit lanes v. */
-static inline long long four_lanes(int v)
-{
-    return (long long) ((uint64_t) (uint16_t) v * 0x0001000100010001ull);
 }
 
 void ggml__avx2_vec_dot_iq1_m_q8_K(int n, float *restrict s, size_t bs, const void *restrict vx, size_t bx,
@@ -105,16 +95,17 @@ void ggml__avx2_vec_dot_iq1_m_q8_K(int n, float *restrict s, size_t bs, const vo
             const int lo = (int) (2 * ((word >> (6 * (b % 2))) & 7) + 1);
             const int hi = (int) (2 * ((word >> (6 * (b % 2) + 3)) & 7) + 1);
             const uint8_t *qs = x[i].qs + 4 * b;
-            /* k (2 s + 1) per group, in its four 16-bit lanes */
-            const __m256i shift_scales =
-                _mm256_set_epi64x(four_lanes(shift_k(nibbles >> 12) * hi), four_lanes(shift_k(nibbles >> 8) * hi),
-                                  four_lanes(shift_k(nibbles >> 4) * lo), four_lanes(shift_k(nibbles) * lo));
+            /* bit 3 of each group's nibble, in the group's four 16-bit lanes */
+            const __m256i sign_bit = _mm256_setr_epi16(0x8, 0x8, 0x8, 0x8, 0x80, 0x80, 0x80, 0x80, 0x800, 0x800, 0x800,
+                                                       0x800, (short) 0x8000, (short) 0x8000, (short) 0x8000,
+                                                       (short) 0x8000);
+            const __m256i negative =
+                _mm256_cmpeq_epi16(_mm256_and_si256(_mm256_set1_epi16((short) nibbles), sign_bit), sign_bit);
             acc = _mm256_add_epi32(
                 acc, four_groups(qs[0] | (nibbles & 7) << 8, qs[1] | ((nibbles >> 4) & 7) << 8,
                                  qs[2] | ((nibbles >> 8) & 7) << 8, qs[3] | ((nibbles >> 12) & 7) << 8,
-                                 y[i].qs + 32 * b,
-                                 _mm256_set_m128i(_mm_set1_epi16((short) (8 * hi)), _mm_set1_epi16((short) (8 * lo))),
-                                 shift_scales));
+                                 y[i].qs + 32 * b, negative,
+                                 _mm256_set_m128i(_mm_set1_epi16((short) hi), _mm_set1_epi16((short) lo))));
         }
         sum += ggml__iq1_block_dot(y[i].d, ggml__fp16_to_fp32(ggml__iq1_m_scale(x[i].scales)), avx2_hsum_epi32(acc));
     }
