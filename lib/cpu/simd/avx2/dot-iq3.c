@@ -4,8 +4,8 @@
  *
  * Each block's integer sum is the generic level's (simd/generic/dot-iq3.c),
  * computed a sub-block of 32 values at a time: the eight codebook entries
- * give 32 magnitudes (0..62) as bytes, the sign bits expand to a byte mask
- * of the negative ones, and avx2_signed_pairs (lattice.h) multiplies them
+ * give 32 magnitudes (0..62) as bytes, the signs expand to a byte mask of
+ * the negative ones (lattice.h), and avx2_signed_pairs (lattice.h) multiplies them
  * exactly; madd scales.  The 32-bit lanes are summed over the block; the
  * block's share is then ggml__q6_K_block_dot of that
  * sum, added in block order as the generic level does, so the results are
@@ -30,9 +30,9 @@
 /* 32-bit lanes of scale * sum sign * magnitude * y over 32 values
    (magnitudes 0..62: avx2_signed_pairs is exact; madd scales into 32-bit
    lanes). */
-static inline __m256i sub_block_dot(__m256i magnitudes, uint32_t sign_bits, const int8_t *q8, int scale)
+static inline __m256i sub_block_dot(__m256i magnitudes, __m256i negative, const int8_t *q8, int scale)
 {
-    return _mm256_madd_epi16(avx2_signed_pairs(magnitudes, sign_bits, q8), _mm256_set1_epi16((short) scale));
+    return _mm256_madd_epi16(avx2_signed_pairs(magnitudes, negative, q8), _mm256_set1_epi16((short) scale));
 }
 
 /* The eight codebook entries grid[qs[g]] of IQ3_XXS (scalar loads: faster
@@ -62,9 +62,8 @@ void ggml__avx2_vec_dot_iq3_xxs_q8_K(int n, float *restrict s, size_t bs, const 
         for (int sub = 0; sub < QK_K / 32; sub++) {
             uint32_t word;
             memcpy(&word, x[b].qs + QK_K / 4 + 4 * sub, sizeof word);
-            const uint32_t sign_bits = avx2_parity_signs(word) | avx2_parity_signs(word >> 7) << 8 |
-                                       avx2_parity_signs(word >> 14) << 16 | avx2_parity_signs(word >> 21) << 24;
-            acc = _mm256_add_epi32(acc, sub_block_dot(xxs_entries(x[b].qs + 8 * sub), sign_bits,
+            const __m256i negative = avx2_parity_sign_masks(word, word >> 7, word >> 14, word >> 21);
+            acc = _mm256_add_epi32(acc, sub_block_dot(xxs_entries(x[b].qs + 8 * sub), negative,
                                                       y[b].qs + 32 * sub, (int) (2 * (word >> 28) + 1)));
         }
         sum += ggml__q6_K_block_dot(y[b].d, 0.25f * ggml__fp16_to_fp32(x[b].d), avx2_hsum_epi32(acc));
@@ -92,7 +91,7 @@ void ggml__avx2_vec_dot_iq3_s_q8_K(int n, float *restrict s, size_t bs, const vo
             uint32_t sign_bits;
             memcpy(&sign_bits, x[b].signs + 4 * sub, sizeof sign_bits);
             const int l = (x[b].scales[sub / 2] >> (4 * (sub % 2))) & 0x0f;
-            acc = _mm256_add_epi32(acc, sub_block_dot(s_entries(idx), sign_bits,
+            acc = _mm256_add_epi32(acc, sub_block_dot(s_entries(idx), avx2_negative_mask(sign_bits),
                                                       y[b].qs + 32 * sub, 2 * l + 1));
         }
         sum += ggml__q6_K_block_dot(y[b].d, ggml__fp16_to_fp32(x[b].d), avx2_hsum_epi32(acc));

@@ -33,15 +33,15 @@ static inline __m256i avx2_negative_mask(uint32_t bits)
 
 /*
  * 16-bit lanes of sum sign * magnitude * y over pairs of the 32 bytes
- * (lane i: bytes 2 i, 2 i + 1), sign negative where bit i of sign_bits is
- * set.  The positive and the negative magnitudes (unsigned bytes) are
- * multiplied separately by maddubs: exact for every int8 y, -128 included,
- * as long as 2 * magnitude * 128 and the lanes' difference, at most
- * 2 * magnitude * 128 too, stay below 2^15: magnitudes up to 127.
+ * (lane i: bytes 2 i, 2 i + 1), sign negative where byte i of negative is
+ * all ones (0 elsewhere).  The positive and the negative magnitudes
+ * (unsigned bytes) are multiplied separately by maddubs: exact for every
+ * int8 y, -128 included, as long as 2 * magnitude * 128 and the lanes'
+ * difference, at most 2 * magnitude * 128 too, stay below 2^15: magnitudes
+ * up to 127.
  */
-static inline __m256i avx2_signed_pairs(__m256i magnitudes, uint32_t sign_bits, const int8_t *q8)
+static inline __m256i avx2_signed_pairs(__m256i magnitudes, __m256i negative, const int8_t *q8)
 {
-    const __m256i negative = avx2_negative_mask(sign_bits);
     const __m256i y = _mm256_loadu_si256((const __m256i *) q8);
     const __m256i pos = _mm256_maddubs_epi16(_mm256_andnot_si256(negative, magnitudes), y);
     const __m256i neg = _mm256_maddubs_epi16(_mm256_and_si256(negative, magnitudes), y);
@@ -49,28 +49,35 @@ static inline __m256i avx2_signed_pairs(__m256i magnitudes, uint32_t sign_bits, 
 }
 
 /*
- * Eight sign bits from the seven in the low bits of field (higher bits
- * ignored), the eighth their parity (the number of negatives is even):
- * ggml__iq2_signs8, as a table.  IQ2_XXS, IQ2_XS and IQ3_XXS store signs
- * so.
+ * The byte masks of four groups' signs stored as seven bits each, the
+ * eighth their parity (the number of negatives is even; IQ2_XXS, IQ2_XS
+ * and IQ3_XXS store signs so, ggml__iq2_signs8): the seven bits of group l
+ * in the low bits of field l (higher bits ignored), its mask in bytes
+ * 8 l .. 8 l + 7 (all ones: negative).  A table of the 128 masks.
  */
-static inline uint32_t avx2_parity_signs(unsigned field)
-{
 #define LATTICE_PARITY(k) (((k) ^ (k) >> 1 ^ (k) >> 2 ^ (k) >> 3 ^ (k) >> 4 ^ (k) >> 5 ^ (k) >> 6) & 1)
-#define LATTICE_SIGNS1(k) (uint8_t) ((k) | LATTICE_PARITY(k) << 7)
-#define LATTICE_SIGNS4(k) LATTICE_SIGNS1(k), LATTICE_SIGNS1((k) + 1), LATTICE_SIGNS1((k) + 2), LATTICE_SIGNS1((k) + 3)
-#define LATTICE_SIGNS16(k) \
-    LATTICE_SIGNS4(k), LATTICE_SIGNS4((k) + 4), LATTICE_SIGNS4((k) + 8), LATTICE_SIGNS4((k) + 12)
-    static const uint8_t signs[128] = {
-        LATTICE_SIGNS16(0),  LATTICE_SIGNS16(16), LATTICE_SIGNS16(32), LATTICE_SIGNS16(48),
-        LATTICE_SIGNS16(64), LATTICE_SIGNS16(80), LATTICE_SIGNS16(96), LATTICE_SIGNS16(112),
+#define LATTICE_SIGNS(k) ((k) | LATTICE_PARITY(k) << 7)
+#define LATTICE_BYTE(k, j) ((unsigned long long) ((LATTICE_SIGNS(k) >> (j)) & 1) * (0xffull << (8 * (j))))
+#define LATTICE_MASK1(k)                                                                                  \
+    (LATTICE_BYTE(k, 0) | LATTICE_BYTE(k, 1) | LATTICE_BYTE(k, 2) | LATTICE_BYTE(k, 3) | LATTICE_BYTE(k, 4) | \
+     LATTICE_BYTE(k, 5) | LATTICE_BYTE(k, 6) | LATTICE_BYTE(k, 7))
+#define LATTICE_MASK4(k) LATTICE_MASK1(k), LATTICE_MASK1((k) + 1), LATTICE_MASK1((k) + 2), LATTICE_MASK1((k) + 3)
+#define LATTICE_MASK16(k) LATTICE_MASK4(k), LATTICE_MASK4((k) + 4), LATTICE_MASK4((k) + 8), LATTICE_MASK4((k) + 12)
+static inline __m256i avx2_parity_sign_masks(unsigned f0, unsigned f1, unsigned f2, unsigned f3)
+{
+    static const unsigned long long masks[128] = {
+        LATTICE_MASK16(0),  LATTICE_MASK16(16), LATTICE_MASK16(32), LATTICE_MASK16(48),
+        LATTICE_MASK16(64), LATTICE_MASK16(80), LATTICE_MASK16(96), LATTICE_MASK16(112),
     };
-#undef LATTICE_SIGNS16
-#undef LATTICE_SIGNS4
-#undef LATTICE_SIGNS1
-#undef LATTICE_PARITY
-    return signs[field & 0x7f];
+    return _mm256_set_epi64x((long long) masks[f3 & 0x7f], (long long) masks[f2 & 0x7f],
+                             (long long) masks[f1 & 0x7f], (long long) masks[f0 & 0x7f]);
 }
+#undef LATTICE_MASK16
+#undef LATTICE_MASK4
+#undef LATTICE_MASK1
+#undef LATTICE_BYTE
+#undef LATTICE_SIGNS
+#undef LATTICE_PARITY
 
 /*
  * Four grid points of 2-bit codes (coordinate j of a point: bits 2 j,
