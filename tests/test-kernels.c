@@ -559,9 +559,9 @@ static void check_vec_dot(const struct ggml__cpu_kernels *k, const struct ggml__
                 worst = err > worst ? err : worst;
                 if (!(fabs(got - want) <= bound) || !(fabs(got_generic - want) <= bound) ||
                     ((same_bits_as_generic(t) || k_blocks) && memcmp(&got, &got_generic, sizeof got) != 0)) {
+                    static const char *const pass_names[] = { "", " (int8 extremes)", " (x and int8 extremes)" };
                     tap_diag("%s n=%lld%s: level %.9g, generic %.9g, reference %.9g (|products| %.3g)",
-                             ggml_type_name(t), (long long) n, pass == 2 ? " (x and int8 extremes)" : pass ? " (int8 extremes)" : "", got, got_generic,
-                             want, mag);
+                             ggml_type_name(t), (long long) n, pass_names[pass], got, got_generic, want, mag);
                     all_ok = false;
                 }
             }

@@ -5,12 +5,13 @@
  * Each block's integer sum is the generic level's (simd/generic/dot-iq2.c),
  * computed a sub-block of 32 values (four groups) at a time: the four
  * lattice points widen to magnitudes 8, 25, 43 (or 0) as bytes, the signs
- * to a byte mask (XXS, XS: a table of the masks of seven bits and parity), avx2_signed_pairs (lattice.h) multiplies them with
- * the q8 bytes exactly, and madd scales the pairs by 2 s + 1 (per 32 values
- * for XXS, per 16 for XS and S: one scale per 128-bit lane) into 32-bit
- * lanes.  The lanes are summed over the block (below 2^31, see the generic
- * file) and ggml__iq2_block_dot scales it; blocks are added in order as the
- * generic level does: the generic results bit for bit.
+ * to a byte mask (XXS, XS: from a table of the masks of seven bits and
+ * parity), avx2_signed_pairs (lattice.h) multiplies them with the q8 bytes
+ * exactly, and madd scales the pairs by 2 s + 1 (per 32 values for XXS, per
+ * 16 for XS and S: one scale per 128-bit lane) into 32-bit lanes.  The
+ * lanes are summed over the block (below 2^31, see the generic file) and
+ * ggml__iq2_block_dot scales it; blocks are added in order as the generic
+ * level does: the generic results bit for bit.
  */
 #include "config.h"
 
