@@ -133,6 +133,9 @@ lib_cpu_simd_libisa_avx2_la_SOURCES = \
 	lib/cpu/simd/avx2/dot-k23.c \
 	lib/cpu/simd/avx2/dot-tq.c \
 	lib/cpu/simd/avx2/dot-iq3.c \
+	lib/cpu/simd/avx2/dot-iq1.c \
+	lib/cpu/simd/avx2/dot-iq2.c \
+	lib/cpu/simd/avx2/lattice.h \
 	lib/cpu/simd/avx2/convert.c \
 	lib/cpu/simd/avx2/vector.c \
 	lib/cpu/simd/avx2/vmath.h \

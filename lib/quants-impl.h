@@ -578,6 +578,18 @@ static inline ggml_fp16_t ggml__iq1_m_scale(const uint8_t scales[QK_K / 32])
 }
 
 /*
+ * One block's share of an IQ1 dot product with a q8_K block, from the exact
+ * integer total = sum of the block's values times q8 in eighths of d (every
+ * kernel level forms the same total and calls this: results agree bit for
+ * bit).
+ */
+static inline float ggml__iq1_block_dot(float dy, float d, int32_t total)
+{
+    const float scale = dy * d;
+    return scale * ((float) total * 0.125f);
+}
+
+/*
  * The quantizers' lookup tables (every vector of eight values in
  * {-1, 0, +1} to its grid index or its nearest grid points), built once
  * under a lock of their own: init returns false after logging when memory

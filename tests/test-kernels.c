@@ -484,6 +484,30 @@ static enum ggml_type vdt_of(enum ggml_type t)
                                                       : t;
 }
 
+/* The types with a grid or codebook of points and sign bits. */
+static bool lattice_type(enum ggml_type t)
+{
+    return t == GGML_TYPE_IQ1_S || t == GGML_TYPE_IQ1_M || t == GGML_TYPE_IQ2_XXS || t == GGML_TYPE_IQ2_XS ||
+           t == GGML_TYPE_IQ2_S || t == GGML_TYPE_IQ3_XXS || t == GGML_TYPE_IQ3_S;
+}
+
+/* Every bit of a lattice type's block set but those of its binary16 scale d
+   (first for all but IQ1_M, whose d is the top nibbles of its four 16-bit
+   scale words at 48): the last grid points, every sign negative, every
+   sub-block scale at its largest. */
+static void set_lattice_extremes(enum ggml_type t, uint8_t *block)
+{
+    if (t == GGML_TYPE_IQ1_M) {
+        memset(block, 0xff, 48);
+        for (int w = 0; w < 4; w++) {
+            block[48 + 2 * w] = 0xff;
+            block[49 + 2 * w] |= 0x0f;
+        }
+    } else {
+        memset(block + 2, 0xff, block_bytes(t) - 2);
+    }
+}
+
 /* vec_dot of each type on lengths of every remainder. */
 static void check_vec_dot(const struct ggml__cpu_kernels *k, const struct ggml__cpu_kernels *generic)
 {
@@ -505,8 +529,11 @@ static void check_vec_dot(const struct ggml__cpu_kernels *k, const struct ggml__
                 continue;
             struct row x = make_row(generic, t, n), y = make_row(generic, vdt, n);
             /* then, for the bit-identical types and the 256-value ones, y's first block at the
-               extremes of int8, -128 too */
-            for (int pass = 0; pass < (same_bits_as_generic(t) || k_blocks ? 2 : 1); pass++) {
+               extremes of int8, -128 too; then for the lattice types x's first block too */
+            const int passes = lattice_type(t) ? 3 : same_bits_as_generic(t) || k_blocks ? 2 : 1;
+            for (int pass = 0; pass < passes; pass++) {
+                if (pass == 2)
+                    set_lattice_extremes(t, x.data);
                 if (pass == 1 && !k_blocks)
                     for (int j = 0; j < 32; j++)
                         ((int8_t *) y.data)[2 + j] = (int8_t) (j % 3 == 0 ? -128 : j % 3 == 1 ? 127 : -127);
@@ -532,9 +559,9 @@ static void check_vec_dot(const struct ggml__cpu_kernels *k, const struct ggml__
                 worst = err > worst ? err : worst;
                 if (!(fabs(got - want) <= bound) || !(fabs(got_generic - want) <= bound) ||
                     ((same_bits_as_generic(t) || k_blocks) && memcmp(&got, &got_generic, sizeof got) != 0)) {
+                    static const char *const pass_names[] = { "", " (int8 extremes)", " (x and int8 extremes)" };
                     tap_diag("%s n=%lld%s: level %.9g, generic %.9g, reference %.9g (|products| %.3g)",
-                             ggml_type_name(t), (long long) n, pass ? " (int8 extremes)" : "", got, got_generic,
-                             want, mag);
+                             ggml_type_name(t), (long long) n, pass_names[pass], got, got_generic, want, mag);
                     all_ok = false;
                 }
             }

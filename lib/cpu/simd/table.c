@@ -191,6 +191,11 @@ static void fill_avx2(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *
     k->vec_dot[GGML_TYPE_IQ4_XS] = ggml__avx2_vec_dot_iq4_xs_q8_K;
     k->vec_dot[GGML_TYPE_IQ3_XXS] = ggml__avx2_vec_dot_iq3_xxs_q8_K;
     k->vec_dot[GGML_TYPE_IQ3_S] = ggml__avx2_vec_dot_iq3_s_q8_K;
+    k->vec_dot[GGML_TYPE_IQ1_S] = ggml__avx2_vec_dot_iq1_s_q8_K;
+    k->vec_dot[GGML_TYPE_IQ1_M] = ggml__avx2_vec_dot_iq1_m_q8_K;
+    k->vec_dot[GGML_TYPE_IQ2_XXS] = ggml__avx2_vec_dot_iq2_xxs_q8_K;
+    k->vec_dot[GGML_TYPE_IQ2_XS] = ggml__avx2_vec_dot_iq2_xs_q8_K;
+    k->vec_dot[GGML_TYPE_IQ2_S] = ggml__avx2_vec_dot_iq2_s_q8_K;
     k->vec_dot_rows[GGML_TYPE_F32] = ggml__avx2_vec_dot_rows_f32;
     k->vec_dot_rows[GGML_TYPE_F16] = ggml__avx2_vec_dot_rows_f16;
     k->vec_dot_rows[GGML_TYPE_BF16] = ggml__avx2_vec_dot_rows_bf16;

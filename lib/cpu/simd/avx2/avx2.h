@@ -40,6 +40,13 @@ void ggml__avx2_vec_dot_iq4_xs_q8_K(GGML__VEC_DOT_PARAMS);
 /* dot-iq3.c: IQ3_XXS and IQ3_S against q8_K (the generic results bit for bit) */
 void ggml__avx2_vec_dot_iq3_xxs_q8_K(GGML__VEC_DOT_PARAMS);
 void ggml__avx2_vec_dot_iq3_s_q8_K(GGML__VEC_DOT_PARAMS);
+/* dot-iq1.c: IQ1_S and IQ1_M against q8_K (the generic results bit for bit) */
+void ggml__avx2_vec_dot_iq1_s_q8_K(GGML__VEC_DOT_PARAMS);
+void ggml__avx2_vec_dot_iq1_m_q8_K(GGML__VEC_DOT_PARAMS);
+/* dot-iq2.c: IQ2_XXS, IQ2_XS and IQ2_S against q8_K (the generic results bit for bit) */
+void ggml__avx2_vec_dot_iq2_xxs_q8_K(GGML__VEC_DOT_PARAMS);
+void ggml__avx2_vec_dot_iq2_xs_q8_K(GGML__VEC_DOT_PARAMS);
+void ggml__avx2_vec_dot_iq2_s_q8_K(GGML__VEC_DOT_PARAMS);
 
 void ggml__avx2_vec_dot_rows_f32(int n, float *s, const void *x, size_t bx, const void *y, int nr);
 void ggml__avx2_vec_dot_rows_f16(int n, float *s, const void *x, size_t bx, const void *y, int nr);

@@ -4,9 +4,9 @@
  *
  * Each block's integer sum is the generic level's (simd/generic/dot-iq3.c),
  * computed a sub-block of 32 values at a time: the eight codebook entries
- * give 32 magnitudes (0..62) as bytes, the sign bits expand to a byte mask
- * of the negative ones, and sub_block_dot multiplies and scales them
- * exactly (see there).  The 32-bit lanes are summed over the block; the
+ * give 32 magnitudes (0..62) as bytes, the signs expand to a byte mask of
+ * the negative ones (lattice.h), and avx2_signed_pairs (lattice.h) multiplies them
+ * exactly; madd scales.  The 32-bit lanes are summed over the block; the
  * block's share is then ggml__q6_K_block_dot of that
  * sum, added in block order as the generic level does, so the results are
  * the generic ones bit for bit.
@@ -20,56 +20,20 @@
 #include "fp16-impl.h"
 #include "quants-impl.h"
 #include "avx2.h"
+#include "lattice.h"
 
 /* FMA is available here: keep clang from fusing the block shares. */
 #ifdef __clang__
 #pragma STDC FP_CONTRACT OFF
 #endif
 
-static inline int32_t hsum_epi32(__m256i v)
+/* 32-bit lanes of scale * sum sign * magnitude * y over 32 values
+   (magnitudes 0..62: avx2_signed_pairs is exact; madd scales into 32-bit
+   lanes). */
+static inline __m256i sub_block_dot(__m256i magnitudes, __m256i negative, const int8_t *q8, int scale)
 {
-    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(1, 0, 3, 2)));
-    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(2, 3, 0, 1)));
-    return _mm_cvtsi128_si32(s);
+    return _mm256_madd_epi16(avx2_signed_pairs(magnitudes, negative, q8), _mm256_set1_epi16((short) scale));
 }
-
-/* Bytes of 0xff where bit i of bits is set, 0 elsewhere (byte i: bit i). */
-static inline __m256i negative_mask(uint32_t bits)
-{
-    /* byte i of the broadcast word: byte i / 8 of bits, then its bit i % 8 */
-    const __m256i spread = _mm256_shuffle_epi8(
-        _mm256_set1_epi32((int) bits),
-        _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202, 0x0101010101010101, 0x0000000000000000));
-    const __m256i bit = _mm256_set1_epi64x((long long) 0x8040201008040201ull);
-    return _mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit);
-}
-
-/*
- * 32-bit lanes of scale * sum sign * magnitude * y over 32 values.  The
- * positive and the negative magnitudes are multiplied separately (maddubs:
- * unsigned by signed bytes, pairs added: |sum| <= 2 * 62 * 128, exact for
- * every int8 y, -128 included), their difference (at most 4 * 62 * 128 in
- * magnitude) still fits 16 bits, and madd scales it into 32-bit lanes.
- */
-static inline __m256i sub_block_dot(__m256i magnitudes, uint32_t sign_bits, const int8_t *q8, int scale)
-{
-    const __m256i negative = negative_mask(sign_bits);
-    const __m256i y = _mm256_loadu_si256((const __m256i *) q8);
-    const __m256i pos = _mm256_maddubs_epi16(_mm256_andnot_si256(negative, magnitudes), y);
-    const __m256i neg = _mm256_maddubs_epi16(_mm256_and_si256(negative, magnitudes), y);
-    return _mm256_madd_epi16(_mm256_sub_epi16(pos, neg), _mm256_set1_epi16((short) scale));
-}
-
-/* ggml__iq3_xxs_signs(k) for k = 0..127, as a constant table */
-#define XXS_PARITY(k) (((k) ^ (k) >> 1 ^ (k) >> 2 ^ (k) >> 3 ^ (k) >> 4 ^ (k) >> 5 ^ (k) >> 6) & 1)
-#define XXS_SIGNS1(k) (uint8_t) ((k) | XXS_PARITY(k) << 7)
-#define XXS_SIGNS4(k) XXS_SIGNS1(k), XXS_SIGNS1((k) + 1), XXS_SIGNS1((k) + 2), XXS_SIGNS1((k) + 3)
-#define XXS_SIGNS16(k) XXS_SIGNS4(k), XXS_SIGNS4((k) + 4), XXS_SIGNS4((k) + 8), XXS_SIGNS4((k) + 12)
-static const uint8_t xxs_signs[128] = {
-    XXS_SIGNS16(0),  XXS_SIGNS16(16), XXS_SIGNS16(32), XXS_SIGNS16(48),
-    XXS_SIGNS16(64), XXS_SIGNS16(80), XXS_SIGNS16(96), XXS_SIGNS16(112),
-};
 
 /* The eight codebook entries grid[qs[g]] of IQ3_XXS (scalar loads: faster
    than a gather for byte indices here) and of IQ3_S (9-bit indices built
@@ -98,13 +62,11 @@ void ggml__avx2_vec_dot_iq3_xxs_q8_K(int n, float *restrict s, size_t bs, const 
         for (int sub = 0; sub < QK_K / 32; sub++) {
             uint32_t word;
             memcpy(&word, x[b].qs + QK_K / 4 + 4 * sub, sizeof word);
-            const uint32_t sign_bits = (uint32_t) xxs_signs[word & 0x7f] | (uint32_t) xxs_signs[(word >> 7) & 0x7f] << 8 |
-                                       (uint32_t) xxs_signs[(word >> 14) & 0x7f] << 16 |
-                                       (uint32_t) xxs_signs[(word >> 21) & 0x7f] << 24;
-            acc = _mm256_add_epi32(acc, sub_block_dot(xxs_entries(x[b].qs + 8 * sub), sign_bits,
+            const __m256i negative = avx2_parity_sign_masks(word, word >> 7, word >> 14, word >> 21);
+            acc = _mm256_add_epi32(acc, sub_block_dot(xxs_entries(x[b].qs + 8 * sub), negative,
                                                       y[b].qs + 32 * sub, (int) (2 * (word >> 28) + 1)));
         }
-        sum += ggml__q6_K_block_dot(y[b].d, 0.25f * ggml__fp16_to_fp32(x[b].d), hsum_epi32(acc));
+        sum += ggml__q6_K_block_dot(y[b].d, 0.25f * ggml__fp16_to_fp32(x[b].d), avx2_hsum_epi32(acc));
     }
     *s = sum;
 }
@@ -129,10 +91,10 @@ void ggml__avx2_vec_dot_iq3_s_q8_K(int n, float *restrict s, size_t bs, const vo
             uint32_t sign_bits;
             memcpy(&sign_bits, x[b].signs + 4 * sub, sizeof sign_bits);
             const int l = (x[b].scales[sub / 2] >> (4 * (sub % 2))) & 0x0f;
-            acc = _mm256_add_epi32(acc, sub_block_dot(s_entries(idx), sign_bits,
+            acc = _mm256_add_epi32(acc, sub_block_dot(s_entries(idx), avx2_negative_mask(sign_bits),
                                                       y[b].qs + 32 * sub, 2 * l + 1));
         }
-        sum += ggml__q6_K_block_dot(y[b].d, ggml__fp16_to_fp32(x[b].d), hsum_epi32(acc));
+        sum += ggml__q6_K_block_dot(y[b].d, ggml__fp16_to_fp32(x[b].d), avx2_hsum_epi32(acc));
     }
     *s = sum;
 }

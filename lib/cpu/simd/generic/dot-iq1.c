@@ -7,7 +7,8 @@
  * 256-value block the sum over the values is therefore the exact integer
  *     total = sum_units (2 s + 1) * sum_groups (8 * sum v q8 +- sum q8)
  * (|total| <= 15 * 256 * 9 * 128 < 2^24, exact in int32 and in a float),
- * and the block adds d_y * d_x * (total / 8) in single precision.  No
+ * and the block adds ggml__iq1_block_dot: d_y * d_x * (total / 8) in single
+ * precision; other levels form the same totals and call the same function.  No
  * floating-point contraction here.
  */
 #include "config.h"
@@ -35,12 +36,6 @@ static inline int32_t group_eighths(unsigned index, bool negative, const int8_t 
     return IQ1_DELTA_EIGHTHS * 8 * dot + (negative ? -sum : sum);
 }
 
-static inline float block_dot(float dy, float dx, int32_t total)
-{
-    const float scale = dy * dx;
-    return scale * ((float) total * 0.125f);
-}
-
 void ggml__generic_vec_dot_iq1_s_q8_K(int n, float *restrict s, size_t bs, const void *restrict vx, size_t bx,
                                       const void *restrict vy, size_t by, int nrc)
 {
@@ -58,7 +53,7 @@ void ggml__generic_vec_dot_iq1_s_q8_K(int n, float *restrict s, size_t bs, const
                                       y[i].qs + 32 * b + 8 * l);
             total += (int32_t) (2 * ((qh >> 12) & 7) + 1) * unit;
         }
-        sum += block_dot(y[i].d, ggml__fp16_to_fp32(x[i].d), total);
+        sum += ggml__iq1_block_dot(y[i].d, ggml__fp16_to_fp32(x[i].d), total);
     }
     *s = sum;
 }
@@ -81,7 +76,7 @@ void ggml__generic_vec_dot_iq1_m_q8_K(int n, float *restrict s, size_t bs, const
             }
             total += (int32_t) (2 * ((word >> (3 * (h % 4))) & 7) + 1) * unit;
         }
-        sum += block_dot(y[i].d, ggml__fp16_to_fp32(ggml__iq1_m_scale(x[i].scales)), total);
+        sum += ggml__iq1_block_dot(y[i].d, ggml__fp16_to_fp32(ggml__iq1_m_scale(x[i].scales)), total);
     }
     *s = sum;
 }
