@@ -327,6 +327,8 @@ static void fit_affine(const float *x, const float *w, int n, int nmax, float *s
             }
             if (!(a > 0.0))
                 break;
+            if ((float) a == s && (float) b == o)
+                break;   /* the same levels again: converged */
             s = (float) a;
             o = (float) b;
             const double err = sxx - 2.0 * (a * sxl + b * sx) + a * a * sll + 2.0 * a * b * sl + b * b * sw;
