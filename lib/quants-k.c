@@ -61,16 +61,25 @@ static inline int round_level(float v, int lo, int hi)
 }
 
 /*
- * round_level for the scale searches' inner loops: the same for every
- * number, but without branches (the clamps compile to min/max
- * instructions); NaN gives lo.
+ * The scale searches' inner loops work in single precision on LANES
+ * independent partial sums (value j goes to sum j % LANES; sub-block
+ * lengths are multiples of LANES), written so that the compiler can keep
+ * the lanes in vector registers: no integer conversions, no branches, no
+ * divisions.  level_of is round_level as a float: the nearest integer to
+ * v (halves to even) clamped to [lo, hi]; NaN gives lo.
  */
-static inline int round_clamped(float v, int lo, int hi)
+#define LANES 8
+
+static inline float level_of(float v, float lo, float hi)
 {
-    v = v > (float) lo ? v : (float) lo;
-    v = v < (float) hi ? v : (float) hi;
-    const float shifted = v + 12582912.0f;
-    return (int) (shifted - 12582912.0f);
+    v = v > lo ? v : lo;
+    v = v < hi ? v : hi;
+    return (v + 12582912.0f) - 12582912.0f;
+}
+
+static inline float lanes_sum(const float acc[LANES])
+{
+    return ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
 }
 
 /* binary16 rounding of a scale, as the block stores it */
@@ -194,41 +203,48 @@ void ggml__dequantize_row_q6_K(const void *restrict vx, float *restrict y, int64
 /* ------------------------------------------------- sub-block scale fits */
 
 /*
- * Symmetric fit of n values to scale * L, L integer in [lo, hi], weights w
- * (positive).  Returns the weighted squared error; *scale is the
- * least-squares scale of the chosen levels (0 for an all-zero block).
+ * Symmetric fit of n values (a multiple of LANES) to scale * L, L integer
+ * in [lo, hi], weights w (positive).  Returns the weighted squared error;
+ * *scale is the least-squares scale of the chosen levels (0 for an
+ * all-zero block).
  */
 static double fit_symmetric(const float *x, const float *w, int n, int lo, int hi, int tries, float *scale)
 {
     float max = 0.0f, amax = 0.0f;
-    double sxx = 0.0;
+    float sxx_lanes[LANES] = { 0 };
     for (int j = 0; j < n; j++) {
         if (fabsf(x[j]) > amax) {
             amax = fabsf(x[j]);
             max = x[j];
         }
-        sxx += (double) w[j] * x[j] * x[j];
+        sxx_lanes[j % LANES] += w[j] * x[j] * x[j];
     }
+    const double sxx = lanes_sum(sxx_lanes);
     *scale = 0.0f;
     if (amax == 0.0f)
         return sxx;
 
+    const float flo = (float) lo, fhi = (float) hi;
     double best = sxx;
     /* candidate inverse scales map the extreme value near either end */
     for (int side = 0; side < 2; side++) {
-        const float end = side == 0 ? (float) lo : (float) hi;
+        const float end = side == 0 ? flo : fhi;
         for (int t = 0; t < tries; t++) {
             const float shrink = 0.3f * (float) t / (float) (tries - 1);
             const float target = (end < 0 ? end - 0.5f : end + 0.5f) * (1.0f - shrink);
             float iscale = target / max;
             for (int round = 0; round < 2; round++) {
-                double sxl = 0.0, sll = 0.0;
-                for (int j = 0; j < n; j++) {
-                    const int l = round_clamped(x[j] * iscale, lo, hi);
-                    sxl += (double) w[j] * x[j] * l;
-                    sll += (double) w[j] * l * l;
+                float sxl_lanes[LANES] = { 0 }, sll_lanes[LANES] = { 0 };
+                for (int j = 0; j < n; j += LANES) {
+                    for (int k = 0; k < LANES; k++) {
+                        const float l = level_of(x[j + k] * iscale, flo, fhi);
+                        const float wl = w[j + k] * l;
+                        sxl_lanes[k] += wl * x[j + k];
+                        sll_lanes[k] += wl * l;
+                    }
                 }
-                if (sll <= 0.0)
+                const double sxl = lanes_sum(sxl_lanes), sll = lanes_sum(sll_lanes);
+                if (!(sll > 0.0))
                     break;
                 const double err = sxx - sxl * sxl / sll;
                 if (err < best) {
@@ -244,57 +260,58 @@ static double fit_symmetric(const float *x, const float *w, int n, int lo, int h
     return best;
 }
 
-/* Weighted squared error of x against step * L + offset, L rounded in [0, nmax]. */
-static double affine_error(const float *x, const float *w, int n, int nmax, float step, float offset)
-{
-    double err = 0.0;
-    const float inv = step != 0.0f ? 1.0f / step : 0.0f;
-    for (int j = 0; j < n; j++) {
-        const int l = round_clamped((x[j] - offset) * inv, 0, nmax);
-        const double e = (double) step * l + offset - x[j];
-        err += (double) w[j] * e * e;
-    }
-    return err;
-}
-
 /*
- * Fit of n values to step * L + offset, L in [0, nmax], step >= 0,
- * offset <= 0 (the format stores a non-negative minimum that is
- * subtracted).  Sets *step and *offset; returns nothing.
+ * Fit of n values (a multiple of LANES) to step * L + offset, L in
+ * [0, nmax], step >= 0, offset <= 0 (the format stores a non-negative
+ * minimum that is subtracted).  Sets *step and *offset.
+ *
+ * Each candidate step gives levels by rounding, then the least-squares
+ * line through those levels; the line's error at those levels follows
+ * from the sums in closed form (it bounds the error after re-rounding
+ * from above), so each round is a single pass over the values.
  */
 static void fit_affine(const float *x, const float *w, int n, int nmax, float *step, float *offset)
 {
     float lo = 0.0f, hi = -FLT_MAX;
+    float sw_lanes[LANES] = { 0 }, sx_lanes[LANES] = { 0 }, sxx_lanes[LANES] = { 0 };
     for (int j = 0; j < n; j++) {
         if (x[j] < lo)
             lo = x[j];
         if (x[j] > hi)
             hi = x[j];
+        sw_lanes[j % LANES] += w[j];
+        sx_lanes[j % LANES] += w[j] * x[j];
+        sxx_lanes[j % LANES] += w[j] * x[j] * x[j];
     }
     *step = 0.0f;
     *offset = lo;
     if (!(hi > lo))
         return;
-    double best = affine_error(x, w, n, nmax, 0.0f, lo);
+    const double sw = lanes_sum(sw_lanes), sx = lanes_sum(sx_lanes), sxx = lanes_sum(sxx_lanes);
+    /* every value at the offset lo */
+    double best = sxx - 2.0 * lo * sx + (double) lo * lo * sw;
     /* from the smallest step up, a larger step must be better by more than
        rounding noise: of candidates with equal error (a lone value fits
        at any level) the one using the most levels wins */
-    const double noise = 1e-9 * best;
-    for (int t = 5; t >= -5; t--) {
-        float s = (hi - lo) / ((float) nmax + 0.2f * (float) t);
+    const double noise = 1e-6 * sxx;
+    const float top = (float) nmax;
+    for (int t = 3; t >= -3; t--) {
+        float s = (hi - lo) / (top + 0.2f * (float) t);
         float o = lo;
         for (int round = 0; round < 3; round++) {
             /* levels for (s, o), then the least-squares line through them */
             const float inv = 1.0f / s;
-            double sw = 0, sl = 0, sll = 0, sx = 0, sxl = 0;
-            for (int j = 0; j < n; j++) {
-                const int l = round_clamped((x[j] - o) * inv, 0, nmax);
-                sw += w[j];
-                sl += (double) w[j] * l;
-                sll += (double) w[j] * l * l;
-                sx += (double) w[j] * x[j];
-                sxl += (double) w[j] * x[j] * l;
+            float sl_lanes[LANES] = { 0 }, sll_lanes[LANES] = { 0 }, sxl_lanes[LANES] = { 0 };
+            for (int j = 0; j < n; j += LANES) {
+                for (int k = 0; k < LANES; k++) {
+                    const float l = level_of((x[j + k] - o) * inv, 0.0f, top);
+                    const float wl = w[j + k] * l;
+                    sl_lanes[k] += wl;
+                    sll_lanes[k] += wl * l;
+                    sxl_lanes[k] += wl * x[j + k];
+                }
             }
+            const double sl = lanes_sum(sl_lanes), sll = lanes_sum(sll_lanes), sxl = lanes_sum(sxl_lanes);
             const double det = sw * sll - sl * sl;
             double a, b;
             if (det > 0.0) {
@@ -310,9 +327,11 @@ static void fit_affine(const float *x, const float *w, int n, int nmax, float *s
             }
             if (!(a > 0.0))
                 break;
+            if ((float) a == s && (float) b == o)
+                break;   /* the same levels again: converged */
             s = (float) a;
             o = (float) b;
-            const double err = affine_error(x, w, n, nmax, s, o);
+            const double err = sxx - 2.0 * (a * sxl + b * sx) + a * a * sll + 2.0 * a * b * sl + b * b * sw;
             if (err < best - noise) {
                 best = err;
                 *step = s;
@@ -339,57 +358,68 @@ static void put_scale_min(uint8_t scales[K_SCALE_BYTES], int s, int sc, int mn)
 }
 
 /*
- * Error and codes of the n values x of a sub-block with the stored
- * scales, decoded as the decoder does.
+ * Error of the n values x (a multiple of LANES) of a sub-block decoded
+ * with the stored step d * sc and offset dmin * mn, as the decoder
+ * computes them, with the nearest codes.
  */
-static double affine_sub_error(const float *x, const float *w, int n, int nmax, float d, float dmin, int sc, int mn,
-                               uint8_t *q)
+static float affine_sub_error(const float *x, const float *w, int n, float top, float step, float offset)
 {
-    const float step = d * (float) sc;
-    const float offset = dmin * (float) mn;
     const float inv = step != 0.0f ? 1.0f / step : 0.0f;
-    double err = 0.0;
-    for (int j = 0; j < n; j++) {
-        const int l = round_clamped((x[j] + offset) * inv, 0, nmax);
-        const double e = (double) (step * (float) l - offset) - x[j];
-        err += (double) w[j] * e * e;
-        if (q != NULL)
-            q[j] = (uint8_t) l;
+    float acc[LANES] = { 0 };
+    for (int j = 0; j < n; j += LANES) {
+        for (int k = 0; k < LANES; k++) {
+            const float l = level_of((x[j + k] + offset) * inv, 0.0f, top);
+            const float e = (step * l - offset) - x[j + k];
+            acc[k] += w[j + k] * e * e;
+        }
     }
-    return err;
+    return lanes_sum(acc);
+}
+
+/* The codes affine_sub_error chooses. */
+static void affine_sub_codes(const float *x, int n, int nmax, float step, float offset, uint8_t *q)
+{
+    const float inv = step != 0.0f ? 1.0f / step : 0.0f;
+    for (int j = 0; j < n; j++)
+        q[j] = (uint8_t) level_of((x[j] + offset) * inv, 0.0f, (float) nmax);
 }
 
 /*
  * For stored super-block scales (d, dmin) and the sub-block fits, the best
  * codes next to the rounded ones; returns the block's total error and
- * fills sc[], mn[] (and q[], when with_q) of *k.
+ * fills sc[], mn[] (and q[], when with_q) of *k.  The trials form a cross:
+ * the rounded pair, the scale one up and one down, then the minimum one up
+ * and one down with the better scale (5 trials, where a 3 x 3 square
+ * takes 9 for nearly the same error).
  */
 static double affine_codes(const float *x, const float *w, const struct ggml__affine_k_format *f, const float *step,
                            const float *minimum, float d, float dmin, struct ggml__affine_k *k, bool with_q)
 {
     const int len = f->sub_len, top = f->scale_max;
+    const float ftop = (float) f->nmax;
     double total = 0.0;
     for (int s = 0; s < QK_K / len; s++) {
+        const float *xs = x + len * s, *ws = w + len * s;
         const int sc0 = d > 0.0f ? round_level(step[s] / d, 0, top) : 0;
         const int mn0 = dmin > 0.0f ? round_level(minimum[s] / dmin, 0, top) : 0;
-        /* kept when no error compares (NaN input) */
-        k->sc[s] = sc0;
-        k->mn[s] = mn0;
-        double best = DBL_MAX;
-        for (int a = sc0 - 1; a <= sc0 + 1; a++) {
-            for (int b = mn0 - 1; b <= mn0 + 1; b++) {
-                if (a < 0 || a > top || b < 0 || b > top)
-                    continue;
-                const double err = affine_sub_error(x + len * s, w + len * s, len, f->nmax, d, dmin, a, b, NULL);
-                if (err < best) {
-                    best = err;
-                    k->sc[s] = a;
-                    k->mn[s] = b;
-                }
+        int best_sc = sc0, best_mn = mn0;
+        float best = affine_sub_error(xs, ws, len, ftop, d * (float) sc0, dmin * (float) mn0);
+        for (int move = 0; move < 4; move++) {
+            const int a = move < 2 ? sc0 + (move == 0 ? -1 : 1) : best_sc;
+            const int b = move < 2 ? mn0 : mn0 + (move == 2 ? -1 : 1);
+            if (a < 0 || a > top || b < 0 || b > top)
+                continue;
+            const float err = affine_sub_error(xs, ws, len, ftop, d * (float) a, dmin * (float) b);
+            if (err < best) {
+                best = err;
+                best_sc = a;
+                best_mn = b;
             }
         }
+        k->sc[s] = best_sc;
+        k->mn[s] = best_mn;
         if (with_q)
-            affine_sub_error(x + len * s, w + len * s, len, f->nmax, d, dmin, k->sc[s], k->mn[s], k->q + len * s);
+            affine_sub_codes(xs, len, f->nmax, d * (float) best_sc, dmin * (float) best_mn, k->q + len * s);
         total += best;
     }
     return total;
@@ -498,41 +528,47 @@ static void quantize_block_q5_K(const float *x, const float *w, block_q5_K *y)
 
 /* ------------------------------------------- symmetric formats: q6_K */
 
-/* Error and levels (lo..hi) of 16 values with the stored scale d * sc. */
-static double symmetric_sub_error(const float *x, const float *w, int lo, int hi, float d, int sc, int8_t *q)
+/* Error of 16 values with the stored step d * sc and the nearest levels in [lo, hi]. */
+static float symmetric_sub_error(const float *x, const float *w, float lo, float hi, float step)
 {
-    const float step = d * (float) sc;
     const float inv = step != 0.0f ? 1.0f / step : 0.0f;
-    double err = 0.0;
-    for (int j = 0; j < 16; j++) {
-        const int l = round_clamped(x[j] * inv, lo, hi);
-        const double e = (double) (step * (float) l) - x[j];
-        err += (double) w[j] * e * e;
-        if (q != NULL)
-            q[j] = (int8_t) l;
+    float acc[LANES] = { 0 };
+    for (int j = 0; j < 16; j += LANES) {
+        for (int k = 0; k < LANES; k++) {
+            const float l = level_of(x[j + k] * inv, lo, hi);
+            const float e = step * l - x[j + k];
+            acc[k] += w[j + k] * e * e;
+        }
     }
-    return err;
+    return lanes_sum(acc);
 }
 
 static double symmetric_codes(const float *x, const float *w, const struct ggml__symmetric_k_format *f,
                               const float *scale, float d, int *sc, int8_t *q)
 {
+    const float lo = (float) f->lo, hi = (float) f->hi;
     double total = 0.0;
     for (int s = 0; s < QK_K / 16; s++) {
+        const float *xs = x + 16 * s, *ws = w + 16 * s;
         const int sc0 = d != 0.0f ? round_level(scale[s] / d, f->scale_lo, f->scale_hi) : 0;
-        sc[s] = sc0;   /* kept when no error compares (NaN input) */
-        double best = DBL_MAX;
-        for (int a = sc0 - 1; a <= sc0 + 1; a++) {
+        int best_sc = sc0;
+        float best = symmetric_sub_error(xs, ws, lo, hi, d * (float) sc0);
+        for (int a = sc0 - 1; a <= sc0 + 1; a += 2) {
             if (a < f->scale_lo || a > f->scale_hi)
                 continue;
-            const double err = symmetric_sub_error(x + 16 * s, w + 16 * s, f->lo, f->hi, d, a, NULL);
+            const float err = symmetric_sub_error(xs, ws, lo, hi, d * (float) a);
             if (err < best) {
                 best = err;
-                sc[s] = a;
+                best_sc = a;
             }
         }
-        if (q != NULL)
-            symmetric_sub_error(x + 16 * s, w + 16 * s, f->lo, f->hi, d, sc[s], q + 16 * s);
+        sc[s] = best_sc;
+        if (q != NULL) {
+            const float step = d * (float) best_sc;
+            const float inv = step != 0.0f ? 1.0f / step : 0.0f;
+            for (int j = 0; j < 16; j++)
+                q[16 * s + j] = (int8_t) level_of(xs[j] * inv, lo, hi);
+        }
         total += best;
     }
     return total;
