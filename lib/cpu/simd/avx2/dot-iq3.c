@@ -20,19 +20,12 @@
 #include "fp16-impl.h"
 #include "quants-impl.h"
 #include "avx2.h"
+#include "intsum.h"
 
 /* FMA is available here: keep clang from fusing the block shares. */
 #ifdef __clang__
 #pragma STDC FP_CONTRACT OFF
 #endif
-
-static inline int32_t hsum_epi32(__m256i v)
-{
-    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(1, 0, 3, 2)));
-    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(2, 3, 0, 1)));
-    return _mm_cvtsi128_si32(s);
-}
 
 /* Bytes of 0xff where bit i of bits is set, 0 elsewhere (byte i: bit i). */
 static inline __m256i negative_mask(uint32_t bits)
@@ -104,7 +97,7 @@ void ggml__avx2_vec_dot_iq3_xxs_q8_K(int n, float *restrict s, size_t bs, const 
             acc = _mm256_add_epi32(acc, sub_block_dot(xxs_entries(x[b].qs + 8 * sub), sign_bits,
                                                       y[b].qs + 32 * sub, (int) (2 * (word >> 28) + 1)));
         }
-        sum += ggml__q6_K_block_dot(y[b].d, 0.25f * ggml__fp16_to_fp32(x[b].d), hsum_epi32(acc));
+        sum += ggml__q6_K_block_dot(y[b].d, 0.25f * ggml__fp16_to_fp32(x[b].d), avx2_hsum_epi32(acc));
     }
     *s = sum;
 }
@@ -132,7 +125,7 @@ void ggml__avx2_vec_dot_iq3_s_q8_K(int n, float *restrict s, size_t bs, const vo
             acc = _mm256_add_epi32(acc, sub_block_dot(s_entries(idx), sign_bits,
                                                       y[b].qs + 32 * sub, 2 * l + 1));
         }
-        sum += ggml__q6_K_block_dot(y[b].d, ggml__fp16_to_fp32(x[b].d), hsum_epi32(acc));
+        sum += ggml__q6_K_block_dot(y[b].d, ggml__fp16_to_fp32(x[b].d), avx2_hsum_epi32(acc));
     }
     *s = sum;
 }
