@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ggml.h"
 #include "quants-impl.h"
 #include "tap.h"
 
@@ -199,6 +200,9 @@ struct qd_upstream {
     bool have_rmse[2][3];
 };
 
+/* Elements of an array. */
+#define QD_COUNT(a) ((int) (sizeof(a) / sizeof((a)[0])))
+
 static inline struct qd_upstream *qd_find(struct qd_upstream *types, int n_types, const char *name)
 {
     for (int i = 0; i < n_types; i++)
@@ -281,6 +285,42 @@ static inline bool qd_read_data(const char *name, struct qd_upstream *types, int
     if (!good)
         tap_diag("malformed line in tests/data/%s: %.60s", name, line);
     return good;
+}
+
+
+/* ------------------------------------------------------- error checks */
+
+/* Quantizes input set `set` (generator seed, see qd_fill_rmse_set) as t,
+   with the importance weights of qd_fill_imatrix or without, decodes it
+   with t's to_float and returns the (weighted) RMSE; *written gets what
+   ggml_quantize_chunk returned.  For formats of at most one byte a value. */
+static inline double qd_rmse_of_set(enum ggml_type t, int set, uint32_t seed, bool weighted, size_t *written)
+{
+    static float x[QD_RMSE_ROWS * QD_RMSE_COLS], y[QD_RMSE_ROWS * QD_RMSE_COLS], w[QD_RMSE_COLS];
+    static uint8_t q[QD_RMSE_ROWS * QD_RMSE_COLS];
+    qd_fill_imatrix(w, QD_RMSE_COLS);
+    qd_fill_rmse_set(set, seed, x);
+    *written = ggml_quantize_chunk(t, x, q, 0, QD_RMSE_ROWS, QD_RMSE_COLS, weighted ? w : NULL);
+    ggml_get_type_traits(t)->to_float(q, y, QD_RMSE_ROWS * QD_RMSE_COLS);
+    return qd_rmse(x, y, QD_RMSE_ROWS * QD_RMSE_COLS, weighted ? w : NULL, QD_RMSE_COLS);
+}
+
+/* Our RMSE on the three input sets (seed) no worse than upstream's recorded
+   one (relative tolerance 1e-6), without importance weights unless
+   only_weighted, and with them. */
+static inline void qd_check_rmse(const struct qd_upstream *u, uint32_t seed, bool only_weighted)
+{
+    for (int weighted = only_weighted; weighted < 2; weighted++) {
+        for (int set = 0; set < 3; set++) {
+            size_t n;
+            const double ours = qd_rmse_of_set(u->type, set, seed, weighted, &n);
+            const double theirs = u->rmse[weighted][set];
+            ok(n == QD_RMSE_ROWS * ggml_row_size(u->type, QD_RMSE_COLS) && u->have_rmse[weighted][set] &&
+                   ours <= theirs * (1.0 + 1e-6),
+               "%s: %s RMSE on set %d: ours %.6e <= upstream %.6e (%+.2f%%)", u->name,
+               weighted ? "importance-weighted" : "plain", set, ours, theirs, 100.0 * (ours / theirs - 1.0));
+        }
+    }
 }
 
 #endif

@@ -85,9 +85,9 @@ static void check_validation(const struct qd_upstream *u)
 }
 
 /* RMSE on the fixed input sets no worse than upstream's; IQ2_XXS and IQ2_XS refuse a NULL imatrix. */
-static void check_rmse(const struct qd_upstream *u, const float *w)
+static void check_rmse(const struct qd_upstream *u)
 {
-    static float x[QD_RMSE_ROWS * QD_RMSE_COLS], back[QD_RMSE_ROWS * QD_RMSE_COLS];
+    static float x[QD_RMSE_ROWS * QD_RMSE_COLS];
     static uint8_t q[QD_RMSE_ROWS * QD_RMSE_COLS];
     const bool needs_weights = u->type != GGML_TYPE_IQ2_S;
     ok(ggml_quantize_requires_imatrix(u->type) == needs_weights, "%s: %s an importance matrix (as in ggml)",
@@ -102,10 +102,8 @@ static void check_rmse(const struct qd_upstream *u, const float *w)
             continue;
         }
         for (int set = 0; set < 3; set++) {
-            qd_fill_rmse_set(set, 777u, x);
-            const size_t written = ggml_quantize_chunk(u->type, x, q, 0, QD_RMSE_ROWS, QD_RMSE_COLS, v ? w : NULL);
-            ggml_get_type_traits(u->type)->to_float(q, back, QD_RMSE_ROWS * QD_RMSE_COLS);
-            const double ours = qd_rmse(x, back, QD_RMSE_ROWS * QD_RMSE_COLS, v ? w : NULL, QD_RMSE_COLS);
+            size_t written;
+            const double ours = qd_rmse_of_set(u->type, set, 777u, v, &written);
             ok(written == QD_RMSE_ROWS * ggml_row_size(u->type, QD_RMSE_COLS) && u->have_rmse[v][set] &&
                    ours <= u->rmse[v][set] * (1.0 + 1e-6),
                "%s %s set %d: RMSE %.6e, upstream's %.6e", u->name, v ? "weighted" : "plain", set, ours,
@@ -213,12 +211,13 @@ static void check_cpu(const struct qd_upstream *u)
 int main(void)
 {
     tap_capture_log();
-    ok(qd_read_data("iq2quants.txt", upstream, N_TYPES, variants, (int) (sizeof variants / sizeof variants[0])), "upstream data read");
+    ok(qd_read_data("iq2quants.txt", upstream, N_TYPES, variants, QD_COUNT(variants)),
+       "upstream data read");
     static float x[QD_NB * QK_K], w[QD_RMSE_COLS];
     qd_fill_edge_blocks(x);
     qd_fill_imatrix(w, QD_RMSE_COLS);
     for (int t = 0; t < N_TYPES; t++) {
-        check_rmse(&upstream[t], w);
+        check_rmse(&upstream[t]);
         check_edge_blocks(&upstream[t], x, w);
         check_chunks(&upstream[t], x, w);
         check_decoding(&upstream[t]);

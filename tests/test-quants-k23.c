@@ -80,27 +80,6 @@ static void check_decoding(const struct qd_upstream *u)
     }
 }
 
-static void check_rmse(const struct qd_upstream *u)
-{
-    const enum ggml_type t = u->type;
-    static float x[QD_RMSE_ROWS * QD_RMSE_COLS], y[QD_RMSE_ROWS * QD_RMSE_COLS], w[QD_RMSE_COLS];
-    static uint8_t q[QD_RMSE_ROWS * QD_RMSE_COLS / 2];   /* under half a byte a value for these formats */
-    qd_fill_imatrix(w, QD_RMSE_COLS);
-    for (int weighted = 0; weighted < 2; weighted++) {
-        for (int set = 0; set < 3; set++) {
-            qd_fill_rmse_set(set, 777u, x);
-            const size_t n = ggml_quantize_chunk(t, x, q, 0, QD_RMSE_ROWS, QD_RMSE_COLS, weighted ? w : NULL);
-            to_float(t, q, y, QD_RMSE_ROWS * QD_RMSE_COLS);
-            const double ours = qd_rmse(x, y, QD_RMSE_ROWS * QD_RMSE_COLS, weighted ? w : NULL, QD_RMSE_COLS);
-            const double theirs = u->rmse[weighted][set];
-            ok(n == QD_RMSE_ROWS * ggml_row_size(t, QD_RMSE_COLS) && u->have_rmse[weighted][set] &&
-                   ours <= theirs * (1.0 + 1e-6),
-               "%s: %s RMSE on set %d: ours %.6e <= upstream %.6e (%+.2f%%)", u->name,
-               weighted ? "importance-weighted" : "plain", set, ours, theirs, 100.0 * (ours / theirs - 1.0));
-        }
-    }
-}
-
 /* Our blocks of the edge-case input: no worse than upstream's block by block. */
 static void check_edge_blocks(const struct qd_upstream *u, const float *x)
 {
@@ -237,11 +216,12 @@ int main(void)
     tap_capture_log();
     static float x[QD_NB * QK_K];
     qd_fill_edge_blocks(x);
-    ok(qd_read_data("k23quants.txt", upstream, 2, variants, (int) (sizeof variants / sizeof variants[0])), "the data file of upstream's blocks reads");
+    ok(qd_read_data("k23quants.txt", upstream, 2, variants, QD_COUNT(variants)),
+       "the data file of upstream's blocks reads");
 
     for (int t = 0; t < 2; t++) {
         check_decoding(&upstream[t]);
-        check_rmse(&upstream[t]);
+        qd_check_rmse(&upstream[t], 777u, false);
         check_edge_blocks(&upstream[t], x);
         check_chunk(&upstream[t]);
         check_vec_dot(&upstream[t]);

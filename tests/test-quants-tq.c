@@ -123,26 +123,6 @@ static void check_ternary_bytes(const struct qd_upstream *u, const float *x)
     }
 }
 
-static void check_rmse(const struct qd_upstream *u)
-{
-    static float x[ROWS * COLS], y[ROWS * COLS], w[COLS];
-    static uint8_t q[ROWS * COLS];
-    qd_fill_imatrix(w, COLS);
-    for (int weighted = 0; weighted < 2; weighted++) {
-        for (int set = 0; set < 3; set++) {
-            qd_fill_rmse_set(set, 555u, x);
-            const size_t n = ggml_quantize_chunk(u->type, x, q, 0, ROWS, COLS, weighted ? w : NULL);
-            ggml_get_type_traits(u->type)->to_float(q, y, ROWS * COLS);
-            const double ours = qd_rmse(x, y, ROWS * COLS, weighted ? w : NULL, COLS);
-            const double theirs = u->rmse[weighted][set];
-            ok(n == ROWS * ggml_row_size(u->type, COLS) && u->have_rmse[weighted][set] &&
-                   ours <= theirs * (1.0 + 1e-6),
-               "%s: %s RMSE on set %d: ours %.6e <= upstream %.6e (%+.2f%%)", u->name,
-               weighted ? "importance-weighted" : "plain", set, ours, theirs, 100.0 * (ours / theirs - 1.0));
-        }
-    }
-}
-
 /* Our blocks of the edge-case input: no worse than upstream's block by block. */
 static void check_edge_blocks(const struct qd_upstream *u, const float *x)
 {
@@ -295,13 +275,14 @@ int main(void)
     tap_capture_log();
     static float x[QD_NB * QK_K];
     fill_blocks(x);
-    ok(qd_read_data("tqquants.txt", upstream, NTYPES, NULL, 0), "the data file of upstream's blocks reads");
+    ok(qd_read_data("tqquants.txt", upstream, NTYPES, NULL, 0),
+       "the data file of upstream's blocks reads");
 
     for (int t = 0; t < NTYPES; t++) {
         const struct qd_upstream *u = &upstream[t];
         check_decoding(u);
         if (u->type == GGML_TYPE_IQ4_XS) {
-            check_rmse(u);
+            qd_check_rmse(u, 555u, false);
             check_edge_blocks(u, x);
         } else {
             check_ternary_bytes(u, x);
