@@ -127,6 +127,7 @@ if ISA_AVX2
 noinst_LTLIBRARIES += lib/cpu/simd/libisa-avx2.la
 lib_cpu_simd_libisa_avx2_la_SOURCES = \
 	lib/cpu/simd/avx2/avx2.h \
+	lib/cpu/simd/avx2/intsum.h \
 	lib/cpu/simd/avx2/dot.c \
 	lib/cpu/simd/avx2/dot-small.c \
 	lib/cpu/simd/avx2/dot-k.c \

@@ -75,7 +75,7 @@ tap_test_programs = \
 check_PROGRAMS += $(tap_test_programs)
 TESTS += $(tap_test_programs) tests/check-abi.sh tests/check-man.sh tests/check-numa.sh tests/check-declared.sh
 
-noinst_HEADERS += tests/tap.h tests/op-test.h tests/small-quants-ref.h
+noinst_HEADERS += tests/tap.h tests/op-test.h tests/small-quants-ref.h tests/quant-data.h
 LDADD = libggml-backend.la -lm
 
 EXTRA_DIST += tests/data/smallquants.txt

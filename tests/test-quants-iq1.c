@@ -21,7 +21,7 @@
  *   - the CPU traits: vec_dot_type q8_K, vec_dot within 1e-5 of |products|
  *     of a double-precision dot product of the decoded rows.
  *
- * The inputs are the same as test-quants-k's (kq_rng and single float
+ * The inputs are the same as test-quants-k's (qd_rng and single float
  * operations one per statement, no contraction possible), so the upstream
  * generator program computed exactly the same floats.
  */
@@ -33,196 +33,23 @@
 #include "fp16-impl.h"
 #include "quants-impl.h"
 #include "tap.h"
+#include "quant-data.h"
 
 #ifdef __clang__
 #pragma STDC FP_CONTRACT OFF
 #endif
 
-/* ------------------------------------------------------------- inputs */
-
-typedef struct {
-    uint32_t s;
-} kq_rng;
-
-static float kq_uniform(kq_rng *r)   /* [0, 1) */
-{
-    r->s = r->s * 1664525u + 1013904223u;
-    return (float) (r->s >> 8) * (1.0f / 16777216.0f);
-}
-
-static float kq_gauss(kq_rng *r)   /* mean 0, variance about 1 */
-{
-    const float a = kq_uniform(r);
-    const float b = kq_uniform(r);
-    const float c = kq_uniform(r);
-    const float d = kq_uniform(r);
-    float s = a + b;
-    s = s + c;
-    s = s + d;
-    s = s - 2.0f;
-    return s * 1.7320508f;
-}
-
-#define NB 8   /* blocks of the edge-case input */
-#define RMSE_ROWS 8
-#define RMSE_COLS 4096
-
-/* Blocks: 0-1 random, 2 zeros, 3 one value 1e4, 4 signed extremes,
-   5 all positive, 6 all negative, 7 tiny (1e-6). */
-static void fill_blocks(float *x)
-{
-    kq_rng r = { 12345u };
-    memset(x, 0, NB * QK_K * sizeof *x);
-    for (int i = 0; i < 512; i++)
-        x[i] = kq_gauss(&r);
-    x[3 * 256 + 77] = 10000.0f;
-    for (int i = 0; i < 256; i++)
-        x[4 * 256 + i] = kq_gauss(&r) * 0.5f;
-    x[4 * 256 + 5] = -3.5f;
-    x[4 * 256 + 200] = 3.0f;
-    for (int i = 0; i < 256; i++)
-        x[5 * 256 + i] = 2.0f + kq_uniform(&r);
-    for (int i = 0; i < 256; i++) {
-        const float u = kq_uniform(&r) * 3.0f;
-        x[6 * 256 + i] = -1.0f - u;
-    }
-    for (int i = 0; i < 256; i++)
-        x[7 * 256 + i] = kq_gauss(&r) * 1e-6f;
-}
-
-static void fill_imatrix(float *w, int n)
-{
-    for (int j = 0; j < n; j++)
-        w[j] = 0.25f + (float) ((j * 37) % 101) * 0.02f;
-}
-
-/* Set 0: gaussian; 1: gaussian with every 61st value times 10; 2: skewed (4 u^2 - 0.5). */
-static void fill_rmse_set(int set, float *x)
-{
-    kq_rng r = { 777u + (uint32_t) set };
-    for (int i = 0; i < RMSE_ROWS * RMSE_COLS; i++) {
-        float v;
-        if (set == 0) {
-            v = kq_gauss(&r);
-        } else if (set == 1) {
-            v = kq_gauss(&r);
-            if (i % 61 == 0)
-                v = v * 10.0f;
-        } else {
-            const float u = kq_uniform(&r);
-            v = u * u;
-            v = v * 4.0f;
-            v = v - 0.5f;
-        }
-        x[i] = v;
-    }
-}
-
 /* ------------------------------------------------------------ the data */
 
-/* [variant]: 0 without importance weights ("ref"), 1 with them ("imat") */
-struct upstream_type {
-    const char *name;
-    enum ggml_type type;
-    uint8_t blocks[2][NB][sizeof(block_iq1_m)];
-    float floats[2][NB][QK_K];
-    bool have_block[2][NB], have_floats[2][NB];
-    double rmse[2][3];   /* [weighted][set] */
-    bool have_rmse[2][3];
-};
-
-static struct upstream_type upstream[2] = {
+static struct qd_upstream upstream[2] = {
     { .name = "iq1_s", .type = GGML_TYPE_IQ1_S },
     { .name = "iq1_m", .type = GGML_TYPE_IQ1_M },
 };
 
-static struct upstream_type *upstream_of(const char *name)
-{
-    for (int i = 0; i < 2; i++)
-        if (strcmp(upstream[i].name, name) == 0)
-            return &upstream[i];
-    return NULL;
-}
-
-static int hex_digit(int c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/* Reads the data file; false (with a diagnostic) when it cannot be read or a line is malformed. */
-static bool read_data(void)
-{
-    const char *srcdir = getenv("top_srcdir");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/tests/data/iq1quants.txt", srcdir != NULL ? srcdir : ".");
-    FILE *f = fopen(path, "r");
-    if (f == NULL) {
-        tap_diag("cannot open %s", path);
-        return false;
-    }
-    static char line[8192];
-    bool good = true;
-    while (good && fgets(line, sizeof line, f) != NULL) {
-        char kind[16], type[16], variant[16];
-        int index, used;
-        if (line[0] == '#' || line[0] == '\n')
-            continue;
-        if (sscanf(line, "%15s %15s %15s %d %n", kind, type, variant, &index, &used) != 4) {
-            good = false;
-            break;
-        }
-        struct upstream_type *u = upstream_of(type);
-        const char *p = line + used;
-        const int v = strcmp(variant, "imat") == 0;
-        if (u == NULL || index < 0 || index >= NB) {
-            good = false;
-        } else if (strcmp(kind, "block") == 0) {
-            const size_t size = ggml_type_size(u->type);
-            for (size_t i = 0; good && i < size; i++) {
-                const int hi = hex_digit(p[2 * i]), lo = hi < 0 ? -1 : hex_digit(p[2 * i + 1]);
-                good = lo >= 0;
-                if (good)
-                    u->blocks[v][index][i] = (uint8_t) (hi << 4 | lo);
-            }
-            u->have_block[v][index] = good;
-        } else if (strcmp(kind, "floats") == 0) {
-            for (int j = 0; good && j < QK_K; j++) {
-                unsigned bits;
-                int n;
-                good = sscanf(p, "%8x%n", &bits, &n) == 1;
-                if (good) {
-                    const uint32_t b32 = bits;
-                    memcpy(&u->floats[v][index][j], &b32, sizeof b32);
-                    p += n;
-                }
-            }
-            u->have_floats[v][index] = good;
-        } else if (strcmp(kind, "rmse") == 0 && index < 3) {
-            good = sscanf(p, "%lf", &u->rmse[v][index]) == 1;
-            u->have_rmse[v][index] = good;
-        } else {
-            good = false;
-        }
-    }
-    fclose(f);
-    if (!good)
-        tap_diag("malformed line in %s: %.60s", path, line);
-    return good;
-}
+/* The rows of blocks and floats: the data file's variants. */
+static const char *const variants[] = { "ref", "imat" };
 
 /* ------------------------------------------------------------- helpers */
-
-/* Weighted (w NULL: plain) root-mean-square error of y against x over n values, w indexed modulo period. */
-static double rmse(const float *x, const float *y, int64_t n, const float *w, int64_t period)
-{
-    double e = 0.0, ws = 0.0;
-    for (int64_t i = 0; i < n; i++) {
-        const double wi = w != NULL ? w[i % period] : 1.0, d = (double) y[i] - x[i];
-        e += wi * d * d;
-        ws += wi;
-    }
-    return sqrt(e / ws);
-}
 
 static void to_float(enum ggml_type t, const void *x, float *y, int64_t n)
 {
@@ -230,7 +57,7 @@ static void to_float(enum ggml_type t, const void *x, float *y, int64_t n)
 }
 
 /* The variants upstream recorded: IQ1_S only with importance weights. */
-static int first_variant(const struct upstream_type *u)
+static int first_variant(const struct qd_upstream *u)
 {
     return u->type == GGML_TYPE_IQ1_S ? 1 : 0;
 }
@@ -238,10 +65,10 @@ static int first_variant(const struct upstream_type *u)
 /* ----------------------------------------------------------- the checks */
 
 /* Upstream's blocks decode to upstream's floats. */
-static void check_decoding(const struct upstream_type *u)
+static void check_decoding(const struct qd_upstream *u)
 {
     for (int v = first_variant(u); v < 2; v++)
-        for (int i = 0; i < NB; i++) {
+        for (int i = 0; i < QD_NB; i++) {
             float y[QK_K];
             bool same = u->have_block[v][i] && u->have_floats[v][i];
             if (same) {
@@ -253,39 +80,19 @@ static void check_decoding(const struct upstream_type *u)
         }
 }
 
-static void check_rmse(const struct upstream_type *u)
-{
-    static float x[RMSE_ROWS * RMSE_COLS], y[RMSE_ROWS * RMSE_COLS], w[RMSE_COLS];
-    static uint8_t q[RMSE_ROWS * RMSE_COLS];   /* less than 1 byte a value */
-    fill_imatrix(w, RMSE_COLS);
-    for (int weighted = first_variant(u); weighted < 2; weighted++) {
-        for (int set = 0; set < 3; set++) {
-            fill_rmse_set(set, x);
-            const size_t n = ggml_quantize_chunk(u->type, x, q, 0, RMSE_ROWS, RMSE_COLS, weighted ? w : NULL);
-            to_float(u->type, q, y, RMSE_ROWS * RMSE_COLS);
-            const double ours = rmse(x, y, RMSE_ROWS * RMSE_COLS, weighted ? w : NULL, RMSE_COLS);
-            const double theirs = u->rmse[weighted][set];
-            ok(n == RMSE_ROWS * ggml_row_size(u->type, RMSE_COLS) && u->have_rmse[weighted][set] &&
-                   ours <= theirs * (1.0 + 1e-6),
-               "%s: %s RMSE on set %d: ours %.6e <= upstream %.6e (%+.2f%%)", u->name,
-               weighted ? "importance-weighted" : "plain", set, ours, theirs, 100.0 * (ours / theirs - 1.0));
-        }
-    }
-}
-
 /* Our blocks of the edge-case input: no worse than upstream's block by block. */
-static void check_edge_blocks(const struct upstream_type *u, const float *x)
+static void check_edge_blocks(const struct qd_upstream *u, const float *x)
 {
-    static uint8_t q[NB * 256];
+    static uint8_t q[QD_NB * 256];
     static float w[QK_K];
     float y[QK_K];
-    fill_imatrix(w, QK_K);
+    qd_fill_imatrix(w, QK_K);
     for (int v = first_variant(u); v < 2; v++) {
-        ggml_quantize_chunk(u->type, x, q, 0, NB, QK_K, v ? w : NULL);
-        for (int i = 0; i < NB; i++) {
+        ggml_quantize_chunk(u->type, x, q, 0, QD_NB, QK_K, v ? w : NULL);
+        for (int i = 0; i < QD_NB; i++) {
             to_float(u->type, q + i * ggml_type_size(u->type), y, QK_K);
-            const double ours = rmse(x + i * QK_K, y, QK_K, v ? w : NULL, QK_K);
-            const double theirs = rmse(x + i * QK_K, u->floats[v][i], QK_K, v ? w : NULL, QK_K);
+            const double ours = qd_rmse(x + i * QK_K, y, QK_K, v ? w : NULL, QK_K);
+            const double theirs = qd_rmse(x + i * QK_K, u->floats[v][i], QK_K, v ? w : NULL, QK_K);
             ok(u->have_floats[v][i] && ours <= theirs * (1.0 + 1e-6), "%s: %s edge block %d: RMSE %.4g, upstream %.4g",
                u->name, v ? "imat" : "ref", i, ours, theirs);
         }
@@ -302,7 +109,7 @@ static void check_edge_blocks(const struct upstream_type *u, const float *x)
     }
 }
 
-static void check_chunk(const struct upstream_type *u)
+static void check_chunk(const struct qd_upstream *u)
 {
     const enum ggml_type t = u->type;
     const char *name = u->name;
@@ -310,10 +117,10 @@ static void check_chunk(const struct upstream_type *u)
     const size_t row = ggml_row_size(t, COLS);
     static float x[ROWS * COLS], w[COLS];
     static uint8_t whole[ROWS * 256 + 1], parts[ROWS * 256 + 1];
-    kq_rng r = { 99u };
+    qd_rng r = { 99u };
     for (int i = 0; i < ROWS * COLS; i++)
-        x[i] = kq_gauss(&r);
-    fill_imatrix(w, COLS);
+        x[i] = qd_gauss(&r);
+    qd_fill_imatrix(w, COLS);
 
     memset(whole, 0xcd, sizeof whole);
     memset(parts, 0xcd, sizeof parts);
@@ -398,7 +205,7 @@ static void check_validation(void)
 }
 
 /* The CPU traits' vec_dot against the decoded rows' product in double. */
-static void check_vec_dot(const struct upstream_type *u)
+static void check_vec_dot(const struct qd_upstream *u)
 {
     const enum ggml_type t = u->type;
     const struct ggml_type_traits_cpu *cpu = ggml_get_type_traits_cpu(t);
@@ -407,13 +214,13 @@ static void check_vec_dot(const struct upstream_type *u)
     enum { N = 1024 };
     static float a[N], b[N], da[N], db[N], w[N];
     static uint8_t qa[N], qb[N * 2];
-    kq_rng r = { 4242u };
+    qd_rng r = { 4242u };
     for (int i = 0; i < N; i++) {
-        a[i] = kq_gauss(&r);
-        b[i] = kq_gauss(&r);
+        a[i] = qd_gauss(&r);
+        b[i] = qd_gauss(&r);
     }
     a[3] = 40.0f;   /* an outlier */
-    fill_imatrix(w, N);
+    qd_fill_imatrix(w, N);
     ggml_quantize_chunk(t, a, qa, 0, 1, N, w);
     ggml_get_type_traits_cpu(GGML_TYPE_Q8_K)->from_float(b, qb, N);
     to_float(t, qa, da, N);
@@ -431,12 +238,13 @@ static void check_vec_dot(const struct upstream_type *u)
 int main(void)
 {
     tap_capture_log();
-    static float x[NB * QK_K];
-    fill_blocks(x);
-    ok(read_data(), "the data file of upstream's blocks reads");
+    static float x[QD_NB * QK_K];
+    qd_fill_edge_blocks(x);
+    ok(qd_read_data("iq1quants.txt", upstream, 2, variants, QD_COUNT(variants)),
+       "the data file of upstream's blocks reads");
     for (int t = 0; t < 2; t++) {
         check_decoding(&upstream[t]);
-        check_rmse(&upstream[t]);
+        qd_check_rmse(&upstream[t], 777u, first_variant(&upstream[t]) == 1);
         check_edge_blocks(&upstream[t], x);
         check_chunk(&upstream[t]);
         check_vec_dot(&upstream[t]);

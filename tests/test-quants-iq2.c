@@ -18,7 +18,7 @@
  *     vec_dot within 1e-5 of |products| of a double-precision dot product
  *     of the decoded rows.
  *
- * The inputs are made here with the integer generator kq_rng and single
+ * The inputs are made here with the integer generator qd_rng and single
  * float operations one per statement (no contraction possible), so the
  * upstream generator program computed exactly the same floats.
  */
@@ -29,6 +29,7 @@
 #include "ggml-cpu.h"
 #include "quants-impl.h"
 #include "tap.h"
+#include "quant-data.h"
 
 #ifdef __clang__
 #pragma STDC FP_CONTRACT OFF
@@ -36,201 +37,28 @@
 
 /* ------------------------------------------------------------- inputs */
 
-typedef struct {
-    uint32_t s;
-} kq_rng;
-
-static float kq_uniform(kq_rng *r)   /* [0, 1) */
-{
-    r->s = r->s * 1664525u + 1013904223u;
-    return (float) (r->s >> 8) * (1.0f / 16777216.0f);
-}
-
-static float kq_gauss(kq_rng *r)   /* mean 0, variance about 1 */
-{
-    const float a = kq_uniform(r);
-    const float b = kq_uniform(r);
-    const float c = kq_uniform(r);
-    const float d = kq_uniform(r);
-    float s = a + b;
-    s = s + c;
-    s = s + d;
-    s = s - 2.0f;
-    return s * 1.7320508f;
-}
-
-#define NB 8      /* blocks of the edge-case input */
 #define NRAND 4   /* blocks of random bytes */
-#define RMSE_ROWS 8
-#define RMSE_COLS 4096
 #define N_TYPES 3
-
-/* Blocks: 0-1 random, 2 zeros, 3 one value 1e4, 4 signed extremes,
-   5 all positive, 6 all negative, 7 tiny (1e-6). */
-static void fill_blocks(float *x)
-{
-    kq_rng r = { 12345u };
-    memset(x, 0, NB * QK_K * sizeof *x);
-    for (int i = 0; i < 512; i++)
-        x[i] = kq_gauss(&r);
-    x[3 * 256 + 77] = 10000.0f;
-    for (int i = 0; i < 256; i++)
-        x[4 * 256 + i] = kq_gauss(&r) * 0.5f;
-    x[4 * 256 + 5] = -3.5f;
-    x[4 * 256 + 200] = 3.0f;
-    for (int i = 0; i < 256; i++)
-        x[5 * 256 + i] = 2.0f + kq_uniform(&r);
-    for (int i = 0; i < 256; i++) {
-        const float u = kq_uniform(&r) * 3.0f;
-        x[6 * 256 + i] = -1.0f - u;
-    }
-    for (int i = 0; i < 256; i++)
-        x[7 * 256 + i] = kq_gauss(&r) * 1e-6f;
-}
-
-static void fill_imatrix(float *w, int n)
-{
-    for (int j = 0; j < n; j++)
-        w[j] = 0.25f + (float) ((j * 37) % 101) * 0.02f;
-}
-
-/* Set 0: gaussian; 1: gaussian with every 61st value times 10; 2: skewed (4 u^2 - 0.5). */
-static void fill_rmse_set(int set, float *x)
-{
-    kq_rng r = { 777u + (uint32_t) set };
-    for (int i = 0; i < RMSE_ROWS * RMSE_COLS; i++) {
-        float v;
-        if (set == 0) {
-            v = kq_gauss(&r);
-        } else if (set == 1) {
-            v = kq_gauss(&r);
-            if (i % 61 == 0)
-                v = v * 10.0f;
-        } else {
-            const float u = kq_uniform(&r);
-            v = u * u;
-            v = v * 4.0f;
-            v = v - 0.5f;
-        }
-        x[i] = v;
-    }
-}
 
 /* ------------------------------------------------------------ the data */
 
-struct upstream_type {
-    const char *name;
-    enum ggml_type type;
-    uint8_t blocks[2][NB][sizeof(block_iq2_s)];   /* [imat, rand] */
-    float floats[2][NB][QK_K];
-    bool have_block[2][NB], have_floats[2][NB];
-    double rmse[2][3];   /* [weighted][set] */
-    bool have_rmse[2][3];
-};
-
-static struct upstream_type upstream[N_TYPES] = {
+static struct qd_upstream upstream[N_TYPES] = {
     { .name = "iq2_xxs", .type = GGML_TYPE_IQ2_XXS },
     { .name = "iq2_xs", .type = GGML_TYPE_IQ2_XS },
     { .name = "iq2_s", .type = GGML_TYPE_IQ2_S },
 };
 
-static struct upstream_type *upstream_of(const char *name)
-{
-    for (int i = 0; i < N_TYPES; i++)
-        if (strcmp(upstream[i].name, name) == 0)
-            return &upstream[i];
-    return NULL;
-}
-
-static int hex_digit(int c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/* Reads the data file; false (with a diagnostic) when it cannot be read or a line is malformed. */
-static bool read_data(void)
-{
-    const char *srcdir = getenv("top_srcdir");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/tests/data/iq2quants.txt", srcdir != NULL ? srcdir : ".");
-    FILE *f = fopen(path, "r");
-    if (f == NULL) {
-        tap_diag("cannot open %s", path);
-        return false;
-    }
-    static char line[8192];
-    bool good = true;
-    while (good && fgets(line, sizeof line, f) != NULL) {
-        char kind[16], type[16], variant[16];
-        int index, used;
-        if (line[0] == '#' || line[0] == '\n')
-            continue;
-        if (sscanf(line, "%15s %15s %15s %d %n", kind, type, variant, &index, &used) != 4) {
-            good = false;
-            break;
-        }
-        struct upstream_type *u = upstream_of(type);
-        const char *p = line + used;
-        const int v = strcmp(variant, "rand") == 0;
-        if (u == NULL || index < 0 || index >= NB) {
-            good = false;
-        } else if (strcmp(kind, "block") == 0) {
-            const size_t size = ggml_type_size(u->type);
-            for (size_t i = 0; good && i < size; i++) {
-                const int hi = hex_digit(p[2 * i]), lo = hi < 0 ? -1 : hex_digit(p[2 * i + 1]);
-                good = lo >= 0;
-                if (good)
-                    u->blocks[v][index][i] = (uint8_t) (hi << 4 | lo);
-            }
-            u->have_block[v][index] = good;
-        } else if (strcmp(kind, "floats") == 0) {
-            for (int j = 0; good && j < QK_K; j++) {
-                unsigned bits;
-                int n;
-                good = sscanf(p, "%8x%n", &bits, &n) == 1;
-                if (good) {
-                    const uint32_t b32 = bits;
-                    memcpy(&u->floats[v][index][j], &b32, sizeof b32);
-                    p += n;
-                }
-            }
-            u->have_floats[v][index] = good;
-        } else if (strcmp(kind, "rmse") == 0 && index < 3) {
-            const int w = strcmp(variant, "imat") == 0;
-            good = sscanf(p, "%lf", &u->rmse[w][index]) == 1;
-            u->have_rmse[w][index] = good;
-        } else {
-            good = false;
-        }
-    }
-    fclose(f);
-    if (!good)
-        tap_diag("malformed line in %s: %.60s", path, line);
-    return good;
-}
-
-/* ------------------------------------------------------------- helpers */
-
-/* Weighted (w NULL: plain) root-mean-square error of y against x over n values, w indexed modulo period. */
-static double rmse(const float *x, const float *y, int64_t n, const float *w, int64_t period)
-{
-    double e = 0.0, ws = 0.0;
-    for (int64_t i = 0; i < n; i++) {
-        const double wi = w != NULL ? w[i % period] : 1.0, d = (double) y[i] - x[i];
-        e += wi * d * d;
-        ws += wi;
-    }
-    return sqrt(e / ws);
-}
+/* The rows of blocks and floats: the data file's variants. */
+static const char *const variants[] = { "imat", "rand" };
 
 /* ----------------------------------------------------------- the checks */
 
 /* Upstream's blocks decode to upstream's floats (quantized blocks and random bytes). */
-static void check_decoding(const struct upstream_type *u)
+static void check_decoding(const struct qd_upstream *u)
 {
     static const char *const what[2] = { "quantized", "random" };
     for (int v = 0; v < 2; v++)
-        for (int i = 0; i < (v ? NRAND : NB); i++) {
+        for (int i = 0; i < (v ? NRAND : QD_NB); i++) {
             float got[QK_K];
             memset(got, 0xa5, sizeof got);
             ggml_get_type_traits(u->type)->to_float(u->blocks[v][i], got, QK_K);
@@ -240,7 +68,7 @@ static void check_decoding(const struct upstream_type *u)
 }
 
 /* Non-finite scales are refused, finite ones accepted. */
-static void check_validation(const struct upstream_type *u)
+static void check_validation(const struct qd_upstream *u)
 {
     const size_t size = ggml_type_size(u->type);
     uint8_t data[2 * sizeof(block_iq2_s)];
@@ -257,28 +85,26 @@ static void check_validation(const struct upstream_type *u)
 }
 
 /* RMSE on the fixed input sets no worse than upstream's; IQ2_XXS and IQ2_XS refuse a NULL imatrix. */
-static void check_rmse(const struct upstream_type *u, const float *w)
+static void check_rmse(const struct qd_upstream *u)
 {
-    static float x[RMSE_ROWS * RMSE_COLS], back[RMSE_ROWS * RMSE_COLS];
-    static uint8_t q[RMSE_ROWS * RMSE_COLS];
+    static float x[QD_RMSE_ROWS * QD_RMSE_COLS];
+    static uint8_t q[QD_RMSE_ROWS * QD_RMSE_COLS];
     const bool needs_weights = u->type != GGML_TYPE_IQ2_S;
     ok(ggml_quantize_requires_imatrix(u->type) == needs_weights, "%s: %s an importance matrix (as in ggml)",
        u->name, needs_weights ? "requires" : "does not require");
     for (int v = 0; v < 2; v++) {
         if (v == 0 && needs_weights) {
-            fill_rmse_set(0, x);
+            qd_fill_rmse_set(0, 777u, x);
             tap_log_errors();
-            ok(ggml_quantize_chunk(u->type, x, q, 0, 1, RMSE_COLS, NULL) == 0,
+            ok(ggml_quantize_chunk(u->type, x, q, 0, 1, QD_RMSE_COLS, NULL) == 0,
                "%s: ggml_quantize_chunk without importance weights returns 0", u->name);
             logged_one_error("%s: and logs one error", u->name);
             continue;
         }
         for (int set = 0; set < 3; set++) {
-            fill_rmse_set(set, x);
-            const size_t written = ggml_quantize_chunk(u->type, x, q, 0, RMSE_ROWS, RMSE_COLS, v ? w : NULL);
-            ggml_get_type_traits(u->type)->to_float(q, back, RMSE_ROWS * RMSE_COLS);
-            const double ours = rmse(x, back, RMSE_ROWS * RMSE_COLS, v ? w : NULL, RMSE_COLS);
-            ok(written == RMSE_ROWS * ggml_row_size(u->type, RMSE_COLS) && u->have_rmse[v][set] &&
+            size_t written;
+            const double ours = qd_rmse_of_set(u->type, set, 777u, v, &written);
+            ok(written == QD_RMSE_ROWS * ggml_row_size(u->type, QD_RMSE_COLS) && u->have_rmse[v][set] &&
                    ours <= u->rmse[v][set] * (1.0 + 1e-6),
                "%s %s set %d: RMSE %.6e, upstream's %.6e", u->name, v ? "weighted" : "plain", set, ours,
                u->rmse[v][set]);
@@ -287,13 +113,13 @@ static void check_rmse(const struct upstream_type *u, const float *w)
 }
 
 /* The edge-case blocks quantize to finite values, each no worse than a zero block would be. */
-static void check_edge_blocks(const struct upstream_type *u, const float *x, const float *w)
+static void check_edge_blocks(const struct qd_upstream *u, const float *x, const float *w)
 {
-    static uint8_t q[NB * sizeof(block_iq2_s)];
-    static float back[NB * QK_K];
-    ggml_quantize_chunk(u->type, x, q, 0, NB, QK_K, w);
-    ggml_get_type_traits(u->type)->to_float(q, back, NB * QK_K);
-    for (int i = 0; i < NB; i++) {
+    static uint8_t q[QD_NB * sizeof(block_iq2_s)];
+    static float back[QD_NB * QK_K];
+    ggml_quantize_chunk(u->type, x, q, 0, QD_NB, QK_K, w);
+    ggml_get_type_traits(u->type)->to_float(q, back, QD_NB * QK_K);
+    for (int i = 0; i < QD_NB; i++) {
         bool finite = true;
         double e = 0.0, e0 = 0.0;
         for (int j = 0; j < QK_K; j++) {
@@ -312,7 +138,7 @@ static void check_edge_blocks(const struct upstream_type *u, const float *x, con
  * call there; non-finite values in one block leave the next block as it
  * is alone; IQ2_S's from_float_ref is the chunk without weights.
  */
-static void check_chunks(const struct upstream_type *u, const float *x, const float *w)
+static void check_chunks(const struct qd_upstream *u, const float *x, const float *w)
 {
     const size_t row = ggml_row_size(u->type, 2 * QK_K);
     static uint8_t whole[4 * 2 * sizeof(block_iq2_s)], part[4 * 2 * sizeof(block_iq2_s)];
@@ -346,7 +172,7 @@ static void check_chunks(const struct upstream_type *u, const float *x, const fl
 }
 
 /* CPU traits and vec_dot against a double-precision sum over the decoded rows. */
-static void check_cpu(const struct upstream_type *u)
+static void check_cpu(const struct qd_upstream *u)
 {
     const struct ggml_type_traits_cpu *tr = ggml_get_type_traits_cpu(u->type);
     ok(tr->vec_dot != NULL && tr->vec_dot_type == GGML_TYPE_Q8_K && tr->nrows == 1 && tr->from_float == NULL,
@@ -354,18 +180,18 @@ static void check_cpu(const struct upstream_type *u)
     if (tr->vec_dot == NULL)
         return;
     /* all blocks (upstream's quantized and random ones) in one row */
-    enum { n_blocks = NB + NRAND };
+    enum { n_blocks = QD_NB + NRAND };
     const size_t size = ggml_type_size(u->type);
     static uint8_t x[n_blocks * sizeof(block_iq2_s)];
     for (int i = 0; i < n_blocks; i++)
-        memcpy(x + i * size, u->blocks[i >= NB][i % NB], size);
+        memcpy(x + i * size, u->blocks[i >= QD_NB][i % QD_NB], size);
     /* upstream's block 3 holds 1e4 once: keep the row's scale sane by dropping it */
     memcpy(x + 3 * size, u->blocks[0][0], size);
     static float yf[n_blocks * QK_K], xv[n_blocks * QK_K], yv[n_blocks * QK_K];
     static block_q8_K y[n_blocks];
-    kq_rng r = { 99u };
+    qd_rng r = { 99u };
     for (int i = 0; i < n_blocks * QK_K; i++)
-        yf[i] = kq_gauss(&r);
+        yf[i] = qd_gauss(&r);
     ggml_get_type_traits_cpu(GGML_TYPE_Q8_K)->from_float(yf, y, n_blocks * QK_K);
     ggml_get_type_traits(u->type)->to_float(x, xv, n_blocks * QK_K);
     ggml__dequantize_row_q8_K(y, yv, n_blocks * QK_K);
@@ -385,12 +211,13 @@ static void check_cpu(const struct upstream_type *u)
 int main(void)
 {
     tap_capture_log();
-    ok(read_data(), "upstream data read");
-    static float x[NB * QK_K], w[RMSE_COLS];
-    fill_blocks(x);
-    fill_imatrix(w, RMSE_COLS);
+    ok(qd_read_data("iq2quants.txt", upstream, N_TYPES, variants, QD_COUNT(variants)),
+       "upstream data read");
+    static float x[QD_NB * QK_K], w[QD_RMSE_COLS];
+    qd_fill_edge_blocks(x);
+    qd_fill_imatrix(w, QD_RMSE_COLS);
     for (int t = 0; t < N_TYPES; t++) {
-        check_rmse(&upstream[t], w);
+        check_rmse(&upstream[t]);
         check_edge_blocks(&upstream[t], x, w);
         check_chunks(&upstream[t], x, w);
         check_decoding(&upstream[t]);

@@ -13,6 +13,7 @@
 
 #include "ggml-cpu.h"
 #include "tap.h"
+#include "quant-data.h"
 #include "small-quants-ref.h"
 
 #define N 128
@@ -56,29 +57,11 @@ static bool read_words(char *p, uint32_t *out, int n)
     return true;
 }
 
-static bool read_bytes(const char *p, uint8_t *out, size_t n)
-{
-    while (*p == ' ')
-        p++;
-    for (size_t i = 0; i < n; i++) {
-        unsigned v;
-        if (sscanf(p + 2 * i, "%2x", &v) != 1)
-            return false;
-        out[i] = (uint8_t) v;
-    }
-    return true;
-}
-
 static bool load(struct recorded *r)
 {
-    const char *top = getenv("top_srcdir");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/tests/data/smallquants.txt", top ? top : ".");
-    FILE *f = fopen(path, "r");
-    if (f == NULL) {
-        tap_diag("cannot open %s", path);
+    FILE *f = qd_open_data("smallquants.txt");
+    if (f == NULL)
         return false;
-    }
     static char line[MAX_LINE];
     bool good = true;
     while (good && fgets(line, sizeof line, f)) {
@@ -88,6 +71,8 @@ static bool load(struct recorded *r)
             continue;
         const int t = type_index(name);
         char *rest = line + n;
+        while (*rest == ' ')
+            rest++;
         if (strcmp(tag, "input") == 0 && c < MAX_CASES) {
             uint32_t w[N];
             good = read_words(rest, w, N);
@@ -96,11 +81,11 @@ static bool load(struct recorded *r)
         } else if (t < 0) {
             good = false;
         } else if (strcmp(tag, "quant") == 0 && c < MAX_CASES) {
-            good = read_bytes(rest, r->quant[t][c], ggml_row_size(types[t], N));
+            good = qd_read_hex(rest, r->quant[t][c], ggml_row_size(types[t], N));
         } else if (strcmp(tag, "decode") == 0 && c < MAX_CASES) {
             good = read_words(rest, r->decode[t][c], N);
         } else if (strcmp(tag, "raw") == 0 && c < 2) {
-            good = read_bytes(rest, r->raw[t][c], ggml_row_size(types[t], N));
+            good = qd_read_hex(rest, r->raw[t][c], ggml_row_size(types[t], N));
         } else if (strcmp(tag, "rawdecode") == 0 && c < 2) {
             good = read_words(rest, r->rawdecode[t][c], N);
         } else if (strcmp(tag, "scale") == 0 && t < 2 && c >= 0 && c < 256) {

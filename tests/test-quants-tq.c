@@ -20,7 +20,7 @@
  *   - the CPU traits: vec_dot_type q8_K, vec_dot within 1e-5 of |products|
  *     of a double-precision dot product of the decoded rows.
  *
- * The inputs are made with the integer generator tq_rng and one single
+ * The inputs are made with the integer generator qd_rng and one single
  * float operation per statement, so the upstream generator program
  * computed exactly the same floats.
  */
@@ -31,6 +31,7 @@
 #include "ggml-cpu.h"
 #include "quants-impl.h"
 #include "tap.h"
+#include "quant-data.h"
 
 #ifdef __clang__
 #pragma STDC FP_CONTRACT OFF
@@ -38,32 +39,8 @@
 
 /* ------------------------------------------------------------- inputs */
 
-typedef struct {
-    uint32_t s;
-} tq_rng;
-
-static float tq_uniform(tq_rng *r)   /* [0, 1) */
-{
-    r->s = r->s * 1664525u + 1013904223u;
-    return (float) (r->s >> 8) * (1.0f / 16777216.0f);
-}
-
-static float tq_gauss(tq_rng *r)   /* mean 0, variance about 1 */
-{
-    const float a = tq_uniform(r);
-    const float b = tq_uniform(r);
-    const float c = tq_uniform(r);
-    const float d = tq_uniform(r);
-    float s = a + b;
-    s = s + c;
-    s = s + d;
-    s = s - 2.0f;
-    return s * 1.7320508f;
-}
-
-#define NB 8   /* blocks of the edge-case input */
-#define ROWS 8
-#define COLS 4096
+#define ROWS QD_RMSE_ROWS
+#define COLS QD_RMSE_COLS
 #define NTYPES 3
 
 /* Blocks: 0-1 random, 2 zeros, 3 one value 1e4, 4 the values -1, -0.5,
@@ -71,179 +48,34 @@ static float tq_gauss(tq_rng *r)   /* mean 0, variance about 1 */
    7 tiny (1e-6). */
 static void fill_blocks(float *x)
 {
-    tq_rng r = { 2024u };
-    memset(x, 0, NB * QK_K * sizeof *x);
+    qd_rng r = { 2024u };
+    memset(x, 0, QD_NB * QK_K * sizeof *x);
     for (int i = 0; i < 512; i++)
-        x[i] = tq_gauss(&r);
+        x[i] = qd_gauss(&r);
     x[3 * 256 + 77] = 10000.0f;
     for (int i = 0; i < 256; i++) {
         const float v = (float) (i % 5 - 2);
         x[4 * 256 + i] = v * 0.5f;
     }
     for (int i = 0; i < 256; i++)
-        x[5 * 256 + i] = 2.0f + tq_uniform(&r);
+        x[5 * 256 + i] = 2.0f + qd_uniform(&r);
     for (int i = 0; i < 256; i++) {
-        const float u = tq_uniform(&r) * 3.0f;
+        const float u = qd_uniform(&r) * 3.0f;
         x[6 * 256 + i] = -1.0f - u;
     }
     for (int i = 0; i < 256; i++)
-        x[7 * 256 + i] = tq_gauss(&r) * 1e-6f;
-}
-
-static void fill_imatrix(float *w, int n)
-{
-    for (int j = 0; j < n; j++)
-        w[j] = 0.25f + (float) ((j * 37) % 101) * 0.02f;
-}
-
-/* Set 0: gaussian; 1: gaussian with every 61st value times 10; 2: skewed (4 u^2 - 0.5). */
-static void fill_set(int set, float *x)
-{
-    tq_rng r = { 555u + (uint32_t) set };
-    for (int i = 0; i < ROWS * COLS; i++) {
-        float v;
-        if (set == 0) {
-            v = tq_gauss(&r);
-        } else if (set == 1) {
-            v = tq_gauss(&r);
-            if (i % 61 == 0)
-                v = v * 10.0f;
-        } else {
-            const float u = tq_uniform(&r);
-            v = u * u;
-            v = v * 4.0f;
-            v = v - 0.5f;
-        }
-        x[i] = v;
-    }
+        x[7 * 256 + i] = qd_gauss(&r) * 1e-6f;
 }
 
 /* ------------------------------------------------------------ the data */
 
-struct upstream_type {
-    const char *name;
-    enum ggml_type type;
-    uint8_t blocks[NB][sizeof(block_iq4_xs)];
-    float floats[NB][QK_K];
-    bool have_block[NB], have_floats[NB];
-    uint64_t hash[3];
-    bool have_hash[3];
-    double rmse[2][3];   /* [weighted][set] */
-    bool have_rmse[2][3];
-};
-
-static struct upstream_type upstream[NTYPES] = {
+static struct qd_upstream upstream[NTYPES] = {
     { .name = "tq1_0", .type = GGML_TYPE_TQ1_0 },
     { .name = "tq2_0", .type = GGML_TYPE_TQ2_0 },
     { .name = "iq4_xs", .type = GGML_TYPE_IQ4_XS },
 };
 
-static struct upstream_type *upstream_of(const char *name)
-{
-    for (int i = 0; i < NTYPES; i++)
-        if (strcmp(upstream[i].name, name) == 0)
-            return &upstream[i];
-    return NULL;
-}
-
-static int hex_digit(int c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/* One "block", "floats", "hash" or "rmse" line (after kind, type, and the
-   first number); false when malformed. */
-static bool read_line(struct upstream_type *u, const char *kind, const char *p, int index)
-{
-    if (strcmp(kind, "block") == 0 && index >= 0 && index < NB) {
-        const size_t size = ggml_type_size(u->type);
-        for (size_t i = 0; i < size; i++) {
-            const int hi = hex_digit(p[2 * i]), lo = hi < 0 ? -1 : hex_digit(p[2 * i + 1]);
-            if (lo < 0)
-                return false;
-            u->blocks[index][i] = (uint8_t) (hi << 4 | lo);
-        }
-        return u->have_block[index] = true;
-    }
-    if (strcmp(kind, "floats") == 0 && index >= 0 && index < NB) {
-        for (int j = 0; j < QK_K; j++) {
-            unsigned bits;
-            int n;
-            if (sscanf(p, "%8x%n", &bits, &n) != 1)
-                return false;
-            const uint32_t b32 = bits;
-            memcpy(&u->floats[index][j], &b32, sizeof b32);
-            p += n;
-        }
-        return u->have_floats[index] = true;
-    }
-    if (strcmp(kind, "hash") == 0 && index >= 0 && index < 3) {
-        unsigned long long h;
-        if (sscanf(p, "%llx", &h) != 1)
-            return false;
-        u->hash[index] = h;
-        return u->have_hash[index] = true;
-    }
-    return false;
-}
-
-/* Reads the data file; false (with a diagnostic) when it cannot be read or a line is malformed. */
-static bool read_data(void)
-{
-    const char *srcdir = getenv("top_srcdir");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/tests/data/tqquants.txt", srcdir != NULL ? srcdir : ".");
-    FILE *f = fopen(path, "r");
-    if (f == NULL) {
-        tap_diag("cannot open %s", path);
-        return false;
-    }
-    static char line[8192];
-    bool good = true;
-    while (good && fgets(line, sizeof line, f) != NULL) {
-        char kind[16], type[16], variant[16];
-        int index, used;
-        if (line[0] == '#' || line[0] == '\n')
-            continue;
-        if (sscanf(line, "%15s %15s %n", kind, type, &used) != 2) {
-            good = false;
-            break;
-        }
-        struct upstream_type *u = upstream_of(type);
-        const char *p = line + used;
-        if (u == NULL) {
-            good = false;
-        } else if (strcmp(kind, "rmse") == 0) {
-            double e;
-            good = sscanf(p, "%15s %d %lf", variant, &index, &e) == 3 && index >= 0 && index < 3;
-            if (good) {
-                const int w = strcmp(variant, "imat") == 0;
-                u->rmse[w][index] = e;
-                u->have_rmse[w][index] = true;
-            }
-        } else {
-            good = sscanf(p, "%d %n", &index, &used) == 1 && read_line(u, kind, p + used, index);
-        }
-    }
-    fclose(f);
-    if (!good)
-        tap_diag("malformed line in %s: %.60s", path, line);
-    return good;
-}
-
 /* ------------------------------------------------------------- helpers */
-
-/* Weighted (w NULL: plain) root-mean-square error of y against x over n values, w indexed modulo period. */
-static double rmse(const float *x, const float *y, int64_t n, const float *w, int64_t period)
-{
-    double e = 0.0, ws = 0.0;
-    for (int64_t i = 0; i < n; i++) {
-        const double wi = w != NULL ? w[i % period] : 1.0, d = (double) y[i] - x[i];
-        e += wi * d * d;
-        ws += wi;
-    }
-    return sqrt(e / ws);
-}
 
 static uint64_t fnv1a(const uint8_t *p, size_t n)
 {
@@ -258,71 +90,51 @@ static uint64_t fnv1a(const uint8_t *p, size_t n)
 /* ----------------------------------------------------------- the checks */
 
 /* Upstream's blocks decode to upstream's floats. */
-static void check_decoding(const struct upstream_type *u)
+static void check_decoding(const struct qd_upstream *u)
 {
-    for (int i = 0; i < NB; i++) {
+    for (int i = 0; i < QD_NB; i++) {
         float y[QK_K];
-        bool same = u->have_block[i] && u->have_floats[i];
+        bool same = u->have_block[0][i] && u->have_floats[0][i];
         if (same) {
-            ggml_get_type_traits(u->type)->to_float(u->blocks[i], y, QK_K);
-            same = memcmp(y, u->floats[i], sizeof y) == 0;
+            ggml_get_type_traits(u->type)->to_float(u->blocks[0][i], y, QK_K);
+            same = memcmp(y, u->floats[0][i], sizeof y) == 0;
         }
         ok(same, "%s: upstream's block %d decodes to upstream's floats bit for bit", u->name, i);
     }
 }
 
 /* The ternary quantizers write upstream's bytes. */
-static void check_ternary_bytes(const struct upstream_type *u, const float *x)
+static void check_ternary_bytes(const struct qd_upstream *u, const float *x)
 {
-    static uint8_t q[NB * sizeof(block_tq2_0)];
+    static uint8_t q[QD_NB * sizeof(block_tq2_0)];
     const size_t bs = ggml_type_size(u->type);
-    ggml_quantize_chunk(u->type, x, q, 0, NB, QK_K, NULL);
-    for (int i = 0; i < NB; i++)
-        ok(u->have_block[i] && memcmp(q + i * bs, u->blocks[i], bs) == 0,
+    ggml_quantize_chunk(u->type, x, q, 0, QD_NB, QK_K, NULL);
+    for (int i = 0; i < QD_NB; i++)
+        ok(u->have_block[0][i] && memcmp(q + i * bs, u->blocks[0][i], bs) == 0,
            "%s: edge block %d equals upstream's byte for byte", u->name, i);
 
     static float big[ROWS * COLS];
     static uint8_t qbig[ROWS * COLS];
     for (int set = 0; set < 3; set++) {
-        fill_set(set, big);
+        qd_fill_rmse_set(set, 555u, big);
         const size_t n = ggml_quantize_chunk(u->type, big, qbig, 0, ROWS, COLS, NULL);
         ok(n == ROWS * ggml_row_size(u->type, COLS) && u->have_hash[set] && fnv1a(qbig, n) == u->hash[set],
            "%s: set %d (8 rows of 4096) quantizes to upstream's bytes", u->name, set);
     }
 }
 
-static void check_rmse(const struct upstream_type *u)
-{
-    static float x[ROWS * COLS], y[ROWS * COLS], w[COLS];
-    static uint8_t q[ROWS * COLS];
-    fill_imatrix(w, COLS);
-    for (int weighted = 0; weighted < 2; weighted++) {
-        for (int set = 0; set < 3; set++) {
-            fill_set(set, x);
-            const size_t n = ggml_quantize_chunk(u->type, x, q, 0, ROWS, COLS, weighted ? w : NULL);
-            ggml_get_type_traits(u->type)->to_float(q, y, ROWS * COLS);
-            const double ours = rmse(x, y, ROWS * COLS, weighted ? w : NULL, COLS);
-            const double theirs = u->rmse[weighted][set];
-            ok(n == ROWS * ggml_row_size(u->type, COLS) && u->have_rmse[weighted][set] &&
-                   ours <= theirs * (1.0 + 1e-6),
-               "%s: %s RMSE on set %d: ours %.6e <= upstream %.6e (%+.2f%%)", u->name,
-               weighted ? "importance-weighted" : "plain", set, ours, theirs, 100.0 * (ours / theirs - 1.0));
-        }
-    }
-}
-
 /* Our blocks of the edge-case input: no worse than upstream's block by block. */
-static void check_edge_blocks(const struct upstream_type *u, const float *x)
+static void check_edge_blocks(const struct qd_upstream *u, const float *x)
 {
-    static uint8_t q[NB * sizeof(block_iq4_xs)];
+    static uint8_t q[QD_NB * sizeof(block_iq4_xs)];
     const size_t bs = ggml_type_size(u->type);
     float y[QK_K];
-    ggml_quantize_chunk(u->type, x, q, 0, NB, QK_K, NULL);
-    for (int i = 0; i < NB; i++) {
+    ggml_quantize_chunk(u->type, x, q, 0, QD_NB, QK_K, NULL);
+    for (int i = 0; i < QD_NB; i++) {
         ggml_get_type_traits(u->type)->to_float(q + i * bs, y, QK_K);
-        const double ours = rmse(x + i * QK_K, y, QK_K, NULL, 1);
-        const double theirs = rmse(x + i * QK_K, u->floats[i], QK_K, NULL, 1);
-        ok(u->have_floats[i] && ours <= theirs * (1.0 + 1e-6), "%s: edge block %d: RMSE %.4g, upstream %.4g",
+        const double ours = qd_rmse(x + i * QK_K, y, QK_K, NULL, 1);
+        const double theirs = qd_rmse(x + i * QK_K, u->floats[0][i], QK_K, NULL, 1);
+        ok(u->have_floats[0][i] && ours <= theirs * (1.0 + 1e-6), "%s: edge block %d: RMSE %.4g, upstream %.4g",
            u->name, i, ours, theirs);
     }
     ggml_get_type_traits(u->type)->to_float(q + 2 * bs, y, QK_K);
@@ -336,7 +148,7 @@ static void check_edge_blocks(const struct upstream_type *u, const float *x)
     ok(fabsf(y[77] - 10000.0f) <= 100.0f, "%s: a lone 1e4 decodes as %.6g (within 1%%)", u->name, y[77]);
 }
 
-static void check_chunk(const struct upstream_type *u)
+static void check_chunk(const struct qd_upstream *u)
 {
     const enum ggml_type t = u->type;
     const bool weighs = t == GGML_TYPE_IQ4_XS;
@@ -344,10 +156,10 @@ static void check_chunk(const struct upstream_type *u)
     const size_t row = ggml_row_size(t, C);
     static float x[R * C], w[C];
     static uint8_t whole[R * 272 + 1], parts[R * 272 + 1], ref[R * 272];
-    tq_rng r = { 99u };
+    qd_rng r = { 99u };
     for (int i = 0; i < R * C; i++)
-        x[i] = tq_gauss(&r);
-    fill_imatrix(w, C);
+        x[i] = qd_gauss(&r);
+    qd_fill_imatrix(w, C);
 
     memset(whole, 0xcd, sizeof whole);
     memset(parts, 0xcd, sizeof parts);
@@ -413,7 +225,7 @@ static void check_validation(void)
 }
 
 /* The CPU traits' vec_dot against the decoded rows' product in double. */
-static void check_vec_dot(const struct upstream_type *u)
+static void check_vec_dot(const struct qd_upstream *u)
 {
     const enum ggml_type t = u->type;
     const struct ggml_type_traits_cpu *cpu = ggml_get_type_traits_cpu(t);
@@ -422,10 +234,10 @@ static void check_vec_dot(const struct upstream_type *u)
     enum { N = 1024 };
     static float a[N], b[N], da[N], db[N];
     static uint8_t qa[N], qb[N * 2];
-    tq_rng r = { 4242u };
+    qd_rng r = { 4242u };
     for (int i = 0; i < N; i++) {
-        a[i] = tq_gauss(&r);
-        b[i] = tq_gauss(&r);
+        a[i] = qd_gauss(&r);
+        b[i] = qd_gauss(&r);
     }
     a[3] = 40.0f;   /* an outlier */
     ggml_quantize_chunk(t, a, qa, 0, 1, N, NULL);
@@ -447,7 +259,7 @@ static void check_vec_dot(const struct upstream_type *u)
     const size_t bsize = ggml_type_size(t), d_at = t == GGML_TYPE_TQ1_0 ? 52 : t == GGML_TYPE_TQ2_0 ? 64 : 0;
     for (size_t i = 0; i < N / QK_K * bsize; i++)
         if (i % bsize < d_at || i % bsize >= d_at + 2)
-            qa[i] = (uint8_t) (tq_uniform(&r) * 256.0f);
+            qa[i] = (uint8_t) (qd_uniform(&r) * 256.0f);
     ggml_get_type_traits(t)->to_float(qa, da, N);
     want = mag = 0.0;
     for (int i = 0; i < N; i++) {
@@ -461,15 +273,16 @@ static void check_vec_dot(const struct upstream_type *u)
 int main(void)
 {
     tap_capture_log();
-    static float x[NB * QK_K];
+    static float x[QD_NB * QK_K];
     fill_blocks(x);
-    ok(read_data(), "the data file of upstream's blocks reads");
+    ok(qd_read_data("tqquants.txt", upstream, NTYPES, NULL, 0),
+       "the data file of upstream's blocks reads");
 
     for (int t = 0; t < NTYPES; t++) {
-        const struct upstream_type *u = &upstream[t];
+        const struct qd_upstream *u = &upstream[t];
         check_decoding(u);
         if (u->type == GGML_TYPE_IQ4_XS) {
-            check_rmse(u);
+            qd_check_rmse(u, 555u, false);
             check_edge_blocks(u, x);
         } else {
             check_ternary_bytes(u, x);

@@ -13,6 +13,7 @@
 #include "fp16-impl.h"
 #include "quants-impl.h"
 #include "avx2.h"
+#include "intsum.h"
 
 /* ------------------------------------------------------------ F16, BF16 */
 
@@ -134,10 +135,7 @@ static inline int encode_block32(const float *x, float d, int8_t qs[32])
     const __m256i ordered = _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
     _mm256_storeu_si256((__m256i *) (void *) qs, ordered);
     const __m256i sum8 = _mm256_add_epi32(_mm256_add_epi32(q0, q1), _mm256_add_epi32(q2, q3));
-    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(sum8), _mm256_extracti128_si256(sum8, 1));
-    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
-    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
-    return _mm_cvtsi128_si32(s);
+    return avx2_hsum_epi32(sum8);
 }
 
 void ggml__avx2_quantize_row_q8_0(const float *restrict x, void *restrict vy, int64_t n)

@@ -25,20 +25,13 @@
 #include "fp16-impl.h"
 #include "quants-impl.h"
 #include "avx2.h"
+#include "intsum.h"
 #include "../prefetch-rows.h"
 
 /* FMA is available here: keep clang from fusing the block shares. */
 #ifdef __clang__
 #pragma STDC FP_CONTRACT OFF
 #endif
-
-static inline int32_t hsum_epi32(__m256i v)
-{
-    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(1, 0, 3, 2)));
-    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(2, 3, 0, 1)));
-    return _mm_cvtsi128_si32(s);
-}
 
 /* 16-bit lanes 0..7 = lo, 8..15 = hi: the scales of two sub-blocks of 16. */
 static inline __m256i two_scales(int lo, int hi)
@@ -64,7 +57,7 @@ static inline float affine_k_block(ggml_fp16_t d, ggml_fp16_t dmin, const uint8_
                                              (short) mn[4], (short) mn[4], (short) mn[5], (short) mn[5],
                                              (short) mn[6], (short) mn[6], (short) mn[7], (short) mn[7]);
     const __m256i bsums = _mm256_loadu_si256((const __m256i *) (const void *) y->bsums);
-    const int32_t mins = hsum_epi32(_mm256_madd_epi16(bsums, mins16));
+    const int32_t mins = avx2_hsum_epi32(_mm256_madd_epi16(bsums, mins16));
 
     /* 64 values a step: the low nibbles are sub-block 2c, the high ones 2c + 1 */
     const __m256i high = qh != NULL ? _mm256_loadu_si256((const __m256i *) (const void *) qh) : _mm256_setzero_si256();
@@ -83,7 +76,7 @@ static inline float affine_k_block(ggml_fp16_t d, ggml_fp16_t dmin, const uint8_
         const __m256i p1 = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, a1), _mm256_set1_epi16((short) sc[2 * c + 1]));
         acc = _mm256_add_epi32(acc, _mm256_add_epi32(p0, p1));
     }
-    return ggml__q4_K_block_dot(y->d, ggml__fp16_to_fp32(d), ggml__fp16_to_fp32(dmin), hsum_epi32(acc), mins);
+    return ggml__q4_K_block_dot(y->d, ggml__fp16_to_fp32(d), ggml__fp16_to_fp32(dmin), avx2_hsum_epi32(acc), mins);
 }
 
 void ggml__avx2_vec_dot_q4_K_q8_K(GGML__VEC_DOT_PARAMS)
@@ -121,7 +114,7 @@ void ggml__avx2_vec_dot_q6_K_q8_K(GGML__VEC_DOT_PARAMS)
         /* the offset: 32 * sum_s sc[s] * bsum[s] (sub-blocks are the groups of 16) */
         const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *) (const void *) sc));
         const __m256i bsums = _mm256_loadu_si256((const __m256i *) (const void *) y[b].bsums);
-        const int32_t offset = 32 * hsum_epi32(_mm256_madd_epi16(bsums, sc16));
+        const int32_t offset = 32 * avx2_hsum_epi32(_mm256_madd_epi16(bsums, sc16));
 
         __m256i acc = _mm256_setzero_si256();
         for (int half = 0; half < 2; half++) {
@@ -141,7 +134,7 @@ void ggml__avx2_vec_dot_q6_K_q8_K(GGML__VEC_DOT_PARAMS)
                 acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(code, a), two_scales(sc[s16], sc[s16 + 1])));
             }
         }
-        sum += ggml__q6_K_block_dot(y[b].d, ggml__fp16_to_fp32(x[b].d), hsum_epi32(acc) - offset);
+        sum += ggml__q6_K_block_dot(y[b].d, ggml__fp16_to_fp32(x[b].d), avx2_hsum_epi32(acc) - offset);
     }
     *s = sum;
 }
@@ -170,13 +163,6 @@ ALWAYS_INLINE void rows_of_call(const char *row[4], const void *vx, size_t bx, i
     const char *x = vx;
     for (int r = 0; r < 4; r++)
         row[r] = r < nr ? x + (size_t) r * bx : x;
-}
-
-/* [sum of a, sum of b, sum of c, sum of d]: the 32-bit lanes of four vectors added. */
-ALWAYS_INLINE __m128i four_hsums(__m256i a, __m256i b, __m256i c, __m256i d)
-{
-    const __m256i abcd = _mm256_hadd_epi32(_mm256_hadd_epi32(a, b), _mm256_hadd_epi32(c, d));
-    return _mm_add_epi32(_mm256_castsi256_si128(abcd), _mm256_extracti128_si256(abcd, 1));
 }
 
 /*
@@ -294,8 +280,8 @@ ALWAYS_INLINE void affine_k_rows(bool fifth, int n, float *s, const void *vx, si
             }
             scaled[r] = acc;
         }
-        const __m128i isum = four_hsums(scaled[0], scaled[1], scaled[2], scaled[3]);
-        const __m128i imin = four_hsums(mins[0], mins[1], mins[2], mins[3]);
+        const __m128i isum = avx2_hsum4_epi32(scaled[0], scaled[1], scaled[2], scaled[3]);
+        const __m128i imin = avx2_hsum4_epi32(mins[0], mins[1], mins[2], mins[3]);
         /* ggml__q4_K_block_dot in four lanes */
         const __m128 dy = _mm_set1_ps(y[b].d);
         const __m128 scale = _mm_mul_ps(dy, four_f16(blk)), min_scale = _mm_mul_ps(dy, four_f16(dmin));
@@ -378,7 +364,7 @@ void ggml__avx2_vec_dot_rows_q6_K(int n, float *s, const void *vx, size_t bx, co
             x[r] = (const block_q6_K *) (const void *) row[r] + b;
             d[r] = (const char *) x[r] + offsetof(block_q6_K, d);
         }
-        const __m128i isum = four_hsums(q6_K_sums(x[0], &y[b], bsums), q6_K_sums(x[1], &y[b], bsums),
+        const __m128i isum = avx2_hsum4_epi32(q6_K_sums(x[0], &y[b], bsums), q6_K_sums(x[1], &y[b], bsums),
                                         q6_K_sums(x[2], &y[b], bsums), q6_K_sums(x[3], &y[b], bsums));
         /* ggml__q6_K_block_dot in four lanes */
         const __m128 scale = _mm_mul_ps(_mm_set1_ps(y[b].d), four_f16(d));

@@ -26,19 +26,12 @@
 #include "fp16-impl.h"
 #include "quants-impl.h"
 #include "avx2.h"
+#include "intsum.h"
 
 /* FMA is available here: keep clang from fusing the block shares. */
 #ifdef __clang__
 #pragma STDC FP_CONTRACT OFF
 #endif
-
-static inline int32_t hsum_epi32(__m256i v)
-{
-    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(1, 0, 3, 2)));
-    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(2, 3, 0, 1)));
-    return _mm_cvtsi128_si32(s);
-}
 
 /* 16-bit lanes 0..7 = lanes[s] and 8..15 = lanes[s + 1] of a vector of 16 scales. */
 static inline __m256i two_scales(const int16_t lanes[16], int s)
@@ -68,7 +61,7 @@ static inline int32_t k23_scaled_sum(const uint8_t *qs, const uint8_t *hmask, co
             acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(code, a), sc));
         }
     }
-    return hsum_epi32(acc);
+    return avx2_hsum_epi32(acc);
 }
 
 void ggml__avx2_vec_dot_q2_K_q8_K(GGML__VEC_DOT_PARAMS)
@@ -81,7 +74,7 @@ void ggml__avx2_vec_dot_q2_K_q8_K(GGML__VEC_DOT_PARAMS)
         const __m256i packed = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *) (const void *) x[b].scales));
         const __m256i mins16 = _mm256_srli_epi16(packed, 4);
         const __m256i bsums = _mm256_loadu_si256((const __m256i *) (const void *) y[b].bsums);
-        const int32_t mins = hsum_epi32(_mm256_madd_epi16(bsums, mins16));
+        const int32_t mins = avx2_hsum_epi32(_mm256_madd_epi16(bsums, mins16));
         int16_t sc[16];
         _mm256_storeu_si256((__m256i *) (void *) sc, _mm256_and_si256(packed, _mm256_set1_epi16(0x0f)));
         const int32_t scaled = k23_scaled_sum(x[b].qs, NULL, sc, &y[b]);
@@ -102,7 +95,7 @@ void ggml__avx2_vec_dot_q3_K_q8_K(GGML__VEC_DOT_PARAMS)
             sc[s16] = (int16_t) (ggml__q3_K_scale(x[b].scales, s16) - 32);
         const __m256i sc16 = _mm256_loadu_si256((const __m256i *) (const void *) sc);
         const __m256i bsums = _mm256_loadu_si256((const __m256i *) (const void *) y[b].bsums);
-        const int32_t offset = 4 * hsum_epi32(_mm256_madd_epi16(bsums, sc16));
+        const int32_t offset = 4 * avx2_hsum_epi32(_mm256_madd_epi16(bsums, sc16));
         const int32_t scaled = k23_scaled_sum(x[b].qs, x[b].hmask, sc, &y[b]) - offset;
         sum += ggml__q6_K_block_dot(y[b].d, ggml__fp16_to_fp32(x[b].d), scaled);
     }

@@ -23,6 +23,7 @@
 #include "fp16-impl.h"
 #include "quants-impl.h"
 #include "avx2.h"
+#include "intsum.h"
 
 #ifdef __clang__
 #pragma STDC FP_CONTRACT OFF
@@ -39,18 +40,6 @@ static inline __m256i dot_quads(__m256i w, const int8_t y[32])
     return _mm256_madd_epi16(pairs, _mm256_set1_epi16(1));
 }
 
-static inline int32_t hsum_epi32_128(__m128i s)
-{
-    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(1, 0, 3, 2)));
-    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(2, 3, 0, 1)));
-    return _mm_cvtsi128_si32(s);
-}
-
-static inline int32_t hsum_epi32(__m256i v)
-{
-    return hsum_epi32_128(_mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1)));
-}
-
 /* The sum over j < 32 of table[code j] * y[j], codes packed as in Q4_0. */
 static inline __m256i table_block_quads(__m256i table, const uint8_t qs[16], const int8_t y[32])
 {
@@ -59,13 +48,6 @@ static inline __m256i table_block_quads(__m256i table, const uint8_t qs[16], con
     const __m256i codes = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(packed, 4), mask),
                                            _mm_and_si128(packed, mask));
     return dot_quads(_mm256_shuffle_epi8(table, codes), y);
-}
-
-/* The integer sums of four blocks' quads, in block order. */
-static inline __m128i hsum4_epi32(__m256i q0, __m256i q1, __m256i q2, __m256i q3)
-{
-    const __m256i h = _mm256_hadd_epi32(_mm256_hadd_epi32(q0, q1), _mm256_hadd_epi32(q2, q3));
-    return _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
 }
 
 /* sum + t[0] + t[1] + t[2] + t[3], added one at a time in that order. */
@@ -96,7 +78,7 @@ static inline __m256i load_table(const int8_t values[16])
         float sum = 0.0f;                                                                             \
         int b = 0;                                                                                    \
         for (; b + 4 <= nb; b += 4) {                                                                 \
-            const __m128i isum = hsum4_epi32(                                                         \
+            const __m128i isum = avx2_hsum4_epi32(                                                    \
                 table_block_quads(table, x[b].qs, y[b].qs), table_block_quads(table, x[b + 1].qs, y[b + 1].qs), \
                 table_block_quads(table, x[b + 2].qs, y[b + 2].qs),                                   \
                 table_block_quads(table, x[b + 3].qs, y[b + 3].qs));                                  \
@@ -106,7 +88,7 @@ static inline __m256i load_table(const int8_t values[16])
             sum = add_in_order(sum, _mm_mul_ps(_mm_mul_ps(_mm_cvtepi32_ps(isum), xs), ys));           \
         }                                                                                             \
         for (; b < nb; b++) {                                                                         \
-            const int32_t isum = hsum_epi32(table_block_quads(table, x[b].qs, y[b].qs));              \
+            const int32_t isum = avx2_hsum_epi32(table_block_quads(table, x[b].qs, y[b].qs));              \
             sum += (float) isum * dx(b) * _cvtsh_ss(y[b].d);                                          \
         }                                                                                             \
         *s = sum;                                                                                     \
@@ -144,8 +126,8 @@ void ggml__avx2_vec_dot_nvfp4_q8_0(GGML__VEC_DOT_PARAMS)
         const __m128i lo = _mm_and_si128(packed, mask), hi = _mm_and_si128(_mm_srli_epi16(packed, 4), mask);
         const __m256i codes = _mm256_set_m128i(_mm_unpackhi_epi64(lo, hi), _mm_unpacklo_epi64(lo, hi));
         const __m256i quads = dot_quads(_mm256_shuffle_epi8(table, codes), y[b].qs);
-        const int32_t isum0 = hsum_epi32_128(_mm256_castsi256_si128(quads));
-        const int32_t isum1 = hsum_epi32_128(_mm256_extracti128_si256(quads, 1));
+        const int32_t isum0 = avx2_hsum_epi32_128(_mm256_castsi256_si128(quads));
+        const int32_t isum1 = avx2_hsum_epi32_128(_mm256_extracti128_si256(quads, 1));
         const float dy = _cvtsh_ss(y[b].d);
         sum += (float) isum0 * ggml__ue4m3_half_to_fp32(xb->d[s0]) * dy;
         sum += (float) isum1 * ggml__ue4m3_half_to_fp32(xb->d[s0 + 1]) * dy;
@@ -172,7 +154,7 @@ void ggml__avx2_vec_dot_q1_0_q8_0(GGML__VEC_DOT_PARAMS)
         const __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(bytes, bit), bit);   /* -1 or 0 */
         /* +1 where set, -1 elsewhere: (set | 1) is -1 or 1, negated */
         const __m256i w = _mm256_sub_epi8(_mm256_setzero_si256(), _mm256_or_si256(set, one));
-        const int32_t isum = hsum_epi32(dot_quads(w, y[b].qs));
+        const int32_t isum = avx2_hsum_epi32(dot_quads(w, y[b].qs));
         sum += (float) isum * _cvtsh_ss(xb->d) * _cvtsh_ss(y[b].d);
     }
     *s = sum;
@@ -197,7 +179,7 @@ void ggml__avx2_vec_dot_q2_0_q8_0(GGML__VEC_DOT_PARAMS)
         const __m128i c3 = _mm_and_si128(_mm_srli_epi16(packed, 6), three);
         const __m128i c01 = _mm_unpacklo_epi8(c0, c1), c23 = _mm_unpacklo_epi8(c2, c3);
         const __m256i codes = _mm256_set_m128i(_mm_unpackhi_epi16(c01, c23), _mm_unpacklo_epi16(c01, c23));
-        const int32_t isum = hsum_epi32(dot_quads(_mm256_sub_epi8(codes, one), y[b].qs));
+        const int32_t isum = avx2_hsum_epi32(dot_quads(_mm256_sub_epi8(codes, one), y[b].qs));
         sum += (float) isum * _cvtsh_ss(xb->d) * _cvtsh_ss(y[b].d);
     }
     *s = sum;

@@ -30,19 +30,12 @@
 #include "fp16-impl.h"
 #include "quants-impl.h"
 #include "avx2.h"
+#include "intsum.h"
 
 /* FMA is available here: keep clang from fusing the block shares. */
 #ifdef __clang__
 #pragma STDC FP_CONTRACT OFF
 #endif
-
-static inline int32_t hsum_epi32(__m256i v)
-{
-    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(1, 0, 3, 2)));
-    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(2, 3, 0, 1)));
-    return _mm_cvtsi128_si32(s);
-}
 
 static inline __m256i load32(const void *p)
 {
@@ -99,7 +92,7 @@ void ggml__avx2_vec_dot_tq1_0_q8_K(GGML__VEC_DOT_PARAMS)
         memcpy(&qh, x[b].qh, sizeof qh);
         const __m256i last = _mm256_inserti128_si256(_mm256_castsi128_si256(middle), _mm_set1_epi32((int) qh), 1);
         acc = _mm256_add_epi32(acc, unsigned_dot(base3_digits(last, power4h), q8 + 224));
-        sum += ggml__q6_K_block_dot(y[b].d, ggml__fp16_to_fp32(x[b].d), hsum_epi32(acc));
+        sum += ggml__q6_K_block_dot(y[b].d, ggml__fp16_to_fp32(x[b].d), avx2_hsum_epi32(acc));
     }
     *s = sum;
 }
@@ -120,7 +113,7 @@ void ggml__avx2_vec_dot_tq2_0_q8_K(GGML__VEC_DOT_PARAMS)
                 acc = _mm256_add_epi32(acc, unsigned_dot(codes, y[b].qs + 128 * c + 32 * p));
             }
         }
-        sum += ggml__q6_K_block_dot(y[b].d, ggml__fp16_to_fp32(x[b].d), hsum_epi32(acc));
+        sum += ggml__q6_K_block_dot(y[b].d, ggml__fp16_to_fp32(x[b].d), avx2_hsum_epi32(acc));
     }
     *s = sum;
 }
@@ -149,7 +142,7 @@ void ggml__avx2_vec_dot_iq4_xs_q8_K(GGML__VEC_DOT_PARAMS)
                 acc = _mm256_add_epi32(acc, _mm256_madd_epi16(pairs, _mm256_set1_epi16(scale)));
             }
         }
-        sum += ggml__q6_K_block_dot(y[b].d, ggml__fp16_to_fp32(x[b].d), hsum_epi32(acc));
+        sum += ggml__q6_K_block_dot(y[b].d, ggml__fp16_to_fp32(x[b].d), avx2_hsum_epi32(acc));
     }
     *s = sum;
 }

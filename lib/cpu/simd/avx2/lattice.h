@@ -2,8 +2,8 @@
  * simd/avx2/lattice.h - pieces shared by the AVX2 dot products of the
  * lattice types (dot-iq1.c, dot-iq2.c, dot-iq3.c): grid points widened to
  * bytes, sign bits widened to byte masks, exact signed products with q8
- * bytes, a horizontal sum.  Include only in files compiled with the AVX2
- * level's flags.
+ * bytes (the horizontal sums are intsum.h's).  Include only in files
+ * compiled with the AVX2 level's flags.
  */
 #ifndef GGML_BACKEND_SIMD_AVX2_LATTICE_H
 #define GGML_BACKEND_SIMD_AVX2_LATTICE_H
@@ -11,14 +11,7 @@
 #include <immintrin.h>
 #include <stdint.h>
 
-/* The sum of the eight 32-bit lanes (wrapping; callers keep it in range). */
-static inline int32_t avx2_hsum_epi32(__m256i v)
-{
-    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(1, 0, 3, 2)));
-    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(2, 3, 0, 1)));
-    return _mm_cvtsi128_si32(s);
-}
+#include "intsum.h"
 
 /* Bytes of 0xff where bit i of bits is set, 0 elsewhere (byte i: bit i). */
 static inline __m256i avx2_negative_mask(uint32_t bits)
