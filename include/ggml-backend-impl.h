@@ -233,11 +233,6 @@ extern "C" {
         void * context;                  /* backend data */
     };
 
-    /* Adds a registry and its devices to the global lists (built-in
-     * backends; plugins are registered by ggml_backend_load).
-     * ggml_backend_device_register is declared in ggml-backend.h. */
-    GGML_API void ggml_backend_register(ggml_backend_reg_t reg);
-
     /* Makes a backend that a plugin's own function created (not through
      * init_backend) known to the library; returns it, or NULL after freeing
      * it when it cannot be recorded.  A libggml-backend extension. */

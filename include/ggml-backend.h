@@ -250,6 +250,10 @@ extern "C" {
     /* "ggml_backend_get_features": array ended by an entry with a NULL name. */
     typedef struct ggml_backend_feature * (*ggml_backend_get_features_t)(ggml_backend_reg_t reg);
 
+    /* Adds a registry and its devices to the global lists (a backend built
+       into the program; plugins are registered by ggml_backend_load). */
+    GGML_API void ggml_backend_register(ggml_backend_reg_t reg);
+
     /* Adds a device to the global list (its registry must be registered). */
     GGML_API void ggml_backend_device_register(ggml_backend_dev_t device);
 
