@@ -68,7 +68,7 @@ static inline int round_level(float v, int lo, int hi)
  * divisions.  level_of is round_level as a float: the nearest integer to
  * v (halves to even) clamped to [lo, hi]; NaN gives lo.
  */
-#define LANES 8
+#define LANES 4
 
 static inline float level_of(float v, float lo, float hi)
 {
@@ -79,7 +79,7 @@ static inline float level_of(float v, float lo, float hi)
 
 static inline float lanes_sum(const float acc[LANES])
 {
-    return ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+    return (acc[0] + acc[2]) + (acc[1] + acc[3]);
 }
 
 /* binary16 rounding of a scale, as the block stores it */
@@ -204,33 +204,42 @@ void ggml__dequantize_row_q6_K(const void *restrict vx, float *restrict y, int64
 
 /*
  * Symmetric fit of n values (a multiple of LANES) to scale * L, L integer
- * in [lo, hi], weights w (positive).  Returns the weighted squared error;
- * *scale is the least-squares scale of the chosen levels (0 for an
+ * in [f->lo, f->hi], weights w (positive).  Returns the weighted squared
+ * error; *scale is the least-squares scale of the chosen levels (0 for an
  * all-zero block).
  */
-static double fit_symmetric(const float *x, const float *w, int n, int lo, int hi, int tries, float *scale)
+static double fit_symmetric(const float *x, const float *w, int n, const struct ggml__symmetric_k_format *f,
+                            float *scale)
 {
-    float max = 0.0f, amax = 0.0f;
-    float sxx_lanes[LANES] = { 0 };
-    for (int j = 0; j < n; j++) {
-        if (fabsf(x[j]) > amax) {
-            amax = fabsf(x[j]);
-            max = x[j];
+    float amax_lanes[LANES] = { 0 }, sxx_lanes[LANES] = { 0 };
+    for (int j = 0; j < n; j += LANES) {
+        for (int k = 0; k < LANES; k++) {
+            const float a = fabsf(x[j + k]);
+            amax_lanes[k] = a > amax_lanes[k] ? a : amax_lanes[k];
+            sxx_lanes[k] += w[j + k] * x[j + k] * x[j + k];
         }
-        sxx_lanes[j % LANES] += w[j] * x[j] * x[j];
     }
     const double sxx = lanes_sum(sxx_lanes);
+    float amax = 0.0f;
+    for (int k = 0; k < LANES; k++)
+        amax = amax_lanes[k] > amax ? amax_lanes[k] : amax;
     *scale = 0.0f;
     if (amax == 0.0f)
         return sxx;
+    /* the first value of the largest magnitude, with its sign */
+    int at = 0;
+    while (fabsf(x[at]) != amax)
+        at++;
+    const float max = x[at];
 
-    const float flo = (float) lo, fhi = (float) hi;
+    const float flo = (float) f->lo, fhi = (float) f->hi;
+    const int tries = f->fit_tries;
     double best = sxx;
-    /* candidate inverse scales map the extreme value near either end */
-    for (int side = 0; side < 2; side++) {
+    /* candidate inverse scales map the extreme value near lo (and hi) */
+    for (int side = 0; side < f->sides; side++) {
         const float end = side == 0 ? flo : fhi;
         for (int t = 0; t < tries; t++) {
-            const float shrink = 0.3f * (float) t / (float) (tries - 1);
+            const float shrink = tries > 1 ? f->fit_spread * (float) t / (float) (tries - 1) : 0.0f;
             const float target = (end < 0 ? end - 0.5f : end + 0.5f) * (1.0f - shrink);
             float iscale = target / max;
             for (int round = 0; round < 2; round++) {
@@ -529,7 +538,7 @@ static void quantize_block_q5_K(const float *x, const float *w, block_q5_K *y)
 /* ------------------------------------------- symmetric formats: q6_K */
 
 /* Error of 16 values with the stored step d * sc and the nearest levels in [lo, hi]. */
-static float symmetric_sub_error(const float *x, const float *w, float lo, float hi, float step)
+static inline float symmetric_sub_error(const float *x, const float *w, float lo, float hi, float step)
 {
     const float inv = step != 0.0f ? 1.0f / step : 0.0f;
     float acc[LANES] = { 0 };
@@ -550,16 +559,17 @@ static double symmetric_codes(const float *x, const float *w, const struct ggml_
     double total = 0.0;
     for (int s = 0; s < QK_K / 16; s++) {
         const float *xs = x + 16 * s, *ws = w + 16 * s;
-        const int sc0 = d != 0.0f ? round_level(scale[s] / d, f->scale_lo, f->scale_hi) : 0;
+        const float ratio = d != 0.0f ? scale[s] / d : 0.0f;
+        const int sc0 = round_level(ratio, f->scale_lo, f->scale_hi);
         int best_sc = sc0;
         float best = symmetric_sub_error(xs, ws, lo, hi, d * (float) sc0);
-        for (int a = sc0 - 1; a <= sc0 + 1; a += 2) {
-            if (a < f->scale_lo || a > f->scale_hi)
-                continue;
-            const float err = symmetric_sub_error(xs, ws, lo, hi, d * (float) a);
+        /* the final codes also try the other integer next to the ratio */
+        const int other = ratio > (float) sc0 ? sc0 + 1 : sc0 - 1;
+        if (q != NULL && other >= f->scale_lo && other <= f->scale_hi) {
+            const float err = symmetric_sub_error(xs, ws, lo, hi, d * (float) other);
             if (err < best) {
                 best = err;
-                best_sc = a;
+                best_sc = other;
             }
         }
         sc[s] = best_sc;
@@ -580,24 +590,26 @@ float ggml__quantize_symmetric_k(const float *x, const float *w, const struct gg
     float scale[QK_K / 16];
     float max = 0.0f, amax = 0.0f;
     for (int s = 0; s < QK_K / 16; s++) {
-        fit_symmetric(x + 16 * s, w + 16 * s, 16, f->lo, f->hi, f->fit_tries, &scale[s]);
+        fit_symmetric(x + 16 * s, w + 16 * s, 16, f, &scale[s]);
         if (fabsf(scale[s]) > amax) {
             amax = fabsf(scale[s]);
             max = scale[s];
         }
     }
 
-    /* the largest sub-block scale maps near scale_lo or near scale_hi */
-    double best = DBL_MAX;
-    float best_d = 0.0f;
-    for (int side = 0; side < 2; side++) {
-        for (int a = 0; a < f->n_factors; a++) {
-            const float end = side == 0 ? (float) f->scale_lo : (float) f->scale_hi;
-            const float d = as_stored(max / end * f->factors[a]);
-            const double err = symmetric_codes(x, w, f, scale, d, sc, NULL);
-            if (err < best) {
-                best = err;
-                best_d = d;
+    /* the largest sub-block scale maps near scale_lo (or near scale_hi) */
+    float best_d = as_stored(max / (float) f->scale_lo * f->factors[0]);
+    if (f->sides * f->n_factors > 1) {
+        double best = DBL_MAX;
+        for (int side = 0; side < f->sides; side++) {
+            for (int a = 0; a < f->n_factors; a++) {
+                const float end = side == 0 ? (float) f->scale_lo : (float) f->scale_hi;
+                const float d = as_stored(max / end * f->factors[a]);
+                const double err = symmetric_codes(x, w, f, scale, d, sc, NULL);
+                if (err < best) {
+                    best = err;
+                    best_d = d;
+                }
             }
         }
     }
@@ -606,7 +618,7 @@ float ggml__quantize_symmetric_k(const float *x, const float *w, const struct gg
 }
 
 static const float q6_K_factors[] = { 1.0f, 0.99f, 1.01f, 0.98f, 1.02f };
-static const struct ggml__symmetric_k_format q6_K_format = { -32, 31, -128, 127, q6_K_factors, 5, 13 };
+static const struct ggml__symmetric_k_format q6_K_format = { -32, 31, -128, 127, q6_K_factors, 3, 5, 0.1f, 1 };
 
 static void quantize_block_q6_K(const float *x, const float *w, block_q6_K *y)
 {
@@ -617,11 +629,17 @@ static void quantize_block_q6_K(const float *x, const float *w, block_q6_K *y)
     y->d = ggml__fp32_to_fp16(d);
     for (int s = 0; s < QK_K / 16; s++)
         y->scales[s] = (int8_t) sc[s];
-    for (int v = 0; v < QK_K; v++) {
-        const int half = v / 128, part = (v % 128) / 32, l = v % 32;
-        const int code = q[v] + 32, low4 = code & 0x0f, high2 = code >> 4;
-        y->ql[64 * half + l + 32 * (part & 1)] |= (uint8_t) (part < 2 ? low4 : low4 << 4);
-        y->qh[32 * half + l] |= (uint8_t) (high2 << (2 * part));
+    /* value 128 h + 32 p + l: low nibble in ql[64 h + 32 (p & 1) + l]
+       (high nibble when p >= 2), two high bits at 2 p of qh[32 h + l] */
+    for (int half = 0; half < 2; half++) {
+        const int8_t *qv = q + 128 * half;
+        uint8_t *ql = y->ql + 64 * half, *qh = y->qh + 32 * half;
+        for (int l = 0; l < 32; l++) {
+            const int c0 = qv[l] + 32, c1 = qv[l + 32] + 32, c2 = qv[l + 64] + 32, c3 = qv[l + 96] + 32;
+            ql[l] = (uint8_t) ((c0 & 0x0f) | (c2 & 0x0f) << 4);
+            ql[l + 32] = (uint8_t) ((c1 & 0x0f) | (c3 & 0x0f) << 4);
+            qh[l] = (uint8_t) (c0 >> 4 | (c1 >> 4) << 2 | (c2 >> 4) << 4 | (c3 >> 4) << 6);
+        }
     }
 }
 

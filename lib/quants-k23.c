@@ -35,10 +35,15 @@ static inline int low2_code(const uint8_t *qs, int v)
     return (qs[32 * (v / 128) + v % 32] >> (2 * ((v % 128) / 32))) & 3;
 }
 
-/* Puts the 2-bit field of value v into a zeroed qs array. */
-static inline void put_low2_code(uint8_t *qs, int v, int code)
+/* The qs array of 256 codes: the low two bits of codes[v], v = 128 h +
+   32 p + l, at bits 2 p of qs[32 h + l] (the layout low2_code reads). */
+static void pack_low2_codes(uint8_t qs[QK_K / 4], const uint8_t codes[QK_K])
 {
-    qs[32 * (v / 128) + v % 32] |= (uint8_t) ((code & 3) << (2 * ((v % 128) / 32)));
+    for (int h = 0; h < 2; h++) {
+        const uint8_t *c = codes + 128 * h;
+        for (int l = 0; l < 32; l++)
+            qs[32 * h + l] = (uint8_t) ((c[l] & 3) | (c[l + 32] & 3) << 2 | (c[l + 64] & 3) << 4 | (c[l + 96] & 3) << 6);
+    }
 }
 
 /* ------------------------------------------------------------------ q2_K */
@@ -79,8 +84,7 @@ static void quantize_block_q2_K(const float *x, const float *w, void *vy)
     y->dmin = ggml__fp32_to_fp16(k.dmin);
     for (int s = 0; s < QK_K / 16; s++)
         y->scales[s] = (uint8_t) (k.sc[s] | (k.mn[s] << 4));
-    for (int v = 0; v < QK_K; v++)
-        put_low2_code(y->qs, v, k.q[v]);
+    pack_low2_codes(y->qs, k.q);
 }
 
 /*
@@ -136,15 +140,22 @@ void ggml__dequantize_row_q3_K(const void *restrict vx, float *restrict y, int64
     }
 }
 
-static const float q3_K_factors[] = { 1.0f, 0.98f, 1.02f, 0.96f, 1.04f };
-static const struct ggml__symmetric_k_format q3_K_format = { -4, 3, -32, 31, q3_K_factors, 2, 4 };
+/*
+ * Without importance weights q3_K takes one fit per sub-block and one d,
+ * as cheap as ggml's own quantizer and still closer; with them it searches
+ * more (both sides, four fits, two d), as ggml's weighted quantizer also
+ * does.
+ */
+static const float q3_K_factors[] = { 1.0f, 0.98f };
+static const struct ggml__symmetric_k_format q3_K_format = { -4, 3, -32, 31, q3_K_factors, 1, 1, 0.0f, 1 };
+static const struct ggml__symmetric_k_format q3_K_weighted_format = { -4, 3, -32, 31, q3_K_factors, 2, 4, 0.3f, 2 };
 
-static void quantize_block_q3_K(const float *x, const float *w, void *vy)
+static void quantize_block_q3_K_with(const struct ggml__symmetric_k_format *format, const float *x, const float *w,
+                                     block_q3_K *y)
 {
-    block_q3_K *y = vy;
     int sc[QK_K / 16];
     int8_t q[QK_K];
-    const float d = ggml__quantize_symmetric_k(x, w, &q3_K_format, sc, q);
+    const float d = ggml__quantize_symmetric_k(x, w, format, sc, q);
     memset(y, 0, sizeof *y);
     y->d = ggml__fp32_to_fp16(d);
     for (int s = 0; s < QK_K / 16; s++) {
@@ -152,11 +163,24 @@ static void quantize_block_q3_K(const float *x, const float *w, void *vy)
         y->scales[s % 8] |= (uint8_t) ((stored & 0x0f) << (4 * (s / 8)));
         y->scales[8 + s % 4] |= (uint8_t) ((stored >> 4) << (2 * (s / 4)));
     }
-    for (int v = 0; v < QK_K; v++) {
-        const int code = q[v] + 4;   /* 0..7 */
-        put_low2_code(y->qs, v, code);
-        y->hmask[v % 32] |= (uint8_t) ((code >> 2) << (v / 32));
-    }
+    uint8_t codes[QK_K];
+    for (int v = 0; v < QK_K; v++)
+        codes[v] = (uint8_t) (q[v] + 4);   /* 0..7 */
+    pack_low2_codes(y->qs, codes);
+    /* the third bit of value 32 j + l at bit j of hmask[l] (zeroed above) */
+    for (int j = 0; j < 8; j++)
+        for (int l = 0; l < 32; l++)
+            y->hmask[l] |= (uint8_t) ((codes[32 * j + l] >> 2) << j);
+}
+
+static void quantize_block_q3_K(const float *x, const float *w, void *y)
+{
+    quantize_block_q3_K_with(&q3_K_format, x, w, y);
+}
+
+static void quantize_block_q3_K_weighted(const float *x, const float *w, void *y)
+{
+    quantize_block_q3_K_with(&q3_K_weighted_format, x, w, y);
 }
 
 void ggml__quantize_row_q3_K_ref(const float *restrict x, void *restrict y, int64_t k)
@@ -167,5 +191,6 @@ void ggml__quantize_row_q3_K_ref(const float *restrict x, void *restrict y, int6
 void ggml__quantize_q3_K(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
                          const float *imatrix)
 {
-    ggml__quantize_k_rows(quantize_block_q3_K, sizeof(block_q3_K), x, y, nrows, n_per_row, imatrix, __func__);
+    ggml__quantize_k_rows(imatrix != NULL ? quantize_block_q3_K_weighted : quantize_block_q3_K, sizeof(block_q3_K), x,
+                          y, nrows, n_per_row, imatrix, __func__);
 }
