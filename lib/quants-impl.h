@@ -405,7 +405,10 @@ static inline int ggml__q3_K_scale(const uint8_t scales[K_SCALE_BYTES], int s)
  * q4_K, q5_K) has QK_K / sub_len sub-blocks, value = d * sc * q - dmin *
  * mn with q in 0..nmax and sc, mn in 0..scale_max; the super-block scales
  * tried are (largest sub-block fit / scale_max) times each of the first
- * n_d_factors (d) and n_min_factors (dmin) of factors[].  The result:
+ * n_d_factors (d) and n_min_factors (dmin) of factors[].  A sub-block's
+ * fit starts from fit_steps (>= 2) steps, range / (nmax + 0.6) up to
+ * range / (nmax - 0.6), each refined by up to fit_rounds least-squares
+ * lines through its levels.  The result:
  */
 struct ggml__affine_k {
     float d, dmin;                       /* as stored (binary16 values) */
@@ -416,6 +419,7 @@ struct ggml__affine_k_format {
     int sub_len, nmax, scale_max;
     const float *factors;
     int n_d_factors, n_min_factors;
+    int fit_steps, fit_rounds;
 };
 /* x: QK_K values, w: their positive weights. */
 void ggml__quantize_affine_k(const float *x, const float *w, const struct ggml__affine_k_format *f,

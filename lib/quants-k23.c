@@ -66,13 +66,14 @@ void ggml__dequantize_row_q2_K(const void *restrict vx, float *restrict y, int64
 }
 
 /*
- * Candidates of d: largest / 15 and 3% below; of dmin: largest / 15.
- * With the trials of codes around the rounded ones and the least-squares
- * refinement, more candidates (of this table) change the error by less
- * than 0.3% and cost a pass over the block each.
+ * Candidates of d: largest / 15 and 3% below; of dmin: largest / 15;
+ * four starting steps for a sub-block's fit.  With the trials of codes
+ * around the rounded ones and the least-squares refinement, more
+ * candidates (of this table, or steps) change the error by less than 0.3%
+ * and cost a pass over the block (sub-block) each.
  */
 static const float q2_K_factors[] = { 1.0f, 0.97f, 1.03f, 0.94f, 1.06f, 0.91f, 1.09f };
-static const struct ggml__affine_k_format q2_K_format = { 16, 3, 15, q2_K_factors, 2, 1 };
+static const struct ggml__affine_k_format q2_K_format = { 16, 3, 15, q2_K_factors, 2, 1, 6, 2 };
 
 static void quantize_block_q2_K(const float *x, const float *w, void *vy)
 {
