@@ -429,13 +429,13 @@ void ggml__quantize_affine_k(const float *x, const float *w, const struct ggml__
  * A symmetric K format (q3_K, q6_K): 16 sub-blocks of 16 values, value =
  * d * sc * q, q in lo..hi, sc in scale_lo..scale_hi.  Each sub-block's
  * scale is fitted from fit_tries inverse scales that map its largest value
- * to lo - 1/2 (and, with sides 2, to hi + 1/2) times 1 - fit_spread * t /
- * (fit_tries - 1), t = 0 .. fit_tries - 1, each re-rounded once with the
- * fitted scale; d is tried as the largest sub-block scale over scale_lo
- * (and scale_hi) times each of factors[0 .. n_factors - 1], the one with
- * the least error kept; the final codes also try each sub-block's other
- * neighbouring integer scale.  Returns d (as stored), fills sc and the
- * levels q.
+ * to lo - 1/2 (and, with fit_sides 2, to hi + 1/2) times 1 - fit_spread *
+ * t / (fit_tries - 1), t = 0 .. fit_tries - 1, each re-rounded once with
+ * the fitted scale; d is tried as the largest sub-block scale over
+ * scale_lo (and, with d_sides 2, scale_hi) times each of factors[0 ..
+ * n_factors - 1], the one with the least error kept; the final codes also
+ * try each sub-block's other neighbouring integer scale.  Returns d (as
+ * stored), fills sc and the levels q.
  */
 struct ggml__symmetric_k_format {
     int lo, hi, scale_lo, scale_hi;
@@ -443,7 +443,7 @@ struct ggml__symmetric_k_format {
     int n_factors;
     int fit_tries;   /* (>= 1) inverse scales a sub-block's fit tries on each side */
     float fit_spread;
-    int sides;       /* 1: the largest value maps near lo only, 2: near lo and near hi */
+    int fit_sides, d_sides;   /* 1: from the lower end only, 2: from both */
 };
 float ggml__quantize_symmetric_k(const float *x, const float *w, const struct ggml__symmetric_k_format *f,
                                  int sc[QK_K / 16], int8_t q[QK_K]);

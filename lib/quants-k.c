@@ -236,7 +236,7 @@ static double fit_symmetric(const float *x, const float *w, int n, const struct 
     const int tries = f->fit_tries;
     double best = sxx;
     /* candidate inverse scales map the extreme value near lo (and hi) */
-    for (int side = 0; side < f->sides; side++) {
+    for (int side = 0; side < f->fit_sides; side++) {
         const float end = side == 0 ? flo : fhi;
         for (int t = 0; t < tries; t++) {
             const float shrink = tries > 1 ? f->fit_spread * (float) t / (float) (tries - 1) : 0.0f;
@@ -629,9 +629,9 @@ float ggml__quantize_symmetric_k(const float *x, const float *w, const struct gg
 
     /* the largest sub-block scale maps near scale_lo (or near scale_hi) */
     float best_d = as_stored(max / (float) f->scale_lo * f->factors[0]);
-    if (f->sides * f->n_factors > 1) {
+    if (f->d_sides * f->n_factors > 1) {
         double best = DBL_MAX;
-        for (int side = 0; side < f->sides; side++) {
+        for (int side = 0; side < f->d_sides; side++) {
             for (int a = 0; a < f->n_factors; a++) {
                 const float end = side == 0 ? (float) f->scale_lo : (float) f->scale_hi;
                 const float d = as_stored(max / end * f->factors[a]);
@@ -648,7 +648,7 @@ float ggml__quantize_symmetric_k(const float *x, const float *w, const struct gg
 }
 
 static const float q6_K_factors[] = { 1.0f, 0.99f, 1.01f, 0.98f, 1.02f };
-static const struct ggml__symmetric_k_format q6_K_format = { -32, 31, -128, 127, q6_K_factors, 3, 5, 0.1f, 1 };
+static const struct ggml__symmetric_k_format q6_K_format = { -32, 31, -128, 127, q6_K_factors, 3, 5, 0.1f, 1, 1 };
 
 static void quantize_block_q6_K(const float *x, const float *w, block_q6_K *y)
 {

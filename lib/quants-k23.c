@@ -142,14 +142,14 @@ void ggml__dequantize_row_q3_K(const void *restrict vx, float *restrict y, int64
 }
 
 /*
- * Without importance weights q3_K takes one fit per sub-block and one d,
- * as cheap as ggml's own quantizer and still closer; with them it searches
- * more (both sides, four fits, two d), as ggml's weighted quantizer also
- * does.
+ * Without importance weights q3_K takes one fit per side of a sub-block
+ * and one d, as cheap as ggml's own quantizer and still closer; with them
+ * it searches more (four fits a side, four d), as ggml's weighted
+ * quantizer also does.
  */
 static const float q3_K_factors[] = { 1.0f, 0.98f };
-static const struct ggml__symmetric_k_format q3_K_format = { -4, 3, -32, 31, q3_K_factors, 1, 1, 0.0f, 1 };
-static const struct ggml__symmetric_k_format q3_K_weighted_format = { -4, 3, -32, 31, q3_K_factors, 2, 4, 0.3f, 2 };
+static const struct ggml__symmetric_k_format q3_K_format = { -4, 3, -32, 31, q3_K_factors, 1, 1, 0.0f, 2, 1 };
+static const struct ggml__symmetric_k_format q3_K_weighted_format = { -4, 3, -32, 31, q3_K_factors, 2, 4, 0.3f, 2, 2 };
 
 static void quantize_block_q3_K_with(const struct ggml__symmetric_k_format *format, const float *x, const float *w,
                                      block_q3_K *y)
