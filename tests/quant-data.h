@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "ggml.h"
+#include "ggml-cpu.h"
 #include "quants-impl.h"
 #include "tap.h"
 
@@ -321,6 +322,37 @@ static inline void qd_check_rmse(const struct qd_upstream *u, uint32_t seed, boo
                weighted ? "importance-weighted" : "plain", set, ours, theirs, 100.0 * (ours / theirs - 1.0));
         }
     }
+}
+
+/*
+ * The bias of a quantized dot product: rows a_i = 0.1 + 2 cos(i) and b_i
+ * = 0.1 + 2 cos(i + 1), i < 4096 (smooth, every sub-block alike, so
+ * rounding errors that lean one way add up instead of cancelling), a
+ * through t's CPU from_float, b through its vec_dot_type's; |vec_dot -
+ * the exact dot product in double| / 4096 must stay under limit (ggml's
+ * own acceptance figures: 0.02, 0.04 for the 2-bit formats).
+ */
+static inline void qd_check_dot_bias(const char *name, enum ggml_type t, double limit)
+{
+    enum { N = 4096 };
+    static float a[N], b[N];
+    static uint8_t qa[N * 2], qb[N * 2];
+    double want = 0.0;
+    for (int i = 0; i < N; i++) {
+        a[i] = (float) (0.1 + 2.0 * cos((double) i));
+        b[i] = (float) (0.1 + 2.0 * cos((double) i + 1.0));
+        want += (double) a[i] * b[i];
+    }
+    const struct ggml_type_traits_cpu *cpu = ggml_get_type_traits_cpu(t);
+    const struct ggml_type_traits_cpu *dot = ggml_get_type_traits_cpu(cpu->vec_dot_type);
+    float got = NAN;
+    if (cpu->from_float != NULL && dot->from_float != NULL && cpu->vec_dot != NULL) {
+        cpu->from_float(a, qa, N);
+        dot->from_float(b, qb, N);
+        cpu->vec_dot(N, &got, 0, qa, 0, qb, 0, 1);
+    }
+    const double bias = fabs((double) got - want) / N;
+    ok(bias < limit, "%s: dot product bias on cosine rows %.5f < %.2f", name, bias, limit);
 }
 
 #endif

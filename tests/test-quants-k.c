@@ -17,7 +17,8 @@
  *     from_float_ref equal to a chunk without weights;
  *   - ggml_validate_row_data: non-finite scales are refused;
  *   - the CPU traits: vec_dot_type q8_K, vec_dot within 1e-5 of |products|
- *     of a double-precision dot product of the decoded rows.
+ *     of a double-precision dot product of the decoded rows; the bias of
+ *     from_float and vec_dot on smooth rows (qd_check_dot_bias).
  *
  * The inputs are made here with the integer generator qd_rng and single
  * float operations one per statement (no contraction possible), so the
@@ -252,6 +253,7 @@ int main(void)
         check_edge_blocks(types[t], x);
         check_chunk(types[t]);
         check_vec_dot(types[t]);
+        qd_check_dot_bias(types[t], type_named(types[t]), 0.02);
     }
     check_validation();
     return tap_done();

@@ -16,7 +16,8 @@
  *     non-finite input;
  *   - ggml_validate_row_data: non-finite scales are refused;
  *   - the CPU traits: vec_dot_type q8_K, vec_dot within 1e-5 of |products|
- *     of a double-precision dot product of the decoded rows.
+ *     of a double-precision dot product of the decoded rows; the bias of
+ *     from_float and vec_dot on smooth rows (qd_check_dot_bias).
  *
  * The inputs are made here with the integer generator qd_rng and single
  * float operations one per statement (no contraction possible), so the
@@ -225,6 +226,7 @@ int main(void)
         check_edge_blocks(&upstream[t], x);
         check_chunk(&upstream[t]);
         check_vec_dot(&upstream[t]);
+        qd_check_dot_bias(upstream[t].name, upstream[t].type, upstream[t].type == GGML_TYPE_Q2_K ? 0.04 : 0.02);
     }
     check_validation();
     return tap_done();
