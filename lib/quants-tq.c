@@ -1,14 +1,16 @@
 /*
  * quants-tq.c - the ternary formats TQ1_0 and TQ2_0 and the 4-bit
- * non-linear super-block format IQ4_XS: decoders, quantizers.
+ * non-linear formats IQ4_XS (super-blocks) and IQ4_NL (blocks of 32):
+ * decoders, quantizers.
  *
  * Bit-identity.  The TQ quantizers write the bytes ggml 0.21.0 writes for
  * the same finite input: d is the largest magnitude (NaN skipped) stored
  * as binary16, and each value's trit is roundf(x * (1 / d)) + 1 in single
  * precision (halves away from zero; a zero block gives trit 1).  Where
  * ggml's conversion is undefined (NaN scaled to an integer) the trit is 1.
- * IQ4_XS searches its scales; it promises a squared error (weighted by the
- * importance weights when given) no larger than ggml's, not ggml's bytes.
+ * IQ4_XS and IQ4_NL search their scales; they promise a squared error
+ * (weighted by the importance weights when given) no larger than ggml's,
+ * not ggml's bytes.
  *
  * The decoders compute what ggml's do (single precision, the same products
  * in the same order).  Compile without floating-point contraction.
@@ -324,6 +326,23 @@ static double xs_levels(const float *x, const float *w, const double *scale, flo
     return total;
 }
 
+/* The values the searches see: NaN as 0, infinities as +-FLT_MAX. */
+static void finite_values(const float *in, float *x, int n)
+{
+    for (int j = 0; j < n; j++)
+        x[j] = in[j] != in[j] ? 0.0f : fmaxf(-FLT_MAX, fminf(FLT_MAX, in[j]));
+}
+
+/* Weights the searches use: w[j] from imatrix[j] (1 without one); one that
+   is not a positive number counts (almost) nothing. */
+static void search_weights(const float *imatrix, float *w, int n)
+{
+    for (int j = 0; j < n; j++) {
+        const float v = imatrix != NULL ? imatrix[j] : 1.0f;
+        w[j] = (v > 0.0f && v <= FLT_MAX ? v : 0.0f) + 1e-30f;
+    }
+}
+
 /*
  * One block.  Each sub-block's best real scale is found first; the
  * super-block scale d then maps the largest of them (by magnitude) to a
@@ -338,8 +357,7 @@ static double xs_levels(const float *x, const float *w, const double *scale, flo
 static void iq4_xs_block(const float *xin, const float *w, block_iq4_xs *y)
 {
     float x[QK_K];
-    for (int j = 0; j < QK_K; j++)
-        x[j] = xin[j] != xin[j] ? 0.0f : fmaxf(-FLT_MAX, fminf(FLT_MAX, xin[j]));
+    finite_values(xin, x, QK_K);
 
     double scale[QK_K / 32], max_scale = 0.0;
     for (int s = 0; s < QK_K / 32; s++) {
@@ -409,12 +427,8 @@ void ggml__quantize_iq4_xs(const float *restrict x, void *restrict vy, int64_t n
 
     for (int64_t r = 0; r < nrows && nb > 0; r++) {
         for (int64_t i = 0; i < nb; i++) {
-            /* a weight that is not a positive number counts (almost) nothing */
             float w[QK_K];
-            for (int j = 0; j < QK_K; j++) {
-                const float v = imatrix != NULL ? imatrix[i * QK_K + j] : 1.0f;
-                w[j] = (v > 0.0f && v <= FLT_MAX ? v : 0.0f) + 1e-30f;
-            }
+            search_weights(imatrix != NULL ? imatrix + i * QK_K : NULL, w, QK_K);
             iq4_xs_block(x + r * n_per_row + i * QK_K, w, y + r * nb + i);
         }
     }
@@ -425,4 +439,65 @@ void ggml__quantize_row_iq4_xs_ref(const float *restrict x, void *restrict vy, i
     const int64_t nb = ggml__quant_row_blocks(x, vy, k, QK_K, __func__);
     if (nb > 0)
         ggml__quantize_iq4_xs(x, vy, 1, k, NULL);
+}
+
+/* ------------------------------------------------------------------ IQ4_NL */
+
+/*
+ * One block of 32 values: the best real scale found as for an IQ4_XS
+ * sub-block, stored in binary16 (saturated), then that scale or one of its
+ * two binary16 neighbours of the same sign, whichever decodes with the
+ * least error (the codes being the nearest levels for it); the zero block
+ * when none beats decoding to zeros.  Non-finite input as for IQ4_XS.
+ */
+static void iq4_nl_block(const float *xin, const float *w, block_iq4_nl *y)
+{
+    float x[QK4_NL];
+    finite_values(xin, x, QK4_NL);
+    const float d0 = stored_scale(sub_scale(x, w));
+    const ggml_fp16_t h = ggml__fp32_to_fp16(d0);
+
+    float best_d = 0.0f;
+    double best = 0.0;
+    for (int j = 0; j < QK4_NL; j++)
+        best += w[j] * (double) x[j] * x[j];
+    for (int n = -1; n <= 1 && d0 != 0.0f; n++) {
+        const ggml_fp16_t c = (ggml_fp16_t) (h + n);
+        if ((c & 0x7c00) == 0x7c00 || ((c ^ h) & 0x8000) != 0)
+            continue;
+        const float d = ggml__fp16_to_fp32(c);
+        const double err = sub_error(x, w, d, 1);
+        if (err < best) {
+            best = err;
+            best_d = d;
+        }
+    }
+
+    uint8_t codes[QK4_NL];
+    sub_codes(x, best_d, 1, codes);
+    y->d = ggml__fp32_to_fp16(best_d);
+    for (int j = 0; j < QK4_NL / 2; j++)
+        y->qs[j] = (uint8_t) (codes[j] | codes[j + QK4_NL / 2] << 4);
+}
+
+void ggml__quantize_rows_iq4_nl(const float *restrict x, void *restrict vy, int64_t nrows, int64_t n_per_row,
+                                const float *imatrix)
+{
+    const int64_t nb = ggml__quant_row_blocks(x, vy, n_per_row, QK4_NL, __func__);
+    block_iq4_nl *y = vy;
+
+    for (int64_t r = 0; r < nrows && nb > 0; r++) {
+        for (int64_t i = 0; i < nb; i++) {
+            float w[QK4_NL];
+            search_weights(imatrix != NULL ? imatrix + i * QK4_NL : NULL, w, QK4_NL);
+            iq4_nl_block(x + r * n_per_row + i * QK4_NL, w, y + r * nb + i);
+        }
+    }
+}
+
+void ggml__quantize_row_iq4_nl_ref(const float *restrict x, void *restrict vy, int64_t k)
+{
+    const int64_t nb = ggml__quant_row_blocks(x, vy, k, QK4_NL, __func__);
+    if (nb > 0)
+        ggml__quantize_rows_iq4_nl(x, vy, 1, k, NULL);
 }
