@@ -77,9 +77,10 @@ static uint8_t ue4m3_from_fp32(float s)
  * The E2M1 code of x for the halved scale d, by ggml's rule: the code
  * whose value ggml__e2m1_doubled[c] * d is nearest to x in single
  * precision, the lowest code on a tie (so zero is code 0, never -0; a
- * magnitude tie goes to the smaller magnitude; NaN gives code 0).
+ * magnitude tie goes to the smaller magnitude; NaN gives code 0).  This
+ * is the rule itself, one comparison per code.
  */
-static uint8_t e2m1_code(float x, float d)
+static uint8_t e2m1_code_by_scan(float x, float d)
 {
     uint8_t best = 0;
     float best_err = fabsf((float) ggml__e2m1_doubled[0] * d - x);
@@ -91,6 +92,44 @@ static uint8_t e2m1_code(float x, float d)
         }
     }
     return best;
+}
+
+/* The magnitudes ggml__e2m1_doubled[c] * d, c < 8, of a block's scale d
+   (m[8]: infinity, above every finite value). */
+struct e2m1_magnitudes {
+    float d, m[9];
+};
+
+static void e2m1_magnitudes(float d, struct e2m1_magnitudes *mag)
+{
+    mag->d = d;
+    for (int c = 0; c < 8; c++)
+        mag->m[c] = (float) ggml__e2m1_doubled[c] * d;
+    mag->m[8] = INFINITY;
+}
+
+/*
+ * e2m1_code_by_scan(x, d), found from |x| (d >= 0): a negative x is
+ * nearest to the negative of the magnitude code nearest to |x| (the errors
+ * are the same numbers; code 0 wins its tie with -0), and for magnitudes
+ * m_0 < .. < m_7 the single-precision errors fall up to the last m_k <= |x|
+ * and rise after it, so the nearest is m_k or m_(k+1), and the lowest
+ * code of equal error is found by stepping down while the error stays the
+ * same.  A NaN error (x or a magnitude infinite) takes the scan.
+ */
+static uint8_t e2m1_code(float x, const struct e2m1_magnitudes *mag)
+{
+    const float a = fabsf(x);
+    const float *m = mag->m;
+    const int k = (a >= m[1]) + (a >= m[2]) + (a >= m[3]) + (a >= m[4]) + (a >= m[5]) + (a >= m[6]) + (a >= m[7]);
+    const float below = fabsf(m[k] - a), above = fabsf(m[k + 1] - a);
+    int best = k + (above < below);
+    float err = above < below ? above : below;
+    if (err != err)
+        return e2m1_code_by_scan(x, mag->d);
+    while (best > 0 && fabsf(m[best - 1] - a) == err)
+        best--;
+    return (uint8_t) (x < 0.0f && best > 0 ? best + 8 : best);
 }
 
 /* The largest magnitude of n values (NaN skipped), as ggml finds it. */
@@ -123,9 +162,11 @@ void ggml__quantize_row_mxfp4_ref(const float *restrict x, void *restrict vy, in
         const uint8_t e = amax > 0.0f ? (uint8_t) ggml__float_to_int(floorf(log2f(amax)) - 2.0f + 127.0f, 0, 254) : 0;
         const float d = ggml__e8m0_half_to_fp32(e);
 
+        struct e2m1_magnitudes mag;
+        e2m1_magnitudes(d, &mag);
         y[i].e = e;
         for (int j = 0; j < QK_MXFP4 / 2; j++)
-            y[i].qs[j] = (uint8_t) (e2m1_code(xb[j], d) | e2m1_code(xb[j + QK_MXFP4 / 2], d) << 4);
+            y[i].qs[j] = (uint8_t) (e2m1_code(xb[j], &mag) | e2m1_code(xb[j + QK_MXFP4 / 2], &mag) << 4);
     }
 }
 
@@ -157,11 +198,12 @@ void ggml__quantize_row_nvfp4_ref(const float *restrict x, void *restrict vy, in
         for (int s = 0; s < QK_NVFP4 / QK_NVFP4_SUB; s++) {
             const float *xs = x + i * QK_NVFP4 + s * QK_NVFP4_SUB;
             const uint8_t code = ue4m3_from_fp32(abs_max(xs, QK_NVFP4_SUB) / 6.0f);
-            const float d = ggml__ue4m3_half_to_fp32(code);
+            struct e2m1_magnitudes mag;
+            e2m1_magnitudes(ggml__ue4m3_half_to_fp32(code), &mag);
 
             y[i].d[s] = code;
             for (int j = 0; j < HALF; j++)
-                y[i].qs[s * HALF + j] = (uint8_t) (e2m1_code(xs[j], d) | e2m1_code(xs[j + HALF], d) << 4);
+                y[i].qs[s * HALF + j] = (uint8_t) (e2m1_code(xs[j], &mag) | e2m1_code(xs[j + HALF], &mag) << 4);
         }
     }
 }
