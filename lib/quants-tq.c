@@ -42,10 +42,18 @@ static float ternary_scale(const float *x, float *inverse)
     return amax;
 }
 
-/* The trit 0..2 of x for the inverse scale id. */
-static int ternary_trit(float x, float id)
+/*
+ * The trits 0..2 of a block's values for the inverse scale id:
+ * roundf(x * id) (halves away from zero) clamped to -1..1, plus 1, by
+ * compares against +-1/2, which give exactly that for every product (NaN:
+ * trit 1).
+ */
+static void ternary_trits(const float *x, float id, uint8_t trits[QK_K])
 {
-    return (int) ggml__float_to_int(roundf(x * id), -1, 1) + 1;
+    for (int j = 0; j < QK_K; j++) {
+        const float v = x[j] * id;
+        trits[j] = (uint8_t) (1 + (v >= 0.5f) - (v <= -0.5f));
+    }
 }
 
 /*
@@ -73,14 +81,16 @@ void ggml__quantize_row_tq1_0_ref(const float *restrict x, void *restrict vy, in
     for (int64_t i = 0; i < nb; i++) {
         const float *xb = x + i * QK_K;
         float id;
+        uint8_t trits[QK_K];
         y[i].d = ggml__fp32_to_fp16(ternary_scale(xb, &id));
+        ternary_trits(xb, id, trits);
         for (int g = 0; g < 3; g++) {
             for (int m = 0; m < tq1_groups[g].bytes; m++) {
                 /* five base-3 digits, the first most significant; unused ones 0 */
                 unsigned number = 0;
                 for (int n = 0; n < 5; n++) {
                     const int v = tq1_groups[g].value0 + m + n * tq1_groups[g].bytes;
-                    number = 3 * number + (unsigned) (n < tq1_groups[g].digits ? ternary_trit(xb[v], id) : 0);
+                    number = 3 * number + (n < tq1_groups[g].digits ? trits[v] : 0u);
                 }
                 *tq1_byte(&y[i], tq1_groups[g].first + m) = (uint8_t) ((number * 256 + 242) / 243);
             }
@@ -117,10 +127,15 @@ void ggml__quantize_row_tq2_0_ref(const float *restrict x, void *restrict vy, in
     for (int64_t i = 0; i < nb; i++) {
         const float *xb = x + i * QK_K;
         float id;
+        uint8_t trits[QK_K];
         y[i].d = ggml__fp32_to_fp16(ternary_scale(xb, &id));
-        memset(y[i].qs, 0, sizeof y[i].qs);
-        for (int v = 0; v < QK_K; v++)
-            y[i].qs[32 * (v / 128) + v % 32] |= (uint8_t) (ternary_trit(xb[v], id) << (2 * ((v % 128) / 32)));
+        ternary_trits(xb, id, trits);
+        /* value 128 h + 32 p + l at bits 2 p of qs[32 h + l] */
+        for (int h = 0; h < 2; h++) {
+            const uint8_t *t = trits + 128 * h;
+            for (int l = 0; l < 32; l++)
+                y[i].qs[32 * h + l] = (uint8_t) (t[l] | t[l + 32] << 2 | t[l + 64] << 4 | t[l + 96] << 6);
+        }
     }
 }
 
