@@ -332,6 +332,33 @@ static inline float ggml__q6_K_block_dot(float dy, float d, int32_t scaled)
 }
 
 /*
+ * The conversions of ggml's simple encoders, in single precision and
+ * without library calls (lo <= 0 <= hi, small integers): a scaled value v
+ * truncated toward zero (ggml__trunc_level) or rounded with halves away
+ * from zero as roundf does (ggml__round_level), clamped to [lo, hi]; NaN
+ * gives 0.  The rounding: i = trunc(v) and v - i are exact for |v| < 2^23.
+ */
+static inline float ggml__clamp_level(float v, int lo, int hi)
+{
+    v = v == v ? v : 0.0f;
+    v = v > (float) lo ? v : (float) lo;
+    return v < (float) hi ? v : (float) hi;
+}
+
+static inline int ggml__trunc_level(float v, int lo, int hi)
+{
+    return (int) ggml__clamp_level(v, lo, hi);
+}
+
+static inline int ggml__round_level(float v, int lo, int hi)
+{
+    v = ggml__clamp_level(v, lo, hi);
+    const int i = (int) v;
+    const float fraction = v - (float) i;
+    return i + (fraction >= 0.5f) - (fraction <= -0.5f);
+}
+
+/*
  * The number of blocks of qk values in a row of k values, or -1 after
  * logging (as func) when k is negative or not a multiple of qk, or a
  * pointer is NULL while there is work to do (lib/quants.c).

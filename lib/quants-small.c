@@ -288,7 +288,7 @@ void ggml__quantize_row_q2_0_ref(const float *restrict x, void *restrict vy, int
         for (int j = 0; j < QK2_0 / 4; j++) {
             uint8_t bits = 0;
             for (int b = 0; b < 4; b++) {
-                const int64_t q = ggml__float_to_int(roundf(xb[4 * j + b] * id), -1, 2) + 1;
+                const int q = ggml__round_level(xb[4 * j + b] * id, -1, 2) + 1;
                 bits |= (uint8_t) (q << (2 * b));
             }
             y[i].qs[j] = bits;

@@ -42,7 +42,7 @@
 /* The quant level of a scaled value v, truncated, in [lo, hi]. */
 static inline int level(float v, int lo, int hi)
 {
-    return (int) ggml__float_to_int(v, lo, hi);
+    return ggml__trunc_level(v, lo, hi);
 }
 
 /*
@@ -230,7 +230,7 @@ void ggml__quantize_row_q8_0_ref(const float *restrict x, void *restrict vy, int
 
         y[i].d = ggml__fp32_to_fp16(d);
         for (int j = 0; j < QK8_0; j++)
-            y[i].qs[j] = (int8_t) level(roundf(xb[j] * id), INT8_MIN, INT8_MAX);   /* halves away from zero */
+            y[i].qs[j] = (int8_t) ggml__round_level(xb[j] * id, INT8_MIN, INT8_MAX);   /* halves away from zero */
     }
 }
 
@@ -247,7 +247,7 @@ void ggml__quantize_row_q8_1_ref(const float *restrict x, void *restrict vy, int
 
         y[i].d = ggml__fp32_to_fp16(d);
         for (int j = 0; j < QK8_1; j++) {
-            y[i].qs[j] = (int8_t) level(roundf(xb[j] * id), INT8_MIN, INT8_MAX);
+            y[i].qs[j] = (int8_t) ggml__round_level(xb[j] * id, INT8_MIN, INT8_MAX);
             sum += y[i].qs[j];
         }
         /* the sum is scaled by the unrounded d, in single precision */
