@@ -80,14 +80,16 @@ static inline int64_t row_blocks(const void *x, const void *y, int64_t k, int64_
 static inline float signed_absmax(const float *x, int n)
 {
     float amax = 0.0f;
-    float max = 0.0f;
     for (int j = 0; j < n; j++) {
-        if (amax < fabsf(x[j])) {
-            amax = fabsf(x[j]);
-            max = x[j];
-        }
+        const float a = fabsf(x[j]);
+        amax = a > amax ? a : amax;
     }
-    return max;
+    if (amax == 0.0f)
+        return 0.0f;
+    int at = 0;
+    while (fabsf(x[at]) != amax)
+        at++;
+    return x[at];
 }
 
 void ggml__quantize_row_q4_0_ref(const float *restrict x, void *restrict vy, int64_t k)
@@ -143,10 +145,8 @@ static inline void block_min_max(const float *x, int n, float *minp, float *maxp
     float min = FLT_MAX;
     float max = -FLT_MAX;
     for (int j = 0; j < n; j++) {
-        if (x[j] < min)
-            min = x[j];
-        if (x[j] > max)
-            max = x[j];
+        min = x[j] < min ? x[j] : min;
+        max = x[j] > max ? x[j] : max;
     }
     *minp = min;
     *maxp = max;
