@@ -476,12 +476,15 @@ float ggml__quantize_symmetric_k(const float *x, const float *w, const struct gg
                                  int sc[QK_K / 16], int8_t q[QK_K]);
 
 /*
- * Quantizes nrows rows of n_per_row values (a multiple of QK_K; else
- * logged as func) into blocks of block_size bytes, one quantize call per
- * block with the block's importance weights (imatrix NULL: all 1; a
- * weight that is not a positive finite number counts almost nothing).
+ * Quantizes nrows rows of n_per_row values (a multiple of block_len, at
+ * most QK_K; else logged as func) into blocks of block_size bytes, one
+ * quantize call per block with the block's importance weights (imatrix
+ * NULL: all 1; a weight that is not a positive finite number counts
+ * almost nothing).  ggml__quantize_k_rows: blocks of QK_K values.
  */
 typedef void (*ggml__k_block_quantizer)(const float *x, const float *w, void *y);
+void ggml__quantize_block_rows(ggml__k_block_quantizer quantize, int block_len, size_t block_size, const float *x,
+                               void *y, int64_t nrows, int64_t n_per_row, const float *imatrix, const char *func);
 void ggml__quantize_k_rows(ggml__k_block_quantizer quantize, size_t block_size, const float *x, void *y,
                            int64_t nrows, int64_t n_per_row, const float *imatrix, const char *func);
 

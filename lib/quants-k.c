@@ -690,10 +690,10 @@ static void quantize_block_q6_K_entry(const float *x, const float *w, void *y)
     quantize_block_q6_K(x, w, y);
 }
 
-void ggml__quantize_k_rows(ggml__k_block_quantizer quantize, size_t block_size, const float *x, void *y,
-                           int64_t nrows, int64_t n_per_row, const float *imatrix, const char *func)
+void ggml__quantize_block_rows(ggml__k_block_quantizer quantize, int block_len, size_t block_size, const float *x,
+                               void *y, int64_t nrows, int64_t n_per_row, const float *imatrix, const char *func)
 {
-    const int64_t nb = ggml__quant_row_blocks(x, y, n_per_row, QK_K, func);
+    const int64_t nb = ggml__quant_row_blocks(x, y, n_per_row, block_len, func);
     if (nb <= 0 || nrows <= 0)
         return;
     char *out = y;
@@ -701,14 +701,20 @@ void ggml__quantize_k_rows(ggml__k_block_quantizer quantize, size_t block_size, 
         for (int64_t i = 0; i < nb; i++) {
             /* a weight that is not a positive number counts (almost) nothing */
             float w[QK_K];
-            for (int j = 0; j < QK_K; j++) {
-                const float v = imatrix != NULL ? imatrix[i * QK_K + j] : 1.0f;
+            for (int j = 0; j < block_len; j++) {
+                const float v = imatrix != NULL ? imatrix[i * block_len + j] : 1.0f;
                 w[j] = (v > 0.0f && v <= FLT_MAX ? v : 0.0f) + 1e-30f;
             }
-            quantize(x + r * n_per_row + i * QK_K, w, out);
+            quantize(x + r * n_per_row + i * block_len, w, out);
             out += block_size;
         }
     }
+}
+
+void ggml__quantize_k_rows(ggml__k_block_quantizer quantize, size_t block_size, const float *x, void *y,
+                           int64_t nrows, int64_t n_per_row, const float *imatrix, const char *func)
+{
+    ggml__quantize_block_rows(quantize, QK_K, block_size, x, y, nrows, n_per_row, imatrix, func);
 }
 
 void ggml__quantize_row_q4_K_ref(const float *restrict x, void *restrict y, int64_t k)

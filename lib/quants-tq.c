@@ -348,16 +348,6 @@ static void finite_values(const float *in, float *x, int n)
         x[j] = in[j] != in[j] ? 0.0f : fmaxf(-FLT_MAX, fminf(FLT_MAX, in[j]));
 }
 
-/* Weights the searches use: w[j] from imatrix[j] (1 without one); one that
-   is not a positive number counts (almost) nothing. */
-static void search_weights(const float *imatrix, float *w, int n)
-{
-    for (int j = 0; j < n; j++) {
-        const float v = imatrix != NULL ? imatrix[j] : 1.0f;
-        w[j] = (v > 0.0f && v <= FLT_MAX ? v : 0.0f) + 1e-30f;
-    }
-}
-
 /*
  * One block.  Each sub-block's best real scale is found first; the
  * super-block scale d then maps the largest of them (by magnitude) to a
@@ -369,8 +359,9 @@ static void search_weights(const float *imatrix, float *w, int n)
  * worse than decoding to zeros.  Non-finite input: NaN counts as 0,
  * infinities as +-FLT_MAX.
  */
-static void iq4_xs_block(const float *xin, const float *w, block_iq4_xs *y)
+static void iq4_xs_block(const float *xin, const float *w, void *vy)
 {
+    block_iq4_xs *y = vy;
     float x[QK_K];
     finite_values(xin, x, QK_K);
 
@@ -437,23 +428,12 @@ static void iq4_xs_block(const float *xin, const float *w, block_iq4_xs *y)
 void ggml__quantize_iq4_xs(const float *restrict x, void *restrict vy, int64_t nrows, int64_t n_per_row,
                            const float *imatrix)
 {
-    const int64_t nb = ggml__quant_row_blocks(x, vy, n_per_row, QK_K, __func__);
-    block_iq4_xs *y = vy;
-
-    for (int64_t r = 0; r < nrows && nb > 0; r++) {
-        for (int64_t i = 0; i < nb; i++) {
-            float w[QK_K];
-            search_weights(imatrix != NULL ? imatrix + i * QK_K : NULL, w, QK_K);
-            iq4_xs_block(x + r * n_per_row + i * QK_K, w, y + r * nb + i);
-        }
-    }
+    ggml__quantize_block_rows(iq4_xs_block, QK_K, sizeof(block_iq4_xs), x, vy, nrows, n_per_row, imatrix, __func__);
 }
 
 void ggml__quantize_row_iq4_xs_ref(const float *restrict x, void *restrict vy, int64_t k)
 {
-    const int64_t nb = ggml__quant_row_blocks(x, vy, k, QK_K, __func__);
-    if (nb > 0)
-        ggml__quantize_iq4_xs(x, vy, 1, k, NULL);
+    ggml__quantize_block_rows(iq4_xs_block, QK_K, sizeof(block_iq4_xs), x, vy, 1, k, NULL, __func__);
 }
 
 /* ------------------------------------------------------------------ IQ4_NL */
@@ -465,8 +445,9 @@ void ggml__quantize_row_iq4_xs_ref(const float *restrict x, void *restrict vy, i
  * least error (the codes being the nearest levels for it); the zero block
  * when none beats decoding to zeros.  Non-finite input as for IQ4_XS.
  */
-static void iq4_nl_block(const float *xin, const float *w, block_iq4_nl *y)
+static void iq4_nl_block(const float *xin, const float *w, void *vy)
 {
+    block_iq4_nl *y = vy;
     float x[QK4_NL];
     finite_values(xin, x, QK4_NL);
     const float d0 = stored_scale(sub_scale(x, w));
@@ -498,21 +479,11 @@ static void iq4_nl_block(const float *xin, const float *w, block_iq4_nl *y)
 void ggml__quantize_rows_iq4_nl(const float *restrict x, void *restrict vy, int64_t nrows, int64_t n_per_row,
                                 const float *imatrix)
 {
-    const int64_t nb = ggml__quant_row_blocks(x, vy, n_per_row, QK4_NL, __func__);
-    block_iq4_nl *y = vy;
-
-    for (int64_t r = 0; r < nrows && nb > 0; r++) {
-        for (int64_t i = 0; i < nb; i++) {
-            float w[QK4_NL];
-            search_weights(imatrix != NULL ? imatrix + i * QK4_NL : NULL, w, QK4_NL);
-            iq4_nl_block(x + r * n_per_row + i * QK4_NL, w, y + r * nb + i);
-        }
-    }
+    ggml__quantize_block_rows(iq4_nl_block, QK4_NL, sizeof(block_iq4_nl), x, vy, nrows, n_per_row, imatrix,
+                              __func__);
 }
 
 void ggml__quantize_row_iq4_nl_ref(const float *restrict x, void *restrict vy, int64_t k)
 {
-    const int64_t nb = ggml__quant_row_blocks(x, vy, k, QK4_NL, __func__);
-    if (nb > 0)
-        ggml__quantize_rows_iq4_nl(x, vy, 1, k, NULL);
+    ggml__quantize_block_rows(iq4_nl_block, QK4_NL, sizeof(block_iq4_nl), x, vy, 1, k, NULL, __func__);
 }
