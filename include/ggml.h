@@ -2569,6 +2569,12 @@ extern "C" {
      * computation: they get their place in the order now, and are computed
      * once a node that is computed reaches them. */
     GGML_API void ggml_build_forward_order(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor);
+    /* Appends the gradients of the nodes between the parameters and the
+     * loss; grad_accs (NULL, or one per node) gives accumulators. */
+    GGML_API void ggml_build_backward_expand(
+        struct ggml_context *  ctx,
+        struct ggml_cgraph  *  cgraph,
+        struct ggml_tensor  ** grad_accs);
 
     /* New graph of GGML_DEFAULT_GRAPH_SIZE nodes without gradients. */
     GGML_API struct ggml_cgraph * ggml_new_graph       (struct ggml_context * ctx);

@@ -158,6 +158,7 @@ man3_MANS += \
 	man/man3/ggml_bf16_to_fp32.3 \
 	man/man3/ggml_bf16_to_fp32_row.3 \
 	man/man3/ggml_blck_size.3 \
+	man/man3/ggml_build_backward_expand.3 \
 	man/man3/ggml_build_forward_expand.3 \
 	man/man3/ggml_build_forward_order.3 \
 	man/man3/ggml_build_forward_select.3 \
