@@ -90,8 +90,10 @@ static int differentiated_sources(const struct ggml_tensor *node)
     case GGML_OP_CONT: case GGML_OP_RESHAPE: case GGML_OP_VIEW: case GGML_OP_PERMUTE:
     case GGML_OP_TRANSPOSE: case GGML_OP_GET_ROWS: case GGML_OP_DIAG_MASK_INF:
     case GGML_OP_DIAG_MASK_ZERO: case GGML_OP_SOFT_MAX: case GGML_OP_ROPE:
-    case GGML_OP_CROSS_ENTROPY_LOSS:
+    case GGML_OP_CROSS_ENTROPY_LOSS: case GGML_OP_POOL_2D:
         return SRC0;
+    case GGML_OP_IM2COL:
+        return SRC1;
     case GGML_OP_ADD: case GGML_OP_ADD1: case GGML_OP_ACC: case GGML_OP_SUB: case GGML_OP_MUL:
     case GGML_OP_DIV: case GGML_OP_MUL_MAT: case GGML_OP_SET:
         return SRC0 | SRC1;
@@ -571,6 +573,22 @@ static void other_backward(struct backward *b, struct ggml_tensor *node, struct 
         break;
     case GGML_OP_CROSS_ENTROPY_LOSS:
         if (n0) add_grad(b, i0, ggml_cross_entropy_loss_back(ctx, grad, x, y));
+        break;
+    case GGML_OP_IM2COL:
+        /* the kernel x only gives the extents; the input y gets the gradient */
+        if (n1)
+            add_grad(b, i1, ggml_im2col_back(ctx, grad, x, y->ne, ggml__get_op_params_i32(node, 0),
+                                             ggml__get_op_params_i32(node, 1), ggml__get_op_params_i32(node, 2),
+                                             ggml__get_op_params_i32(node, 3), ggml__get_op_params_i32(node, 4),
+                                             ggml__get_op_params_i32(node, 5), ggml__get_op_params_i32(node, 6) == 1));
+        break;
+    case GGML_OP_POOL_2D:
+        if (n0)
+            add_grad(b, i0, ggml_pool_2d_back(ctx, grad, x, (enum ggml_op_pool) ggml__get_op_params_i32(node, 0),
+                                              ggml__get_op_params_i32(node, 1), ggml__get_op_params_i32(node, 2),
+                                              ggml__get_op_params_i32(node, 3), ggml__get_op_params_i32(node, 4),
+                                              (float) ggml__get_op_params_i32(node, 5),
+                                              (float) ggml__get_op_params_i32(node, 6)));
         break;
     case GGML_OP_GLU:
         /* split SWIGLU: node = silu(x) * y */

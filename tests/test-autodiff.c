@@ -293,6 +293,34 @@ static struct ggml_tensor *f_chain(struct ggml_context *ctx, struct ggml_tensor 
     return ggml_add(ctx, ggml_silu(ctx, h), ggml_sum_rows(ctx, ggml_mul(ctx, p[0], p[2])));
 }
 
+static struct ggml_tensor *f_im2col(struct ggml_context *ctx, struct ggml_tensor **p)
+{
+    /* the kernel only gives the extents: 3x2 over 2 channels, stride 2x1, padding 1, dilation 1x2 */
+    struct ggml_tensor *kernel = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 3, 2, 2, 1);
+    return ggml_im2col(ctx, kernel, p[0], 2, 1, 1, 1, 1, 2, true, GGML_TYPE_F32);
+}
+static struct ggml_tensor *f_im2col_1d(struct ggml_context *ctx, struct ggml_tensor **p)
+{
+    struct ggml_tensor *kernel = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 3, 2, 1);
+    return ggml_im2col(ctx, kernel, p[0], 2, 0, 1, 0, 1, 0, false, GGML_TYPE_F32);
+}
+/* Spreads p0's values 0.1 apart, so that no maximum changes within a finite-difference step. */
+static void spread_values(struct ggml_tensor *t)
+{
+    const int64_t n = ggml_nelements(t);
+    for (int64_t i = 0; i < n; i++)
+        ((float *) t->data)[i] = 0.1f * (float) ((i * 7) % n) - 0.05f * (float) n;
+}
+static struct ggml_tensor *f_pool_max(struct ggml_context *ctx, struct ggml_tensor **p)
+{
+    spread_values(p[0]);
+    return ggml_pool_2d(ctx, p[0], GGML_OP_POOL_MAX, 3, 2, 2, 1, 1, 1);
+}
+static struct ggml_tensor *f_pool_avg(struct ggml_context *ctx, struct ggml_tensor **p)
+{
+    return ggml_pool_2d(ctx, p[0], GGML_OP_POOL_AVG, 2, 3, 1, 2, 1, 0);
+}
+
 #define R_ANY { 0.1, 1.0, true }
 #define R_POS { 0.5, 1.5, false }
 #define R_SMALL { 0.05, 0.5, true }
@@ -345,6 +373,10 @@ static const struct grad_case cases[] = {
     { "expm1", 1, { { 7, 3, 1, 1 } }, { R_ANY }, f_expm1 },
     { "softplus", 1, { { 7, 3, 1, 1 } }, { R_ANY }, f_softplus },
     { "cross_entropy_loss", 1, { { 7, 3, 1, 1 } }, { R_ANY }, f_cross_entropy },
+    { "im2col 2-d", 1, { { 7, 5, 2, 2 } }, { R_ANY }, f_im2col },
+    { "im2col 1-d", 1, { { 9, 2, 3, 1 } }, { R_ANY }, f_im2col_1d },
+    { "pool_2d max", 1, { { 7, 5, 2, 1 } }, { R_ANY }, f_pool_max },
+    { "pool_2d avg", 1, { { 6, 7, 1, 2 } }, { R_ANY }, f_pool_avg },
     { "swiglu split", 2, { { 7, 3, 1, 1 }, { 7, 3, 1, 1 } }, { R_ANY, R_ANY }, f_swiglu },
     { "layer", 3, { { 5, 3, 1, 1 }, { 5, 4, 1, 1 }, { 5, 3, 1, 1 } }, { R_ANY, R_ANY, R_ANY }, f_chain },
 };
