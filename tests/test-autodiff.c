@@ -207,6 +207,12 @@ static struct ggml_tensor *f_cpy(struct ggml_context *ctx, struct ggml_tensor **
     struct ggml_tensor *dst = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 15, 1);
     return ggml_cpy(ctx, p[0], dst);
 }
+static struct ggml_tensor *f_cpy_permuted(struct ggml_context *ctx, struct ggml_tensor **p)
+{
+    /* a permuted (non-contiguous) source copied into a contiguous destination */
+    struct ggml_tensor *src = ggml_permute(ctx, p[0], 0, 2, 1, 3);
+    return ggml_cpy(ctx, src, ggml_new_tensor(ctx, GGML_TYPE_F32, 4, src->ne));
+}
 static struct ggml_tensor *f_cont(struct ggml_context *ctx, struct ggml_tensor **p)
 {
     return ggml_cont(ctx, ggml_permute(ctx, p[0], 2, 0, 1, 3));
@@ -351,6 +357,7 @@ static const struct grad_case cases[] = {
     { "scale", 1, { { 7, 3, 1, 1 } }, { R_ANY }, f_scale },
     { "set", 2, { { 9, 5, 1, 1 }, { 4, 2, 1, 1 } }, { R_ANY, R_ANY }, f_set },
     { "cpy", 1, { { 5, 3, 1, 1 } }, { R_ANY }, f_cpy },
+    { "cpy of permute", 1, { { 2, 5, 3, 4 } }, { R_ANY }, f_cpy_permuted },
     { "cont of permute", 1, { { 5, 3, 2, 1 } }, { R_ANY }, f_cont },
     { "reshape", 1, { { 5, 3, 2, 1 } }, { R_ANY }, f_reshape },
     { "view", 1, { { 7, 5, 1, 1 } }, { R_ANY }, f_view },
