@@ -1859,6 +1859,21 @@ extern "C" {
             bool                  is_2D,
             enum ggml_type        dst_type);
 
+    /* Gradient of ggml_im2col's input (F32, shape ne): a is the gradient of
+     * the im2col output, b the kernel (its extents only). */
+    GGML_API struct ggml_tensor * ggml_im2col_back(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int64_t             * ne,
+        int                   s0,
+        int                   s1,
+        int                   p0,
+        int                   p1,
+        int                   d0,
+        int                   d1,
+        bool                  is_2D);
+
     /* Overlap-add of GEMM columns a [K*oc, T_in] into a 1-d signal
      * [T_out, oc] with stride s0 and padding p0 cropped from each end:
      * T_out = (T_in - 1)*s0 + K - 2*p0 (the tail of a transposed convolution). */
@@ -2053,6 +2068,19 @@ extern "C" {
     GGML_API struct ggml_tensor * ggml_pool_2d(
             struct ggml_context * ctx,
             struct ggml_tensor  * a,
+            enum ggml_op_pool     op,
+            int                   k0,
+            int                   k1,
+            int                   s0,
+            int                   s1,
+            float                 p0,
+            float                 p1);
+
+    /* Gradient of ggml_pool_2d's input af (F32) from the gradient a of its output. */
+    GGML_API struct ggml_tensor * ggml_pool_2d_back(
+            struct ggml_context * ctx,
+            struct ggml_tensor  * a,
+            struct ggml_tensor  * af,
             enum ggml_op_pool     op,
             int                   k0,
             int                   k1,
@@ -2569,6 +2597,12 @@ extern "C" {
      * computation: they get their place in the order now, and are computed
      * once a node that is computed reaches them. */
     GGML_API void ggml_build_forward_order(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor);
+    /* Appends the gradients of the nodes between the parameters and the
+     * loss; grad_accs (NULL, or one per node) gives accumulators. */
+    GGML_API void ggml_build_backward_expand(
+        struct ggml_context *  ctx,
+        struct ggml_cgraph  *  cgraph,
+        struct ggml_tensor  ** grad_accs);
 
     /* New graph of GGML_DEFAULT_GRAPH_SIZE nodes without gradients. */
     GGML_API struct ggml_cgraph * ggml_new_graph       (struct ggml_context * ctx);

@@ -18,6 +18,7 @@
 
 #include "ggml-impl.h"
 #include "ggml-cpu.h"
+#include "ggml-backend.h"
 
 static size_t graph_hash_size(size_t size)
 {
@@ -491,9 +492,11 @@ void ggml_graph_clear(struct ggml_cgraph *cgraph)
 }
 
 /*
- * Sets gradient accumulators and gradients to zero and the gradient of
- * every loss tensor to one.  Only gradients whose data the host can write
- * are touched; the graph must have been made with grads.
+ * Sets every gradient accumulator to zero, except the loss's, set to one
+ * (ggml_build_backward_expand gives the loss an F32 accumulator of one
+ * element: the seed of the backward pass), and zeroes the moments of the
+ * AdamW steps.  The other gradients are computed, not reset.
+ * Accumulators without memory yet are skipped.
  */
 void ggml_graph_reset(struct ggml_cgraph *cgraph)
 {
@@ -506,14 +509,24 @@ void ggml_graph_reset(struct ggml_cgraph *cgraph)
     for (int i = 0; i < cgraph->n_nodes; i++) {
         struct ggml_tensor *node = cgraph->nodes[i];
         struct ggml_tensor *grad_acc = ggml_graph_get_grad_acc(cgraph, node);
-        struct ggml_tensor *grad = ggml_graph_get_grad(cgraph, node);
-        if (grad_acc && grad_acc->data)
+        if (node->op == GGML_OP_OPT_STEP_ADAMW) {
+            for (int m = 2; m <= 3; m++)
+                if (node->src[m] != NULL && node->src[m]->data != NULL)
+                    ggml_set_zero(node->src[m]);
+        }
+        if (grad_acc == NULL || grad_acc->data == NULL)
+            continue;
+        if (!(node->flags & GGML_TENSOR_FLAG_LOSS)) {
             ggml_set_zero(grad_acc);
-        if (grad && grad->data) {
-            if (node->flags & GGML_TENSOR_FLAG_LOSS)
-                ggml_set_f32(grad, 1.0f);
+        } else if (grad_acc->type != GGML_TYPE_F32 || ggml_nelements(grad_acc) != 1) {
+            ggml__error("the loss '%s' has a gradient of %" PRId64 " %s values; want one f32 value",
+                        node->name, ggml_nelements(grad_acc), ggml_type_name(grad_acc->type));
+        } else {
+            const float one = 1.0f;
+            if (grad_acc->buffer != NULL)
+                ggml_backend_tensor_set(grad_acc, &one, 0, sizeof one);
             else
-                ggml_set_zero(grad);
+                memcpy(grad_acc->data, &one, sizeof one);
         }
     }
 }

@@ -44,6 +44,7 @@ libggml_backend_core_la_SOURCES = \
 	lib/layout.c \
 	lib/op-names.c \
 	lib/graph.c \
+	lib/backward.c \
 	lib/backend-private.h \
 	lib/handles.c \
 	lib/buffer.c \

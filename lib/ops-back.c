@@ -1,8 +1,8 @@
 /*
  * ops-back.c - constructors of the ops of training: the gradients SILU_BACK,
- * RMS_NORM_BACK, GET_ROWS_BACK, SOFT_MAX_BACK, the loss
- * CROSS_ENTROPY_LOSS(_BACK) and the optimizer steps OPT_STEP_ADAMW and
- * OPT_STEP_SGD.
+ * RMS_NORM_BACK, GET_ROWS_BACK, SOFT_MAX_BACK, IM2COL_BACK, POOL_2D_BACK,
+ * the loss CROSS_ENTROPY_LOSS(_BACK) and the optimizer steps
+ * OPT_STEP_ADAMW and OPT_STEP_SGD.
  *
  * Operand order and op_params are upstream ggml's: the incoming gradient
  * first, then what the forward op saw or produced.  Constructors follow
@@ -273,5 +273,114 @@ struct ggml_tensor *ggml_opt_step_sgd(struct ggml_context *ctx, struct ggml_tens
     result->src[0] = a;
     result->src[1] = grad;
     result->src[2] = sgd_params;
+    return result;
+}
+
+/* ------------------------------------------------- IM2COL_BACK, POOL_2D_BACK */
+
+/* Output extent of a convolution over n samples with a kernel of k (as ggml_im2col computes it); 0 when none. */
+static int64_t conv_extent(int64_t n, int64_t k, int s, int p, int d)
+{
+    const int64_t last = n + 2 * (int64_t) p - (int64_t) d * (k - 1);
+    return last < 1 ? 0 : (last - 1) / s + 1;
+}
+
+/*
+ * op_params: i32 { s0, s1, p0, p1, d0, d1, is_2D } as IM2COL.  As in
+ * upstream's backward pass and kernel, a is the gradient of the im2col
+ * output ([IC*KH*KW, OW, OH, N], 1-d [IC*KW, OW, N]) and b the kernel,
+ * read for its extents only.  The result is F32 of shape ne, the im2col
+ * input ([IW, IH, IC, N], 1-d [IW, IC, N]).
+ */
+struct ggml_tensor *ggml_im2col_back(struct ggml_context *ctx, struct ggml_tensor *a, struct ggml_tensor *b,
+                                     int64_t *ne, int s0, int s1, int p0, int p1, int d0, int d1, bool is_2D)
+{
+    if (a == NULL || b == NULL)
+        return NULL;
+    if (ne == NULL) {
+        ggml__error("ne is NULL");
+        return NULL;
+    }
+    if (!is_float(a->type)) {
+        ggml__error("the gradient '%s' is %s; want f32, f16 or bf16", a->name, ggml_type_name(a->type));
+        return NULL;
+    }
+    if (s0 <= 0 || d0 <= 0 || p0 < 0 || (is_2D && (s1 <= 0 || d1 <= 0 || p1 < 0))) {
+        ggml__error("strides and dilations must be positive and paddings >= 0 (s0 %d, s1 %d, p0 %d, p1 %d, "
+                    "d0 %d, d1 %d)", s0, s1, p0, p1, d0, d1);
+        return NULL;
+    }
+    for (int i = 0; i < GGML_MAX_DIMS; i++) {
+        if (ne[i] < 1 || ne[i] > INT32_MAX) {
+            ggml__error("ne[%d] = %" PRId64 " is outside 1..2^31-1", i, ne[i]);
+            return NULL;
+        }
+    }
+    const int64_t IC = is_2D ? ne[2] : ne[1], N = is_2D ? ne[3] : ne[2];
+    const int64_t KW = b->ne[0], KH = is_2D ? b->ne[1] : 1;
+    const int64_t OW = conv_extent(ne[0], KW, s0, p0, d0);
+    const int64_t OH = is_2D ? conv_extent(ne[1], KH, s1, p1, d1) : 1;
+    const bool fits = a->ne[0] == IC * KH * KW && a->ne[1] == OW &&
+                      (is_2D ? a->ne[2] == OH && a->ne[3] == N : a->ne[2] == N && a->ne[3] == 1 && ne[3] == 1);
+    if (OW < 1 || OH < 1 || !fits) {
+        ggml__error("gradient '%s' " SHAPE_FMT " is not the im2col of kernel '%s' " SHAPE_FMT " over input "
+                    "[%" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 "] (%s)", a->name, SHAPE_ARGS(a), b->name,
+                    SHAPE_ARGS(b), ne[0], ne[1], ne[2], ne[3], is_2D ? "2-d" : "1-d");
+        return NULL;
+    }
+    struct ggml_tensor *result = ggml__new_tensor_impl(ctx, GGML_TYPE_F32, 4, ne, NULL, 0, __func__);
+    if (result == NULL)
+        return NULL;
+    const int32_t params[] = { s0, s1, p0, p1, d0, d1, is_2D ? 1 : 0 };
+    ggml__set_op_params(result, params, sizeof params);
+    result->op = GGML_OP_IM2COL_BACK;
+    result->src[0] = a;
+    result->src[1] = b;
+    return result;
+}
+
+/*
+ * op_params: i32 { op, k0, k1, s0, s1, p0, p1 } as POOL_2D (paddings
+ * truncated to int).  a is the gradient of the pooled output, af the
+ * pooling's input; the result is F32 of af's shape.
+ */
+struct ggml_tensor *ggml_pool_2d_back(struct ggml_context *ctx, struct ggml_tensor *a, struct ggml_tensor *af,
+                                      enum ggml_op_pool op, int k0, int k1, int s0, int s1, float p0, float p1)
+{
+    if (a == NULL || af == NULL)
+        return NULL;
+    if (op != GGML_OP_POOL_MAX && op != GGML_OP_POOL_AVG) {
+        ggml__error("unknown pooling function %d", (int) op);
+        return NULL;
+    }
+    if (!is_float(a->type) || !is_float(af->type)) {
+        ggml__error("'%s' (%s) and '%s' (%s) must be f32, f16 or bf16", a->name, ggml_type_name(a->type),
+                    af->name, ggml_type_name(af->type));
+        return NULL;
+    }
+    if (k0 <= 0 || k1 <= 0 || s0 <= 0 || s1 <= 0 || !(p0 >= 0.0f && p0 < 65536.0f) ||
+        !(p1 >= 0.0f && p1 < 65536.0f)) {
+        ggml__error("kernel %dx%d and stride %dx%d must be positive, paddings %g, %g in [0, 65536)", k0, k1, s0,
+                    s1, (double) p0, (double) p1);
+        return NULL;
+    }
+    /* the output extents as ggml_pool_2d computes them (from the float paddings) */
+    const int ip0 = (int) p0, ip1 = (int) p1;
+    const double span0 = (double) af->ne[0] + 2.0 * p0 - k0, span1 = (double) af->ne[1] + 2.0 * p1 - k1;
+    const int64_t ow = (int64_t) span0 / s0 + 1, oh = (int64_t) span1 / s1 + 1;
+    if (span0 < 0.0 || span1 < 0.0 || a->ne[0] != ow ||
+        a->ne[1] != oh || a->ne[2] != af->ne[2] || a->ne[3] != af->ne[3]) {
+        ggml__error("gradient '%s' " SHAPE_FMT " is not the pooled shape of '%s' " SHAPE_FMT, a->name,
+                    SHAPE_ARGS(a), af->name, SHAPE_ARGS(af));
+        return NULL;
+    }
+    struct ggml_tensor *result = ggml__new_tensor_impl(ctx, GGML_TYPE_F32, 4, af->ne, NULL, 0, __func__);
+    if (result == NULL)
+        return NULL;
+    const int32_t params[] = { (int32_t) op, k0, k1, s0, s1, ip0, ip1 };
+    ggml__set_op_params(result, params, sizeof params);
+    result->op = GGML_OP_POOL_2D_BACK;
+    result->src[0] = a;
+    result->src[1] = af;
     return result;
 }

@@ -158,6 +158,7 @@ man3_MANS += \
 	man/man3/ggml_bf16_to_fp32.3 \
 	man/man3/ggml_bf16_to_fp32_row.3 \
 	man/man3/ggml_blck_size.3 \
+	man/man3/ggml_build_backward_expand.3 \
 	man/man3/ggml_build_forward_expand.3 \
 	man/man3/ggml_build_forward_order.3 \
 	man/man3/ggml_build_forward_select.3 \
@@ -348,6 +349,7 @@ man3_MANS += \
 	man/man3/ggml_hardswish.3 \
 	man/man3/ggml_im2col.3 \
 	man/man3/ggml_im2col_3d.3 \
+	man/man3/ggml_im2col_back.3 \
 	man/man3/ggml_init.3 \
 	man/man3/ggml_interpolate.3 \
 	man/man3/ggml_is_3d.3 \
@@ -425,6 +427,7 @@ man3_MANS += \
 	man/man3/ggml_permute.3 \
 	man/man3/ggml_pool_1d.3 \
 	man/man3/ggml_pool_2d.3 \
+	man/man3/ggml_pool_2d_back.3 \
 	man/man3/ggml_print_object.3 \
 	man/man3/ggml_print_objects.3 \
 	man/man3/ggml_quantize_chunk.3 \

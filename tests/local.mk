@@ -68,6 +68,7 @@ tap_test_programs = \
 	tests/test-op-seq \
 	tests/test-op-recurrent \
 	tests/test-op-back \
+	tests/test-autodiff \
 	tests/test-op-deepseek \
 	tests/test-op-custom \
 	tests/test-blas

@@ -1,6 +1,6 @@
 /*
  * test-op-back.c - the gradient ops SILU_BACK, RMS_NORM_BACK,
- * GET_ROWS_BACK and SOFT_MAX_BACK: odd shapes, non-contiguous inputs,
+ * GET_ROWS_BACK, SOFT_MAX_BACK, IM2COL_BACK and POOL_2D_BACK: odd shapes, non-contiguous inputs,
  * F16 where accepted, 1..4 threads, reference and fast kernels, and the
  * constructors' error paths.
  *
@@ -865,6 +865,159 @@ static void test_errors(void)
     ggml_free(ctx);
 }
 
+/* ---------------------------------------------------------- IM2COL_BACK */
+
+/*
+ * Reference: the adjoint of im2col written as a scatter, in double: each
+ * column entry (n, oy, ox; c, ky, kx) of the gradient goes to the input
+ * sample it read, when that sample lies inside the input.
+ */
+static void test_im2col_back_case(bool is_2d, const int64_t in_ne[4], int64_t kw, int64_t kh, int s0, int s1,
+                                  int p0, int p1, int d0, int d1, bool strided, uint64_t *seed)
+{
+    struct ggml_context *ctx = new_ctx();
+    const int64_t IW = in_ne[0], IH = is_2d ? in_ne[1] : 1, IC = is_2d ? in_ne[2] : in_ne[1];
+    const int64_t N = is_2d ? in_ne[3] : in_ne[2];
+    struct ggml_tensor *kernel = is_2d ? ggml_new_tensor_4d(ctx, GGML_TYPE_F16, kw, kh, IC, 2)
+                                       : ggml_new_tensor_3d(ctx, GGML_TYPE_F16, kw, IC, 2);
+    const int64_t OW = (IW + 2 * p0 - d0 * (kw - 1) - 1) / s0 + 1;
+    const int64_t OH = is_2d ? (IH + 2 * p1 - d1 * (kh - 1) - 1) / s1 + 1 : 1;
+    const int64_t gne[4] = { IC * kh * kw, OW, is_2d ? OH : N, is_2d ? N : 1 };
+    struct ggml_tensor *grad = new_input(ctx, GGML_TYPE_F32, gne, strided, seed, -1.0, 1.0);
+    int64_t ne[4] = { in_ne[0], in_ne[1], in_ne[2], in_ne[3] };
+    struct ggml_tensor *out = ggml_im2col_back(ctx, grad, kernel, ne, s0, s1, p0, p1, d0, d1, is_2d);
+
+    const int64_t n_in = IW * IH * IC * N;
+    double *ref = calloc((size_t) n_in, sizeof *ref);
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t oy = 0; oy < OH; oy++)
+            for (int64_t ox = 0; ox < OW; ox++)
+                for (int64_t c = 0; c < IC; c++)
+                    for (int64_t ky = 0; ky < kh; ky++)
+                        for (int64_t kx = 0; kx < kw; kx++) {
+                            const int64_t x = ox * s0 - p0 + kx * d0, y = is_2d ? oy * s1 - p1 + ky * d1 : 0;
+                            if (x < 0 || x >= IW || y < 0 || y >= IH)
+                                continue;
+                            const int64_t col = (c * kh + ky) * kw + kx;
+                            const double g = is_2d ? optest_get(grad, col, ox, oy, n) : optest_get(grad, col, ox, n, 0);
+                            ref[((n * IC + c) * IH + y) * IW + x] += g;
+                        }
+    char what[160];
+    snprintf(what, sizeof what, "im2col_back %s in [%lld,%lld,%lld,%lld] k %lldx%lld s %d,%d p %d,%d d %d,%d%s",
+             is_2d ? "2-d" : "1-d", (long long) in_ne[0], (long long) in_ne[1], (long long) in_ne[2],
+             (long long) in_ne[3], (long long) kw, (long long) kh, s0, s1, p0, p1, d0, d1,
+             strided ? " strided" : "");
+    if (ok(out != NULL && out->type == GGML_TYPE_F32 && out->op == GGML_OP_IM2COL_BACK, "%s: built", what))
+        optest_check_all(ctx, out, ref, 1e-12, what);
+    free(ref);
+    ggml_free(ctx);
+}
+
+static void test_im2col_back(void)
+{
+    uint64_t seed = 0x1a2c01bac4ULL;
+    const int64_t a[4] = { 7, 5, 3, 2 }, b[4] = { 11, 4, 2, 1 }, c[4] = { 9, 3, 1, 1 };
+    test_im2col_back_case(true, a, 3, 2, 1, 1, 0, 0, 1, 1, false, &seed);
+    test_im2col_back_case(true, a, 3, 3, 2, 1, 1, 2, 1, 2, true, &seed);
+    test_im2col_back_case(true, b, 2, 3, 3, 2, 2, 1, 2, 1, false, &seed);
+    test_im2col_back_case(false, c, 3, 1, 1, 0, 1, 0, 1, 0, false, &seed);
+    test_im2col_back_case(false, b, 4, 1, 2, 0, 3, 0, 2, 0, true, &seed);
+}
+
+/* --------------------------------------------------------- POOL_2D_BACK */
+
+/*
+ * Reference in double: each window passes its gradient to the first
+ * largest sample inside the input (MAX) or k0*k1-th of it to every sample
+ * inside (AVG).
+ */
+static void test_pool_2d_back_case(enum ggml_op_pool op, const int64_t ne[4], int k0, int k1, int s0, int s1,
+                                   int p0, int p1, bool strided, uint64_t *seed)
+{
+    struct ggml_context *ctx = new_ctx();
+    struct ggml_tensor *af = new_input(ctx, GGML_TYPE_F32, ne, strided, seed, -1.0, 1.0);
+    const int64_t OW = (ne[0] + 2 * p0 - k0) / s0 + 1, OH = (ne[1] + 2 * p1 - k1) / s1 + 1;
+    const int64_t gne[4] = { OW, OH, ne[2], ne[3] };
+    struct ggml_tensor *grad = new_input(ctx, GGML_TYPE_F32, gne, false, seed, -1.0, 1.0);
+    struct ggml_tensor *out = ggml_pool_2d_back(ctx, grad, af, op, k0, k1, s0, s1, (float) p0, (float) p1);
+
+    const int64_t n = ne[0] * ne[1] * ne[2] * ne[3];
+    double *ref = calloc((size_t) n, sizeof *ref);
+    for (int64_t i3 = 0; i3 < ne[3]; i3++)
+        for (int64_t i2 = 0; i2 < ne[2]; i2++)
+            for (int64_t oy = 0; oy < OH; oy++)
+                for (int64_t ox = 0; ox < OW; ox++) {
+                    const double g = optest_get(grad, ox, oy, i2, i3);
+                    int64_t bx = -1, by = -1;
+                    double best = 0.0;
+                    for (int64_t y = oy * s1 - p1; y < oy * s1 - p1 + k1; y++)
+                        for (int64_t x = ox * s0 - p0; x < ox * s0 - p0 + k0; x++) {
+                            if (x < 0 || x >= ne[0] || y < 0 || y >= ne[1])
+                                continue;
+                            const int64_t at = ((i3 * ne[2] + i2) * ne[1] + y) * ne[0] + x;
+                            if (op == GGML_OP_POOL_AVG) {
+                                ref[at] += g / (k0 * k1);
+                            } else if (bx < 0 || optest_get(af, x, y, i2, i3) > best) {
+                                best = optest_get(af, x, y, i2, i3);
+                                bx = x;
+                                by = y;
+                            }
+                        }
+                    if (op == GGML_OP_POOL_MAX && bx >= 0)
+                        ref[((i3 * ne[2] + i2) * ne[1] + by) * ne[0] + bx] += g;
+                }
+    char what[160];
+    snprintf(what, sizeof what, "pool_2d_back %s [%lld,%lld,%lld,%lld] k %dx%d s %d,%d p %d,%d%s",
+             op == GGML_OP_POOL_MAX ? "max" : "avg", (long long) ne[0], (long long) ne[1], (long long) ne[2],
+             (long long) ne[3], k0, k1, s0, s1, p0, p1, strided ? " strided" : "");
+    if (ok(out != NULL && out->type == GGML_TYPE_F32 && out->op == GGML_OP_POOL_2D_BACK, "%s: built", what))
+        optest_check_all(ctx, out, ref, 1e-12, what);
+    free(ref);
+    ggml_free(ctx);
+}
+
+static void test_pool_2d_back(void)
+{
+    uint64_t seed = 0x9001bacULL;
+    const int64_t a[4] = { 7, 5, 3, 2 }, b[4] = { 33, 3, 1, 1 }, c[4] = { 1, 1, 2, 1 };
+    for (int op = GGML_OP_POOL_MAX; op <= GGML_OP_POOL_AVG; op++) {
+        test_pool_2d_back_case((enum ggml_op_pool) op, a, 2, 2, 2, 2, 0, 0, false, &seed);
+        test_pool_2d_back_case((enum ggml_op_pool) op, a, 3, 2, 1, 1, 1, 1, true, &seed);
+        test_pool_2d_back_case((enum ggml_op_pool) op, b, 3, 3, 2, 1, 1, 1, false, &seed);
+        test_pool_2d_back_case((enum ggml_op_pool) op, c, 1, 1, 1, 1, 0, 0, false, &seed);
+    }
+}
+
+/* Constructor errors of the two ops above: one message each, NULL. */
+static void test_conv_pool_back_errors(void)
+{
+    struct ggml_context *ctx = new_ctx();
+    struct ggml_tensor *kernel = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 3, 3, 2, 1);
+    struct ggml_tensor *grad = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 18, 5, 3, 1);
+    int64_t ne[4] = { 7, 5, 2, 1 };
+    /* output [IC*KH*KW, OW, OH, N] = [18, 5, 3, 1] without padding; padding 1 would make OH 5 */
+    ok(ggml_im2col_back(ctx, grad, kernel, ne, 1, 1, 0, 0, 1, 1, true) != NULL, "im2col_back: a fitting shape");
+    ok(ggml_im2col_back(ctx, grad, kernel, ne, 1, 1, 0, 1, 1, 1, true) == NULL, "im2col_back: a wrong output height");
+    logged_one_error("im2col_back: a shape mismatch is one error");
+    ok(ggml_im2col_back(ctx, grad, kernel, NULL, 1, 1, 0, 1, 1, 1, true) == NULL, "im2col_back: NULL ne");
+    logged_one_error("im2col_back: NULL ne is one error");
+    ok(ggml_im2col_back(ctx, grad, kernel, ne, 0, 1, 0, 1, 1, 1, true) == NULL, "im2col_back: stride 0");
+    logged_one_error("im2col_back: stride 0 is one error");
+    ok(ggml_im2col_back(ctx, NULL, kernel, ne, 1, 1, 0, 1, 1, 1, true) == NULL && tap_log_errors() == 0,
+       "im2col_back: a NULL input gives NULL silently");
+
+    struct ggml_tensor *af = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 7, 5, 3, 1);
+    struct ggml_tensor *pg = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 3, 2, 3, 1);
+    ok(ggml_pool_2d_back(ctx, pg, af, GGML_OP_POOL_MAX, 2, 2, 2, 2, 0, 0) != NULL, "pool_2d_back: a fitting shape");
+    ok(ggml_pool_2d_back(ctx, pg, af, GGML_OP_POOL_MAX, 2, 2, 1, 2, 0, 0) == NULL, "pool_2d_back: a wrong shape");
+    logged_one_error("pool_2d_back: a shape mismatch is one error");
+    ok(ggml_pool_2d_back(ctx, pg, af, GGML_OP_POOL_COUNT, 2, 2, 2, 2, 0, 0) == NULL, "pool_2d_back: unknown op");
+    logged_one_error("pool_2d_back: an unknown pooling function is one error");
+    ok(ggml_pool_2d_back(ctx, pg, af, GGML_OP_POOL_AVG, 2, 0, 2, 2, 0, 0) == NULL, "pool_2d_back: kernel 0");
+    logged_one_error("pool_2d_back: a zero kernel is one error");
+    ggml_free(ctx);
+}
+
 int main(void)
 {
     tap_capture_log();
@@ -875,6 +1028,9 @@ int main(void)
     test_cross_entropy();
     test_opt_step();
     test_rope_back();
+    test_im2col_back();
+    test_pool_2d_back();
+    test_conv_pool_back_errors();
     test_errors();
     return tap_done();
 }

@@ -322,6 +322,8 @@ GGML__OP_IMPL(ggml__op_silu_back);       /* ops/back.c */
 GGML__OP_IMPL(ggml__op_rms_norm_back);
 GGML__OP_IMPL(ggml__op_get_rows_back);
 GGML__OP_IMPL(ggml__op_soft_max_back);
+GGML__OP_IMPL(ggml__op_im2col_back);
+GGML__OP_IMPL(ggml__op_pool_2d_back);
 GGML__OP_IMPL(ggml__op_cross_entropy_loss);
 GGML__OP_IMPL(ggml__op_cross_entropy_loss_back);
 GGML__OP_IMPL(ggml__op_opt_step_adamw);

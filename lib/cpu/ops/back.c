@@ -1,6 +1,6 @@
 /*
  * ops/back.c - kernels of the ops of training: the gradients SILU_BACK,
- * RMS_NORM_BACK, GET_ROWS_BACK, SOFT_MAX_BACK, the loss
+ * RMS_NORM_BACK, GET_ROWS_BACK, SOFT_MAX_BACK, IM2COL_BACK, POOL_2D_BACK, the loss
  * CROSS_ENTROPY_LOSS(_BACK) and the optimizer steps OPT_STEP_ADAMW and
  * OPT_STEP_SGD (F32 only).
  *
@@ -12,6 +12,7 @@
  */
 #include "config.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -389,6 +390,139 @@ static void opt_step_sgd_kernel(const struct ggml__compute_params *params, struc
 const struct ggml__op_impl ggml__op_opt_step_sgd = {
     .kernel = opt_step_sgd_kernel,
     .supports = opt_step_sgd_supports,
+    .n_tasks = NULL,
+    .work_size = NULL,
+};
+
+/* ------------------------------------------------------------ IM2COL_BACK */
+
+/* src0 the gradient of the im2col output, src1 the kernel (extents only); dst F32, the input's shape. */
+static bool im2col_back_supports(const struct ggml_tensor *dst)
+{
+    const struct ggml_tensor *grad = dst->src[0];
+    return grad != NULL && dst->src[1] != NULL && dst->type == GGML_TYPE_F32 && is_float(grad->type);
+}
+
+/*
+ * Each input sample (n, c, y, x) sums the gradients of the im2col entries
+ * that read it: kernel tap (ky, kx) reads it at output (oy, ox) when
+ * x = ox*s0 - p0 + kx*d0 (and y likewise), in column (c*KH + ky)*KW + kx.
+ * Threads split the (n, c) planes.
+ */
+static void im2col_back_kernel(const struct ggml__compute_params *params, struct ggml_tensor *dst)
+{
+    const struct ggml_tensor *grad = dst->src[0], *kernel = dst->src[1];
+    const int32_t *op = dst->op_params;
+    const int s0 = op[0], s1 = op[1], p0 = op[2], p1 = op[3], d0 = op[4], d1 = op[5];
+    const bool is_2d = op[6] != 0;
+    const int64_t IW = dst->ne[0], IH = is_2d ? dst->ne[1] : 1;
+    const int64_t IC = is_2d ? dst->ne[2] : dst->ne[1], N = is_2d ? dst->ne[3] : dst->ne[2];
+    const int64_t KW = kernel->ne[0], KH = is_2d ? kernel->ne[1] : 1;
+    const int64_t OW = grad->ne[1], OH = is_2d ? grad->ne[2] : 1;
+    int64_t first, last;
+    ggml__split_rows(N * IC, params->ith, params->nth, &first, &last);
+    for (int64_t plane = first; plane < last; plane++) {
+        const int64_t n = plane / IC, c = plane % IC;
+        for (int64_t y = 0; y < IH; y++) {
+            for (int64_t x = 0; x < IW; x++) {
+                double sum = 0.0;
+                for (int64_t ky = 0; ky < KH; ky++) {
+                    const int64_t ty = y + p1 - ky * d1;
+                    if (is_2d && (ty < 0 || ty % s1 != 0 || ty / s1 >= OH))
+                        continue;
+                    const int64_t oy = is_2d ? ty / s1 : 0;
+                    for (int64_t kx = 0; kx < KW; kx++) {
+                        const int64_t tx = x + p0 - kx * d0;
+                        if (tx < 0 || tx % s0 != 0 || tx / s0 >= OW)
+                            continue;
+                        const int64_t col = (c * KH + ky) * KW + kx;
+                        sum += is_2d ? load_at(grad, col, tx / s0, oy, n) : load_at(grad, col, tx / s0, n, 0);
+                    }
+                }
+                if (is_2d)
+                    store_at(dst, x, y, c, n, (float) sum);
+                else
+                    store_at(dst, x, c, n, 0, (float) sum);
+            }
+        }
+    }
+}
+
+const struct ggml__op_impl ggml__op_im2col_back = {
+    .kernel = im2col_back_kernel,
+    .supports = im2col_back_supports,
+    .n_tasks = NULL,
+    .work_size = NULL,
+};
+
+/* ----------------------------------------------------------- POOL_2D_BACK */
+
+/* src0 the gradient of the pooled output, src1 the pooling's input; dst F32 of src1's shape. */
+static bool pool_2d_back_supports(const struct ggml_tensor *dst)
+{
+    const struct ggml_tensor *grad = dst->src[0], *input = dst->src[1];
+    const int32_t *p = dst->op_params;
+    return grad != NULL && input != NULL && dst->type == GGML_TYPE_F32 && is_float(grad->type) &&
+           is_float(input->type) && ggml_are_same_shape(dst, input) && grad->ne[2] == dst->ne[2] &&
+           grad->ne[3] == dst->ne[3] && (p[0] == GGML_OP_POOL_MAX || p[0] == GGML_OP_POOL_AVG) && p[1] >= 1 &&
+           p[2] >= 1 && p[3] >= 1 && p[4] >= 1;
+}
+
+/*
+ * Each window (the one that made pooled output (ox, oy)) passes its
+ * gradient back: MAX to the first largest input inside the input (the
+ * one the forward pass picked), AVG to every input inside it, divided by
+ * k0*k1 (the forward divisor, padding included).  Threads split the
+ * planes, so windows that overlap add up within one thread.
+ */
+static void pool_2d_back_kernel(const struct ggml__compute_params *params, struct ggml_tensor *dst)
+{
+    const struct ggml_tensor *grad = dst->src[0], *input = dst->src[1];
+    const int32_t *p = dst->op_params;
+    const bool is_max = p[0] == GGML_OP_POOL_MAX;
+    const int k0 = p[1], k1 = p[2], s0 = p[3], s1 = p[4], p0 = p[5], p1 = p[6];
+    const int64_t W = dst->ne[0], H = dst->ne[1];
+    int64_t first, last;
+    ggml__split_rows(dst->ne[2] * dst->ne[3], params->ith, params->nth, &first, &last);
+    for (int64_t plane = first; plane < last; plane++) {
+        const int64_t i2 = plane % dst->ne[2], i3 = plane / dst->ne[2];
+        for (int64_t y = 0; y < H; y++)
+            for (int64_t x = 0; x < W; x++)
+                store_at(dst, x, y, i2, i3, 0.0f);
+        for (int64_t oy = 0; oy < grad->ne[1]; oy++) {
+            for (int64_t ox = 0; ox < grad->ne[0]; ox++) {
+                const float g = load_at(grad, ox, oy, i2, i3);
+                const int64_t x0 = ox * s0 - p0, y0 = oy * s1 - p1;
+                const int64_t xb = x0 < 0 ? 0 : x0, xe = x0 + k0 < W ? x0 + k0 : W;
+                const int64_t yb = y0 < 0 ? 0 : y0, ye = y0 + k1 < H ? y0 + k1 : H;
+                if (is_max) {
+                    int64_t bx = -1, by = -1;
+                    float best = -FLT_MAX;
+                    for (int64_t y = yb; y < ye; y++)
+                        for (int64_t x = xb; x < xe; x++) {
+                            const float v = load_at(input, x, y, i2, i3);
+                            if (bx < 0 || v > best) {
+                                best = v;
+                                bx = x;
+                                by = y;
+                            }
+                        }
+                    if (bx >= 0)
+                        store_at(dst, bx, by, i2, i3, load_at(dst, bx, by, i2, i3) + g);
+                } else {
+                    const float share = g / (float) (k0 * k1);
+                    for (int64_t y = yb; y < ye; y++)
+                        for (int64_t x = xb; x < xe; x++)
+                            store_at(dst, x, y, i2, i3, load_at(dst, x, y, i2, i3) + share);
+                }
+            }
+        }
+    }
+}
+
+const struct ggml__op_impl ggml__op_pool_2d_back = {
+    .kernel = pool_2d_back_kernel,
+    .supports = pool_2d_back_supports,
     .n_tasks = NULL,
     .work_size = NULL,
 };
