@@ -52,6 +52,15 @@ static bool check_rows_packed(const struct ggml_tensor *a, const char *func)
     return false;
 }
 
+static bool check_contiguous_rows(const struct ggml_tensor *a, const char *func)
+{
+    if (ggml_is_contiguous_rows(a))
+        return true;
+    ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "'%s' must have contiguous rows (strides %zu, %zu, %zu, %zu)", a->name,
+                 a->nb[0], a->nb[1], a->nb[2], a->nb[3]);
+    return false;
+}
+
 static bool check_contiguous_1(const struct ggml_tensor *a, const char *func)
 {
     if (ggml_is_contiguous_1(a))
@@ -243,7 +252,7 @@ static struct ggml_tensor *unary_impl(struct ggml_context *ctx, struct ggml_tens
         ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "%d is not a unary op", (int) op);
         return NULL;
     }
-    if (!check_contiguous_1(a, func))
+    if (!check_contiguous_rows(a, func))
         return NULL;
     struct ggml_tensor *result = elementwise_node(ctx, GGML_OP_UNARY, a, inplace, func);
     if (result == NULL)
