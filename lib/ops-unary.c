@@ -374,11 +374,7 @@ static struct ggml_tensor *glu_impl(struct ggml_context *ctx, struct ggml_tensor
             return NULL;
         }
     } else {
-        if (a->ne[0] % 2 != 0) {
-            ggml__log_at(GGML_LOG_LEVEL_ERROR, func,
-                         "'%s' has %" PRId64 " columns; a fused GLU needs an even number", a->name, a->ne[0]);
-            return NULL;
-        }
+        /* the two halves of ne[0] / 2 columns; an odd last column is not read */
         ne[0] = a->ne[0] / 2;
     }
     struct ggml_tensor *result = ggml__new_tensor_impl(ctx, a->type, GGML_MAX_DIMS, ne, NULL, 0, func);
