@@ -66,8 +66,8 @@ struct ggml_tensor *ggml_set_rows(struct ggml_context *ctx, struct ggml_tensor *
 {
     if (a == NULL || b == NULL || c == NULL)
         return NULL;
-    if (b->type != GGML_TYPE_F32) {
-        ggml__error("the source rows '%s' are %s; they must be f32", b->name, ggml_type_name(b->type));
+    if (b->type != GGML_TYPE_F32 && b->type != GGML_TYPE_F16) {
+        ggml__error("the source rows '%s' are %s; they must be f32 or f16", b->name, ggml_type_name(b->type));
         return NULL;
     }
     if (c->type != GGML_TYPE_I64 && c->type != GGML_TYPE_I32) {

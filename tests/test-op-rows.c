@@ -244,8 +244,11 @@ static double set_rows_threshold(enum ggml_type type)
     switch (type) {
     case GGML_TYPE_F32:
     case GGML_TYPE_I32:  return 0.0; /* the reference truncates too */
-    case GGML_TYPE_F16:  return 1e-7;
-    case GGML_TYPE_BF16: return 5e-6;
+    /* rounding to half a unit in the last place: relative error at most
+       2^-11 (F16) or 2^-8 (BF16), so even a single value's NMSE stays
+       under 2^-22 or 2^-16 */
+    case GGML_TYPE_F16:  return 0x1p-22;
+    case GGML_TYPE_BF16: return 0x1p-16;
     case GGML_TYPE_Q4_0:
     case GGML_TYPE_Q4_1:
     case GGML_TYPE_Q4_K: return 1e-2;
@@ -290,7 +293,8 @@ static void set_index(struct ggml_tensor *idx, int64_t i0, int64_t i1, int64_t i
     }
 }
 
-static void check_set_rows(enum ggml_type type, int64_t ne0, const struct set_rows_case *c, uint64_t *seed)
+static void check_set_rows(enum ggml_type type, enum ggml_type src_type, int64_t ne0, const struct set_rows_case *c,
+                           uint64_t *seed)
 {
     struct ggml_context *ctx = new_ctx(16);
     const int64_t pad = ggml_blck_size(type) * (type == GGML_TYPE_F32 ? 3 : 1);
@@ -312,11 +316,11 @@ static void check_set_rows(enum ggml_type type, int64_t ne0, const struct set_ro
     /* source rows, possibly with rows and matrices interleaved */
     struct ggml_tensor *src;
     if (c->strided) {
-        struct ggml_tensor *base = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, ne0, c->ne2, c->n_src_rows, c->ne3);
+        struct ggml_tensor *base = ggml_new_tensor_4d(ctx, src_type, ne0, c->ne2, c->n_src_rows, c->ne3);
         optest_fill(base, seed, -range, range);
         src = ggml_permute(ctx, base, 0, 2, 1, 3);
     } else {
-        src = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, ne0, c->n_src_rows, c->ne2, c->ne3);
+        src = ggml_new_tensor_4d(ctx, src_type, ne0, c->n_src_rows, c->ne2, c->ne3);
         optest_fill(src, seed, -range, range);
     }
 
@@ -398,10 +402,10 @@ static void check_set_rows(enum ggml_type type, int64_t ne0, const struct set_ro
             same_bytes = false;
     }
     ok(!w.failed && w.nmse <= set_rows_threshold(type) && untouched_kept && same_bytes,
-       "set_rows %s [%lld, %lld, %lld, %lld] from %lld rows, %s indices [%lld, %lld]%s%s: worst nmse %.3g "
+       "set_rows %s [%lld, %lld, %lld, %lld] from %lld %s rows, %s indices [%lld, %lld]%s%s: worst nmse %.3g "
        "(%d threads, %s)%s%s",
        ggml_type_name(type), (long long) ne0, (long long) c->n_dst_rows, (long long) c->ne2, (long long) c->ne3,
-       (long long) c->n_src_rows, ggml_type_name(c->idx_type), (long long) c->idx_ne1, (long long) c->idx_ne2,
+       (long long) c->n_src_rows, ggml_type_name(src_type), ggml_type_name(c->idx_type), (long long) c->idx_ne1, (long long) c->idx_ne2,
        c->strided ? ", strided" : "", c->out_of_range ? ", some outside" : "", w.nmse, w.n_threads,
        run_name(w.use_ref), untouched_kept ? "" : ", UNWRITTEN ROWS CHANGED",
        same_bytes ? "" : ", RUNS DIFFER");
@@ -488,12 +492,16 @@ static void test_set_rows(void)
     };
     for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
         const bool quantized = ggml_is_quantized(types[t]);
-        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
-            check_set_rows(types[t],
-                           ggml_blck_size(types[t]) == 256 ? k_quant_ne0[c]
-                           : quantized                     ? quant_ne0[c] / 32 * ggml_blck_size(types[t])
-                                                           : plain_ne0[c],
-                           &cases[c], &seed);
+        /* F16 source rows too (copied as bytes into F16, widened for the others) */
+        const bool f16_sources = types[t] == GGML_TYPE_F32 || types[t] == GGML_TYPE_F16 ||
+                                 types[t] == GGML_TYPE_BF16 || types[t] == GGML_TYPE_Q8_0 || types[t] == GGML_TYPE_Q4_K;
+        for (int f16 = 0; f16 <= (int) f16_sources; f16++)
+            for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+                check_set_rows(types[t], f16 ? GGML_TYPE_F16 : GGML_TYPE_F32,
+                               ggml_blck_size(types[t]) == 256 ? k_quant_ne0[c]
+                               : quantized                     ? quant_ne0[c] / 32 * ggml_blck_size(types[t])
+                                                               : plain_ne0[c],
+                               &cases[c], &seed);
     }
     test_set_rows_repeated();
     test_set_rows_i32();
@@ -962,8 +970,8 @@ static void test_errors(void)
                  "get_rows: indices with ne[3] != 1");
 
     /* set_rows */
-    EXPECT_ERROR(ggml_set_rows(ctx, a, ggml_new_tensor_3d(ctx, GGML_TYPE_F16, 8, 3, 2), i64),
-                 "set_rows: f16 source rows");
+    EXPECT_ERROR(ggml_set_rows(ctx, a, ggml_new_tensor_3d(ctx, GGML_TYPE_BF16, 8, 3, 2), i64),
+                 "set_rows: bf16 source rows");
     EXPECT_ERROR(ggml_set_rows(ctx, a, rows, f), "set_rows: f32 indices");
     EXPECT_ERROR(ggml_set_rows(ctx, a, ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 7, 3, 2), i64),
                  "set_rows: rows of another length");

@@ -142,7 +142,8 @@ const struct ggml__op_impl ggml__op_get_rows = {
 static bool set_rows_supports(const struct ggml_tensor *dst)
 {
     const struct ggml_tensor *src = dst->src[0], *idx = dst->src[1];
-    if (src == NULL || idx == NULL || src->type != GGML_TYPE_F32 || !ggml_is_contiguous_rows(src))
+    if (src == NULL || idx == NULL || (src->type != GGML_TYPE_F32 && src->type != GGML_TYPE_F16) ||
+        !ggml_is_contiguous_rows(src))
         return false;
     if (idx->type != GGML_TYPE_I32 && idx->type != GGML_TYPE_I64)
         return false;
@@ -189,6 +190,18 @@ static void scatter_row(const struct ggml__cpu_kernels *kernels, enum ggml_type 
     }
 }
 
+/* An F16 source row goes through floats (a thread's scratch row) unless
+   the destination is F16 too (then its bytes are copied). */
+static bool set_rows_widens(const struct ggml_tensor *dst)
+{
+    return dst->src[0]->type == GGML_TYPE_F16 && dst->type != GGML_TYPE_F16;
+}
+
+static size_t set_rows_work_size(const struct ggml_tensor *dst, int n_tasks)
+{
+    return set_rows_widens(dst) ? (size_t) n_tasks * (size_t) (dst->src[0]->ne[0] + 16) * sizeof(float) : 0;
+}
+
 /*
  * Each destination row has one owner thread (rows are dealt round-robin
  * over the threads), and every thread scans all indices in order, writing
@@ -199,6 +212,8 @@ static void set_rows_kernel(const struct ggml__compute_params *params, struct gg
     const struct ggml_tensor *src = dst->src[0], *idx = dst->src[1];
     const int64_t n_src_rows = src->ne[1], n_dst_rows = dst->ne[1];
     const bool wide = idx->type == GGML_TYPE_I64;
+    float *widened = set_rows_widens(dst) ? (float *) params->wdata + (size_t) params->ith * (size_t) (src->ne[0] + 16)
+                                          : NULL;
 
     for (int64_t i3 = 0; i3 < src->ne[3]; i3++) {
         for (int64_t i2 = 0; i2 < src->ne[2]; i2++) {
@@ -212,10 +227,16 @@ static void set_rows_kernel(const struct ggml__compute_params *params, struct gg
                     continue; /* no such row: skipped */
                 if ((plane * n_dst_rows + target) % params->nth != params->ith)
                     continue;
-                const float *in = (const float *) ((const char *) src->data + i * src->nb[1] +
-                                                   i2 * src->nb[2] + i3 * src->nb[3]);
+                const char *in = (const char *) src->data + i * src->nb[1] + i2 * src->nb[2] + i3 * src->nb[3];
                 char *out = (char *) dst->data + target * dst->nb[1] + i2 * dst->nb[2] + i3 * dst->nb[3];
-                scatter_row(params->kernels, dst->type, in, out, src->ne[0], params->use_ref);
+                if (src->type == GGML_TYPE_F32) {
+                    scatter_row(params->kernels, dst->type, (const float *) in, out, src->ne[0], params->use_ref);
+                } else if (widened == NULL) {
+                    memcpy(out, in, (size_t) src->ne[0] * sizeof(ggml_fp16_t));   /* F16 to F16 */
+                } else {
+                    ggml__load_row_float(GGML_TYPE_F16, in, sizeof(ggml_fp16_t), src->ne[0], widened);
+                    scatter_row(params->kernels, dst->type, widened, out, src->ne[0], params->use_ref);
+                }
             }
         }
     }
@@ -225,7 +246,7 @@ const struct ggml__op_impl ggml__op_set_rows = {
     .kernel = set_rows_kernel,
     .supports = set_rows_supports,
     .n_tasks = NULL,
-    .work_size = NULL,
+    .work_size = set_rows_work_size,
 };
 
 /* ---------------------------------------------------------------- set, acc */
