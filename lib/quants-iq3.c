@@ -14,18 +14,20 @@
  *      value whose flip costs least (smallest w x^2) gets the other sign
  *      and its magnitude target becomes -|x| (the codebook then picks the
  *      magnitude that hurts least);
- *   2. each sub-block's best real scale: a scan over inverse scales; for
+ *   2. each sub-block's best real scale: a scan over 12 inverse scales; for
  *      each, every group of four magnitudes is rounded to the per-value
  *      level lattice (8^4 points) and the candidate codebook points listed
  *      for that lattice point (the nearest ones, built once: the lookup
  *      tables) are compared by the weighted error; the least-squares scale
  *      of the chosen points follows, and the scan keeps the scale with the
- *      smallest error, refined by re-rounding with it;
+ *      smallest error, refined by re-rounding with it (a step whose points
+ *      equal the previous step's is skipped, a refinement stops at a fixed
+ *      point);
  *   3. the block scale d: a few candidates around "largest sub-block scale
- *      / 31", each rounded to binary16; for each, every sub-block tries the
- *      4-bit scales next to its best real scale, re-choosing its points
- *      with the scale actually stored, and the candidate with the smallest
- *      total error is kept.
+ *      / 31" (5 of them), each rounded to binary16; for each, every
+ *      sub-block tries the 4-bit scales just below and just above its best
+ *      real scale, re-choosing its points with the scale actually stored,
+ *      and the candidate with the smallest total error is kept.
  * Non-finite inputs count as 0; a block scale beyond binary16's range
  * saturates at 65504.  Like quants.c this file must be compiled without
  * floating-point contraction.
@@ -255,7 +257,8 @@ void ggml__iq3_tables_free(void)
  * The codebook point for four magnitude targets t (negative: the sign is
  * wrong, see above) with weights w at inverse scale inv: the candidate of
  * the nearest lattice point with the smallest weighted error
- * sum w (t inv - g)^2; *err gets that error in units of the scale.
+ * sum w (t inv - g)^2, returned as its index in c->list; *err gets that
+ * error in units of the scale.
  */
 static uint32_t best_point(const struct iq3_codec *c, const float *t, const float *w, float inv, float *err)
 {
@@ -343,9 +346,9 @@ static float best_sub_scale(const struct iq3_codec *c, const float *t, const flo
     float g[SUB];
     float best_scale = 0.0f, best_gain = 0.0f;
     const float top = (float) c->levels[7];
-    for (int i = 0; i < 24; i++) {
-        /* the largest target lands between 0.6 and 1.06 of the top level */
-        const float inv = top * (0.6f + 0.02f * (float) i) / tmax;
+    for (int i = 0; i < 12; i++) {
+        /* the largest target lands between 0.6 and 1.04 of the top level */
+        const float inv = top * (0.6f + 0.04f * (float) i) / tmax;
         sub_points(c, t, w, inv, points, g);
         /* the same points as the previous step's: the same refinement */
         if (i > 0 && memcmp(points, last, sizeof points) == 0)
@@ -407,8 +410,8 @@ static void quantize_block(const struct iq3_codec *c, float (*scale_of)(float, i
         return;   /* nothing positive to encode: d = 0 decodes zeros */
 
     double best_total = DBL_MAX;
-    for (int cand = 0; cand < 9; cand++) {
-        /* the largest sub-block scale would be 4-bit scale 15 at 27..35 */
+    for (int cand = 0; cand < 9; cand += 2) {
+        /* the largest sub-block scale would be 4-bit scale 15 at 27, 29 .. 35 */
         const float want = smax / (27.0f + (float) cand) / unit;
         ggml_fp16_t d16 = ggml__fp32_to_fp16(want < 65504.0f ? want : 65504.0f);
         if (ggml__fp16_to_fp32(d16) == 0.0f)
@@ -429,7 +432,7 @@ static void quantize_block(const struct iq3_codec *c, float (*scale_of)(float, i
                 ideal = 31.0f;
             const int l0 = (int) floorf((ideal - 1.0f) * 0.5f);
             double sub_best = DBL_MAX;
-            for (int l = l0 - 1; l <= l0 + 2; l++) {
+            for (int l = l0; l <= l0 + 1; l++) {
                 if (l < 0 || l > 15)
                     continue;
                 uint16_t points[SUB / 4];
@@ -580,5 +583,6 @@ bool ggml__quantize_iq3_xxs(const float *restrict x, void *restrict y, int64_t n
 bool ggml__quantize_iq3_s(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
                           const float *imatrix)
 {
-    return quantize_rows(&s_codec, quantize_block_iq3_s, sizeof(block_iq3_s), x, y, nrows, n_per_row, imatrix, __func__);
+    return quantize_rows(&s_codec, quantize_block_iq3_s, sizeof(block_iq3_s), x, y, nrows, n_per_row, imatrix,
+                         __func__);
 }
