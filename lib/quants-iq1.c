@@ -20,11 +20,12 @@
  *   2. candidate block scales d: the largest unit scale over 15 times 1
  *      and 0.85;
  *   3. for each candidate (rounded to binary16, as stored), every unit
- *      tries the three 3-bit scales nearest to its free scale (wider
- *      windows gave the same blocks on the tests' inputs) and both
- *      shifts; a group's grid point
- *      for a scale and shift is the nearest vector of levels if it lies on
- *      the grid, else the best of its precomputed nearest grid points; the
+ *      tries the two 3-bit scales just below and above its free scale
+ *      (wider windows gave nearly the same blocks on the tests' inputs)
+ *      and both shifts; a group's grid point for a scale and shift is the
+ *      nearest vector of levels if it lies on the grid, else the best of
+ *      its precomputed nearest grid points (a point's error: the sum of
+ *      its values' errors at their levels, computed once per group); the
  *      least-squares d of the chosen codes is tried next;
  *   4. the codes of the candidate with the smallest error are stored.
  * Like quants.c this file must be compiled without floating-point
@@ -283,7 +284,7 @@ struct iq1_format {
 
 /*
  * The best codes for the block x (weights w) at the stored scale d > 0:
- * each unit tries the three 3-bit scales around its free scale
+ * each unit tries the two 3-bit scales around its free scale
  * free_scale[u] and both shifts (per unit or per group).  Returns the weighted squared error; *ls_d gets the
  * least-squares d for the chosen codes (0 if undefined).
  */
@@ -294,10 +295,10 @@ static float assign_codes(const struct iq1_tables *tb, const struct iq1_format *
     float total = 0.0f, sum_xa = 0.0f, sum_aa = 0.0f;
     for (int u = 0; u < QK_K / f->unit; u++) {
         float best = INFINITY;
-        /* the 3-bit scale nearest to the unit's free scale, and its two neighbours */
+        /* the 3-bit scales just below and just above the unit's free scale */
         const float ideal = (free_scale[u] / d - 1.0f) * 0.5f;
-        const int centre = ideal > 0.0f ? (ideal < 7.0f ? (int) lrintf(ideal) : 7) : 0;
-        const int s_lo = centre > 0 ? centre - 1 : 0, s_hi = centre < 7 ? centre + 1 : 7;
+        const int below = ideal > 0.0f ? (ideal < 7.0f ? (int) ideal : 7) : 0;
+        const int s_lo = below, s_hi = below < 7 ? below + 1 : 7;
         for (int s = s_lo; s <= s_hi; s++) {
             const float dl = d * (float) (2 * s + 1);
             float err = 0.0f;
