@@ -384,21 +384,16 @@ static float best_free_scale(const float *x, const float *w, int n)
     for (int sign = 0; sign < 2; sign++) {
         const float delta = sign ? -IQ1_DELTA : IQ1_DELTA;
         const float lo = delta - 1.0f, hi = delta + 1.0f;
-        const float ax = delta - hi, aw = delta * delta - hi * hi;
-        for (int i1 = 0; i1 <= n; i1++) {
-            /* values [0, i1) at lo, [i1, i2) at delta, [i2, n) at hi: the
-               sums are linear in px[i2], pw[i2]; gains compared without
-               a division (saa >= 0) */
-            const float bx = (lo - delta) * px[i1] + hi * px[n];
-            const float bw = (lo * lo - delta * delta) * pw[i1] + hi * hi * pw[n];
+        for (int i1 = 0; i1 <= n; i1++)
             for (int i2 = i1; i2 <= n; i2++) {
-                const float sxa = bx + ax * px[i2], saa = bw + aw * pw[i2];
-                if (sxa > 0.0f && saa > 0.0f && sxa * sxa > best_gain * saa) {
+                /* values [0, i1) at lo, [i1, i2) at delta, [i2, n) at hi */
+                const float sxa = lo * px[i1] + delta * (px[i2] - px[i1]) + hi * (px[n] - px[i2]);
+                const float saa = lo * lo * pw[i1] + delta * delta * (pw[i2] - pw[i1]) + hi * hi * (pw[n] - pw[i2]);
+                if (sxa > 0.0f && saa > 0.0f && sxa * sxa / saa > best_gain) {
                     best_gain = sxa * sxa / saa;
                     best_scale = sxa / saa;
                 }
             }
-        }
     }
     return best_scale;
 }
