@@ -389,7 +389,8 @@ static float best_free_scale(const float *x, const float *w, int n)
                 /* values [0, i1) at lo, [i1, i2) at delta, [i2, n) at hi */
                 const float sxa = lo * px[i1] + delta * (px[i2] - px[i1]) + hi * (px[n] - px[i2]);
                 const float saa = lo * lo * pw[i1] + delta * delta * (pw[i2] - pw[i1]) + hi * hi * (pw[n] - pw[i2]);
-                if (sxa > 0.0f && saa > 0.0f && sxa * sxa / saa > best_gain) {
+                /* sxa^2 / saa > best_gain without the division */
+                if (sxa > 0.0f && saa > 0.0f && sxa * sxa > best_gain * saa) {
                     best_gain = sxa * sxa / saa;
                     best_scale = sxa / saa;
                 }
