@@ -17,14 +17,15 @@
  *      best when each value may take any of the three levels (a scan over
  *      the sorted values: every split into -1, 0 and +1, both shifts, with
  *      the least-squares scale of each split);
- *   2. candidate block scales d: the largest unit scale over 15 times 1,
- *      0.9 and 0.8;
+ *   2. candidate block scales d: the largest unit scale over 15 times 1
+ *      and 0.85;
  *   3. for each candidate (rounded to binary16, as stored), every unit
- *      tries the three 3-bit scales nearest to its free scale (wider
- *      windows gave the same blocks on the tests' inputs) and both
- *      shifts; a group's grid point
- *      for a scale and shift is the nearest vector of levels if it lies on
- *      the grid, else the best of its precomputed nearest grid points; the
+ *      tries the two 3-bit scales just below and above its free scale
+ *      (wider windows gave nearly the same blocks on the tests' inputs)
+ *      and both shifts; a group's grid point for a scale and shift is the
+ *      nearest vector of levels if it lies on the grid, else the best of
+ *      its precomputed nearest grid points (a point's error: the sum of
+ *      its values' errors at their levels, computed once per group); the
  *      least-squares d of the chosen codes is tried next;
  *   4. the codes of the candidate with the smallest error are stored.
  * Like quants.c this file must be compiled without floating-point
@@ -136,6 +137,12 @@ static struct iq1_tables *build_tables(void)
         tb->level_map[level_key(t)] = g;
     }
 
+    /* the grid's levels by position, for loops over the grid that vectorize */
+    static int16_t grid_levels[GROUP][IQ1_GRID_POINTS];
+    for (int j = 0; j < GROUP; j++)
+        for (int g = 0; g < IQ1_GRID_POINTS; g++)
+            grid_levels[j][g] = (int16_t) ggml__iq1_grid_value(ggml__iq1_grid[g], j);
+
     /* two passes: count the neighbour lists' length, then fill them */
     uint16_t *list = NULL;
     size_t used = 0;
@@ -147,17 +154,16 @@ static struct iq1_tables *build_tables(void)
             int t[GROUP];
             for (int j = 0, rest = key; j < GROUP; j++, rest /= 3)
                 t[j] = rest % 3 - 1;
-            int distance[IQ1_GRID_POINTS], nearest = INT32_MAX;
-            for (int g = 0; g < IQ1_GRID_POINTS; g++) {
-                int dist = 0;
-                for (int j = 0; j < GROUP; j++) {
-                    const int diff = t[j] - ggml__iq1_grid_value(ggml__iq1_grid[g], j);
-                    dist += diff * diff;
+            int16_t distance[IQ1_GRID_POINTS], nearest = INT16_MAX;
+            for (int g = 0; g < IQ1_GRID_POINTS; g++)
+                distance[g] = 0;
+            for (int j = 0; j < GROUP; j++)
+                for (int g = 0; g < IQ1_GRID_POINTS; g++) {
+                    const int16_t diff = (int16_t) (t[j] - grid_levels[j][g]);
+                    distance[g] = (int16_t) (distance[g] + diff * diff);
                 }
-                distance[g] = dist;
-                if (dist < nearest)
-                    nearest = dist;
-            }
+            for (int g = 0; g < IQ1_GRID_POINTS; g++)
+                nearest = distance[g] < nearest ? distance[g] : nearest;
             const size_t start = used++;
             for (int g = 0; g < IQ1_GRID_POINTS; g++)
                 if (distance[g] <= nearest + 1) {
@@ -236,16 +242,23 @@ static float best_grid_point(const struct iq1_tables *tb, const float *x, const 
         *index = (unsigned) entry;
         return err;
     }
+    /* each value's error at each level; a point's error is their sum */
+    float e[GROUP][4];
+    for (int j = 0; j < GROUP; j++) {
+        for (int l = 0; l < 3; l++) {
+            const float diff = x[j] - level[l];
+            e[j][l] = w[j] * diff * diff;
+        }
+        e[j][3] = 0.0f;
+    }
     const uint16_t *list = tb->neighbours + (-1 - (int64_t) entry);
     float best = INFINITY;
     *index = list[1];
     for (unsigned n = 1; n <= list[0]; n++) {
         const uint16_t code = ggml__iq1_grid[list[n]];
         float err = 0.0f;
-        for (int j = 0; j < GROUP; j++) {
-            const float diff = x[j] - level[((code >> (2 * j)) & 3)];
-            err += w[j] * diff * diff;
-        }
+        for (int j = 0; j < GROUP; j++)
+            err += e[j][(code >> (2 * j)) & 3];
         if (err < best) {
             best = err;
             *index = list[n];
@@ -271,7 +284,7 @@ struct iq1_format {
 
 /*
  * The best codes for the block x (weights w) at the stored scale d > 0:
- * each unit tries the three 3-bit scales around its free scale
+ * each unit tries the two 3-bit scales around its free scale
  * free_scale[u] and both shifts (per unit or per group).  Returns the weighted squared error; *ls_d gets the
  * least-squares d for the chosen codes (0 if undefined).
  */
@@ -282,10 +295,10 @@ static float assign_codes(const struct iq1_tables *tb, const struct iq1_format *
     float total = 0.0f, sum_xa = 0.0f, sum_aa = 0.0f;
     for (int u = 0; u < QK_K / f->unit; u++) {
         float best = INFINITY;
-        /* the 3-bit scale nearest to the unit's free scale, and its two neighbours */
+        /* the 3-bit scales just below and just above the unit's free scale */
         const float ideal = (free_scale[u] / d - 1.0f) * 0.5f;
-        const int centre = ideal > 0.0f ? (ideal < 7.0f ? (int) lrintf(ideal) : 7) : 0;
-        const int s_lo = centre > 0 ? centre - 1 : 0, s_hi = centre < 7 ? centre + 1 : 7;
+        const int below = ideal > 0.0f ? (ideal < 7.0f ? (int) ideal : 7) : 0;
+        const int s_lo = below, s_hi = below < 7 ? below + 1 : 7;
         for (int s = s_lo; s <= s_hi; s++) {
             const float dl = d * (float) (2 * s + 1);
             float err = 0.0f;
@@ -376,7 +389,8 @@ static float best_free_scale(const float *x, const float *w, int n)
                 /* values [0, i1) at lo, [i1, i2) at delta, [i2, n) at hi */
                 const float sxa = lo * px[i1] + delta * (px[i2] - px[i1]) + hi * (px[n] - px[i2]);
                 const float saa = lo * lo * pw[i1] + delta * delta * (pw[i2] - pw[i1]) + hi * hi * (pw[n] - pw[i2]);
-                if (sxa > 0.0f && saa > 0.0f && sxa * sxa / saa > best_gain) {
+                /* sxa^2 / saa > best_gain without the division */
+                if (sxa > 0.0f && saa > 0.0f && sxa * sxa > best_gain * saa) {
                     best_gain = sxa * sxa / saa;
                     best_scale = sxa / saa;
                 }
@@ -414,7 +428,7 @@ static void quantize_block(const struct iq1_tables *tb, const struct iq1_format 
     if (max_scale == 0.0f)
         max_scale = amax;   /* all weights zero: any scale; keep the range */
 
-    static const float factors[] = { 1.0f, 0.9f, 0.8f };
+    static const float factors[] = { 1.0f, 0.85f };
     float best = INFINITY;
     struct iq1_codes trial;
     for (size_t fi = 0; fi < sizeof factors / sizeof factors[0]; fi++) {

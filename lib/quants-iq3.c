@@ -14,18 +14,20 @@
  *      value whose flip costs least (smallest w x^2) gets the other sign
  *      and its magnitude target becomes -|x| (the codebook then picks the
  *      magnitude that hurts least);
- *   2. each sub-block's best real scale: a scan over inverse scales; for
+ *   2. each sub-block's best real scale: a scan over 12 inverse scales; for
  *      each, every group of four magnitudes is rounded to the per-value
  *      level lattice (8^4 points) and the candidate codebook points listed
  *      for that lattice point (the nearest ones, built once: the lookup
  *      tables) are compared by the weighted error; the least-squares scale
  *      of the chosen points follows, and the scan keeps the scale with the
- *      smallest error, refined by re-rounding with it;
+ *      smallest error, refined by re-rounding with it (a step whose points
+ *      equal the previous step's is skipped, a refinement stops at a fixed
+ *      point);
  *   3. the block scale d: a few candidates around "largest sub-block scale
- *      / 31", each rounded to binary16; for each, every sub-block tries the
- *      4-bit scales next to its best real scale, re-choosing its points
- *      with the scale actually stored, and the candidate with the smallest
- *      total error is kept.
+ *      / 31" (5 of them), each rounded to binary16; for each, every
+ *      sub-block tries the 4-bit scales just below and just above its best
+ *      real scale, re-choosing its points with the scale actually stored,
+ *      and the candidate with the smallest total error is kept.
  * Non-finite inputs count as 0; a block scale beyond binary16's range
  * saturates at 65504.  Like quants.c this file must be compiled without
  * floating-point contraction.
@@ -119,6 +121,7 @@ struct iq3_codec {
     int step;               /* the usual distance of consecutive levels */
     uint32_t *first;        /* LATTICE + 1 offsets into list */
     uint16_t *list;
+    float *list_values;     /* the four magnitudes of each list entry */
 };
 
 static struct iq3_codec xxs_codec = {
@@ -134,8 +137,10 @@ static void codec_free(struct iq3_codec *c)
 {
     free(c->first);
     free(c->list);
+    free(c->list_values);
     c->first = NULL;
     c->list = NULL;
+    c->list_values = NULL;
 }
 
 /* Builds c's candidate lists; false when memory runs out. */
@@ -146,50 +151,78 @@ static bool codec_build(struct iq3_codec *c)
     for (int i = 0; i < 7; i++)
         c->cuts[i] = 0.5f * (float) (c->levels[i] + c->levels[i + 1]);
 
-    int *dist = malloc((size_t) c->grid_size * sizeof *dist);
+    /* the grid's magnitudes by position, and the squared distances, in
+       16 bits (at most 4 * 62^2) so that the loops over the grid vectorize */
+    int16_t *gv = malloc((size_t) c->grid_size * 4 * sizeof *gv);
+    int16_t *dist = malloc((size_t) c->grid_size * sizeof *dist);
+    uint16_t *near = malloc((size_t) c->grid_size * sizeof *near);
     uint32_t *first = malloc((LATTICE + 1) * sizeof *first);
     /* first pass counts, second fills */
     uint16_t *list = NULL;
-    bool ok = dist != NULL && first != NULL;
+    float *values = NULL;
+    bool ok = gv != NULL && dist != NULL && near != NULL && first != NULL;
+    for (int j = 0; ok && j < 4; j++)
+        for (int e = 0; e < c->grid_size; e++)
+            gv[j * c->grid_size + e] = (int16_t) ((c->grid[e] >> (8 * j)) & 0xff);
     for (int pass = 0; ok && pass < 2; pass++) {
         uint32_t n = 0;
         for (int p = 0; p < LATTICE; p++) {
-            int best = INT32_MAX;
+            const int16_t *g0 = gv, *g1 = gv + c->grid_size, *g2 = gv + 2 * c->grid_size,
+                          *g3 = gv + 3 * c->grid_size;
+            const int16_t l0 = c->levels[p & 7], l1 = c->levels[(p >> 3) & 7], l2 = c->levels[(p >> 6) & 7],
+                          l3 = c->levels[(p >> 9) & 7];
             for (int e = 0; e < c->grid_size; e++) {
-                int sum = 0;
-                for (int j = 0; j < 4; j++) {
-                    const int diff = c->levels[(p >> (3 * j)) & 7] - (int) ((c->grid[e] >> (8 * j)) & 0xff);
-                    sum += diff * diff;
-                }
-                dist[e] = sum;
-                if (sum < best)
-                    best = sum;
+                const int16_t d0 = (int16_t) (l0 - g0[e]), d1 = (int16_t) (l1 - g1[e]),
+                              d2 = (int16_t) (l2 - g2[e]), d3 = (int16_t) (l3 - g3[e]);
+                dist[e] = (int16_t) (d0 * d0 + d1 * d1 + d2 * d2 + d3 * d3);
             }
+            int16_t best = INT16_MAX;
+            for (int e = 0; e < c->grid_size; e++)
+                best = dist[e] < best ? dist[e] : best;
             first[p] = n;
-            /* nearest first: by increasing distance */
-            for (int limit = best; limit <= best + c->step * c->step; limit++)
-                for (int e = 0; e < c->grid_size; e++)
-                    if (dist[e] == limit) {
-                        if (pass == 1)
-                            list[n] = (uint16_t) e;
-                        n++;
-                    }
+            /* the near ones, nearest first (ties by index): insertion sort */
+            int count = 0;
+            for (int e = 0; e < c->grid_size; e++) {
+                if (dist[e] > best + c->step * c->step)
+                    continue;
+                int at = count++;
+                if (pass == 0)
+                    continue;   /* counting only */
+                while (at > 0 && dist[near[at - 1]] > dist[e]) {
+                    near[at] = near[at - 1];
+                    at--;
+                }
+                near[at] = (uint16_t) e;
+            }
+            if (pass == 1) {
+                for (int k = 0; k < count; k++) {
+                    list[n + (uint32_t) k] = near[k];
+                    for (int j = 0; j < 4; j++)
+                        values[4 * (n + (uint32_t) k) + (uint32_t) j] = grid_value(c->grid[near[k]], j);
+                }
+            }
+            n += (uint32_t) count;
         }
         first[LATTICE] = n;
         if (pass == 0) {
             list = malloc((size_t) n * sizeof *list);
-            ok = list != NULL;
+            values = malloc((size_t) n * 4 * sizeof *values);
+            ok = list != NULL && values != NULL;
         }
     }
+    free(gv);
     free(dist);
+    free(near);
     if (!ok) {
         free(first);
         free(list);
+        free(values);
         ggml__error("out of memory for the IQ3 quantization tables");
         return false;
     }
     c->first = first;
     c->list = list;
+    c->list_values = values;
     return true;
 }
 
@@ -197,6 +230,15 @@ bool ggml__iq3_tables_init(void)
 {
     pthread_mutex_lock(&tables_lock);
     const bool ok = codec_build(&xxs_codec) && codec_build(&s_codec);
+    pthread_mutex_unlock(&tables_lock);
+    return ok;
+}
+
+/* Builds the tables of c alone (the first use of one format). */
+static bool codec_init(struct iq3_codec *c)
+{
+    pthread_mutex_lock(&tables_lock);
+    const bool ok = codec_build(c);
     pthread_mutex_unlock(&tables_lock);
     return ok;
 }
@@ -215,31 +257,33 @@ void ggml__iq3_tables_free(void)
  * The codebook point for four magnitude targets t (negative: the sign is
  * wrong, see above) with weights w at inverse scale inv: the candidate of
  * the nearest lattice point with the smallest weighted error
- * sum w (t inv - g)^2; *err gets that error in units of the scale.
+ * sum w (t inv - g)^2, returned as its index in c->list; *err gets that
+ * error in units of the scale.
  */
-static int best_point(const struct iq3_codec *c, const float *t, const float *w, float inv, float *err)
+static uint32_t best_point(const struct iq3_codec *c, const float *t, const float *w, float inv, float *err)
 {
-    int p = 0;
     float u[4];
-    for (int j = 0; j < 4; j++) {
+    int n[4] = { 0, 0, 0, 0 };
+    for (int j = 0; j < 4; j++)
         u[j] = t[j] * inv;
-        int n = 0;
-        while (n < 7 && u[j] > c->cuts[n])
-            n++;
-        p |= n << (3 * j);
-    }
-    int best = c->list[c->first[p]];
+    /* the level number: how many cuts lie below (the cuts increase) */
+    for (int j = 0; j < 4; j++)
+        for (int i = 0; i < 7; i++)
+            n[j] += u[j] > c->cuts[i];
+    const int p = n[0] | n[1] << 3 | n[2] << 6 | n[3] << 9;
+    const uint32_t end = c->first[p + 1];
+    uint32_t best = c->first[p];
     float best_err = FLT_MAX;
-    for (uint32_t k = c->first[p]; k < c->first[p + 1]; k++) {
-        const uint32_t e = c->grid[c->list[k]];
+    for (uint32_t k = c->first[p]; k < end; k++) {
+        const float *g = c->list_values + 4 * k;
         float sum = 0.0f;
         for (int j = 0; j < 4; j++) {
-            const float diff = u[j] - grid_value(e, j);
+            const float diff = u[j] - g[j];
             sum += w[j] * diff * diff;
         }
         if (sum < best_err) {
             best_err = sum;
-            best = c->list[k];
+            best = k;
         }
     }
     *err = best_err;
@@ -248,41 +292,45 @@ static int best_point(const struct iq3_codec *c, const float *t, const float *w,
 
 /*
  * The points of a sub-block (SUB targets, SUB / 4 points) at inverse
- * scale inv; returns the weighted error sum w (t - g / inv)^2 in x units.
+ * scale inv, their magnitudes in g; returns the weighted error
+ * sum w (t - g / inv)^2 in x units.
  */
-static double sub_points(const struct iq3_codec *c, const float *t, const float *w, float inv, uint16_t *points)
+static float sub_points(const struct iq3_codec *c, const float *t, const float *w, float inv, uint16_t *points,
+                        float *g)
 {
-    double err = 0.0;
-    for (int g = 0; g < SUB / 4; g++) {
+    float err = 0.0f;
+    for (int q = 0; q < SUB / 4; q++) {
         float e;
-        points[g] = (uint16_t) best_point(c, t + 4 * g, w + 4 * g, inv, &e);
-        err += (double) e;
+        const uint32_t k = best_point(c, t + 4 * q, w + 4 * q, inv, &e);
+        points[q] = c->list[k];
+        memcpy(g + 4 * q, c->list_values + 4 * k, 4 * sizeof *g);
+        err += e;
     }
-    return err / ((double) inv * (double) inv);
+    return err / (inv * inv);
 }
 
-/* The least-squares scale of the given points for the targets (0: none). */
-static float lsq_scale(const struct iq3_codec *c, const float *t, const float *w, const uint16_t *points)
+/*
+ * The least-squares fit of magnitudes g to the targets: returns its scale
+ * tg / gg (0: none) and in *gain tg^2 / gg, by which it lowers the error
+ * below sum w t^2 (the larger the better).
+ */
+static float lsq_fit(const float *t, const float *w, const float *g, float *gain)
 {
-    double tg = 0.0, gg = 0.0;
-    for (int v = 0; v < SUB; v++) {
-        const double g = grid_value(c->grid[points[v / 4]], v % 4);
-        tg += (double) w[v] * t[v] * g;
-        gg += (double) w[v] * g * g;
+    float tg[4] = { 0.0f, 0.0f, 0.0f, 0.0f }, gg[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+    for (int v = 0; v < SUB; v += 4)
+        for (int j = 0; j < 4; j++) {
+            const float wg = w[v + j] * g[v + j];
+            tg[j] += wg * t[v + j];
+            gg[j] += wg * g[v + j];
+        }
+    const float stg = (tg[0] + tg[1]) + (tg[2] + tg[3]), sgg = (gg[0] + gg[1]) + (gg[2] + gg[3]);
+    if (!(stg > 0.0f && sgg > 0.0f)) {
+        *gain = 0.0f;
+        return 0.0f;
     }
-    return tg > 0.0 && gg > 0.0 ? (float) (tg / gg) : 0.0f;
-}
-
-/* The weighted error of points at the given scale. */
-static double sub_error(const struct iq3_codec *c, const float *t, const float *w, float scale,
-                        const uint16_t *points)
-{
-    double err = 0.0;
-    for (int v = 0; v < SUB; v++) {
-        const double diff = (double) t[v] - (double) scale * grid_value(c->grid[points[v / 4]], v % 4);
-        err += (double) w[v] * diff * diff;
-    }
-    return err;
+    const float scale = stg / sgg;
+    *gain = scale * stg;
+    return scale;
 }
 
 /* The real scale that fits a sub-block best (0 when all targets are <= 0). */
@@ -290,30 +338,37 @@ static float best_sub_scale(const struct iq3_codec *c, const float *t, const flo
 {
     float tmax = 0.0f;
     for (int v = 0; v < SUB; v++)
-        if (t[v] > tmax)
-            tmax = t[v];
+        tmax = t[v] > tmax ? t[v] : tmax;
     if (tmax <= 0.0f)
         return 0.0f;
 
-    uint16_t points[SUB / 4];
-    float best_scale = 0.0f;
-    double best_err = DBL_MAX;
+    uint16_t points[SUB / 4], last[SUB / 4];
+    float g[SUB];
+    float best_scale = 0.0f, best_gain = 0.0f;
     const float top = (float) c->levels[7];
-    for (int i = 0; i < 24; i++) {
-        /* the largest target lands between 0.6 and 1.06 of the top level */
-        const float inv = top * (0.6f + 0.02f * (float) i) / tmax;
-        sub_points(c, t, w, inv, points);
-        float scale = lsq_scale(c, t, w, points);
+    for (int i = 0; i < 12; i++) {
+        /* the largest target lands between 0.6 and 1.04 of the top level */
+        const float inv = top * (0.6f + 0.04f * (float) i) / tmax;
+        sub_points(c, t, w, inv, points, g);
+        /* the same points as the previous step's: the same refinement */
+        if (i > 0 && memcmp(points, last, sizeof points) == 0)
+            continue;
+        memcpy(last, points, sizeof points);
+        float gain;
+        float scale = lsq_fit(t, w, g, &gain);
         for (int round = 0; round < 3 && scale > 0.0f; round++) {
-            const double err = sub_error(c, t, w, scale, points);
-            if (err < best_err) {
-                best_err = err;
+            if (gain > best_gain) {
+                best_gain = gain;
                 best_scale = scale;
             } else if (round > 0) {
                 break;
             }
-            sub_points(c, t, w, 1.0f / scale, points);
-            scale = lsq_scale(c, t, w, points);
+            uint16_t next[SUB / 4];
+            sub_points(c, t, w, 1.0f / scale, next, g);
+            if (memcmp(next, points, sizeof next) == 0)
+                break;   /* a fixed point */
+            memcpy(points, next, sizeof next);
+            scale = lsq_fit(t, w, g, &gain);
         }
     }
     return best_scale;
@@ -355,8 +410,8 @@ static void quantize_block(const struct iq3_codec *c, float (*scale_of)(float, i
         return;   /* nothing positive to encode: d = 0 decodes zeros */
 
     double best_total = DBL_MAX;
-    for (int cand = 0; cand < 9; cand++) {
-        /* the largest sub-block scale would be 4-bit scale 15 at 27..35 */
+    for (int cand = 0; cand < 9; cand += 2) {
+        /* the largest sub-block scale would be 4-bit scale 15 at 27, 29 .. 35 */
         const float want = smax / (27.0f + (float) cand) / unit;
         ggml_fp16_t d16 = ggml__fp32_to_fp16(want < 65504.0f ? want : 65504.0f);
         if (ggml__fp16_to_fp32(d16) == 0.0f)
@@ -377,15 +432,15 @@ static void quantize_block(const struct iq3_codec *c, float (*scale_of)(float, i
                 ideal = 31.0f;
             const int l0 = (int) floorf((ideal - 1.0f) * 0.5f);
             double sub_best = DBL_MAX;
-            for (int l = l0 - 1; l <= l0 + 2; l++) {
+            for (int l = l0; l <= l0 + 1; l++) {
                 if (l < 0 || l > 15)
                     continue;
                 uint16_t points[SUB / 4];
+                float g[SUB];
                 const float scale = scale_of(d, l);
                 if (!(scale > 0.0f))
                     continue;
-                sub_points(c, ts, ws, 1.0f / scale, points);
-                const double err = sub_error(c, ts, ws, scale, points);
+                const double err = sub_points(c, ts, ws, 1.0f / scale, points, g);
                 if (err < sub_best) {
                     sub_best = err;
                     trial.l[s] = (uint8_t) l;
@@ -396,7 +451,9 @@ static void quantize_block(const struct iq3_codec *c, float (*scale_of)(float, i
                 /* only when the scale collapses: every l equally bad */
                 trial.l[s] = 0;
                 memset(trial.points + (SUB / 4) * s, 0, (SUB / 4) * sizeof(uint16_t));
-                sub_best = sub_error(c, ts, ws, 0.0f, trial.points + (SUB / 4) * s);
+                sub_best = 0.0;
+                for (int v = 0; v < SUB; v++)
+                    sub_best += (double) ws[v] * ts[v] * ts[v];
             }
             total += sub_best;
         }
@@ -481,13 +538,14 @@ static void quantize_block_iq3_s(const float *x, const float *w, void *vy)
  * a block are the importance weights of its columns, or 1.  False after
  * logging when the lookup tables cannot be built.
  */
-static bool quantize_rows(void (*quantize)(const float *, const float *, void *), size_t block_size, const float *x,
+static bool quantize_rows(struct iq3_codec *c, void (*quantize)(const float *, const float *, void *),
+                          size_t block_size, const float *x,
                           void *y, int64_t nrows, int64_t n_per_row, const float *imatrix, const char *func)
 {
     const int64_t nb = ggml__quant_row_blocks(x, y, n_per_row, QK_K, func);
     if (nb <= 0 || nrows <= 0)
         return true;
-    if (!ggml__iq3_tables_init())
+    if (!codec_init(c))
         return false;
     char *out = y;
     for (int64_t r = 0; r < nrows; r++) {
@@ -507,23 +565,24 @@ static bool quantize_rows(void (*quantize)(const float *, const float *, void *)
 
 void ggml__quantize_row_iq3_xxs_ref(const float *restrict x, void *restrict y, int64_t k)
 {
-    quantize_rows(quantize_block_iq3_xxs, sizeof(block_iq3_xxs), x, y, 1, k, NULL, __func__);
+    quantize_rows(&xxs_codec, quantize_block_iq3_xxs, sizeof(block_iq3_xxs), x, y, 1, k, NULL, __func__);
 }
 
 void ggml__quantize_row_iq3_s_ref(const float *restrict x, void *restrict y, int64_t k)
 {
-    quantize_rows(quantize_block_iq3_s, sizeof(block_iq3_s), x, y, 1, k, NULL, __func__);
+    quantize_rows(&s_codec, quantize_block_iq3_s, sizeof(block_iq3_s), x, y, 1, k, NULL, __func__);
 }
 
 bool ggml__quantize_iq3_xxs(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
                             const float *imatrix)
 {
-    return quantize_rows(quantize_block_iq3_xxs, sizeof(block_iq3_xxs), x, y, nrows, n_per_row, imatrix,
+    return quantize_rows(&xxs_codec, quantize_block_iq3_xxs, sizeof(block_iq3_xxs), x, y, nrows, n_per_row, imatrix,
                          __func__);
 }
 
 bool ggml__quantize_iq3_s(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
                           const float *imatrix)
 {
-    return quantize_rows(quantize_block_iq3_s, sizeof(block_iq3_s), x, y, nrows, n_per_row, imatrix, __func__);
+    return quantize_rows(&s_codec, quantize_block_iq3_s, sizeof(block_iq3_s), x, y, nrows, n_per_row, imatrix,
+                         __func__);
 }
