@@ -124,95 +124,146 @@ struct group_fit {
 };
 
 /*
- * Best point of a group of magnitudes a[8] (weights w) at factor sigma,
- * the value flip (or -1) taking the wrong sign.
+ * What a group's search reuses for every factor sigma.  The weighted
+ * squared error of point p at sigma is
+ *     sum w t^2 - 2 sigma sum w t p + sigma^2 sum w p^2,
+ * so with dot[v][i] = sum w t p (t: the magnitudes, the value flip[v]
+ * negated) and norm[i] = sum w p^2 for every point i, a search at one
+ * sigma is two products per point.  Variant 0 is the signs as they are;
+ * under the parity rule with an odd number of negatives the variants are
+ * the two candidate flips instead.
  */
-static struct group_fit fit_group_with_flip(const struct iq2_format *f, const float *a, const float *w,
-                                            float sigma, int flip)
+enum { MAX_POINTS = 1024 };
+
+struct group_tables {
+    int n_variants;
+    int flip[2];
+    float base;                  /* sum w t^2 */
+    float dot[2][MAX_POINTS];
+    float norm[MAX_POINTS];
+};
+
+/* Fills dot (target magnitudes a, value flip negated) or, when a is NULL, norm, from pair tables. */
+static void point_sums(const struct iq2_format *f, const float *a, const float *w, int flip, float *restrict out)
 {
-    /* pair[k][c0 | c1 << 2]: error of coordinates 2k, 2k + 1 at level codes c0, c1 */
     float pair[4][16];
     for (int k = 0; k < 4; k++) {
-        float c[2][3];
+        float c[2][4];
         for (int h = 0; h < 2; h++) {
             const int j = 2 * k + h;
-            const float target = j == flip ? -a[j] : a[j];
+            const float t = a == NULL ? 1.0f : (j == flip ? -a[j] : a[j]);
             for (int l = 0; l < 3; l++) {
-                const float e = target - sigma * iq2_levels[l];
-                c[h][l] = w[j] * e * e;
+                const float lv = iq2_levels[l];
+                c[h][l] = a == NULL ? w[j] * lv * lv : w[j] * t * lv;
             }
+            c[h][3] = 0.0f;   /* not a level of any point */
         }
         for (int code = 0; code < 16; code++)
-            pair[k][code] = (code & 3) < 3 && (code >> 2) < 3 ? c[0][code & 3] + c[1][code >> 2] : FLT_MAX;
+            pair[k][code] = c[0][code & 3] + c[1][code >> 2];
     }
-    struct group_fit best = { 0, flip, FLT_MAX };
+    const uint16_t *pts = f->points;
     for (int i = 0; i < f->n_points; i++) {
-        const unsigned p = f->points[i];
-        const float e = pair[0][p & 15] + pair[1][(p >> 4) & 15] + pair[2][(p >> 8) & 15] + pair[3][p >> 12];
-        if (e < best.err) {
-            best.err = e;
-            best.index = i;
-        }
+        const unsigned p = pts[i];
+        out[i] = pair[0][p & 15] + pair[1][(p >> 4) & 15] + pair[2][(p >> 8) & 15] + pair[3][p >> 12];
     }
+}
+
+/* Prepares the search tables of group (values x[8], magnitudes a[8], weights w[8]). */
+static void group_tables_init(const struct iq2_format *f, const float *x, const float *a, const float *w,
+                              struct group_tables *g)
+{
+    g->base = 0.0f;
+    int negatives = 0;
+    for (int j = 0; j < 8; j++) {
+        g->base += w[j] * a[j] * a[j];
+        negatives += x[j] < 0.0f;
+    }
+    point_sums(f, NULL, w, -1, g->norm);
+    if (!f->parity || negatives % 2 == 0) {
+        g->n_variants = 1;
+        g->flip[0] = -1;
+    } else {
+        /* the two values of smallest weighted magnitude are the candidates */
+        int c0 = -1, c1 = -1;
+        for (int j = 0; j < 8; j++) {
+            const float m = w[j] * a[j];
+            if (c0 < 0 || m < w[c0] * a[c0]) {
+                c1 = c0;
+                c0 = j;
+            } else if (c1 < 0 || m < w[c1] * a[c1]) {
+                c1 = j;
+            }
+        }
+        g->n_variants = 2;
+        g->flip[0] = c0;
+        g->flip[1] = c1;
+    }
+    for (int v = 0; v < g->n_variants; v++)
+        point_sums(f, a, w, g->flip[v], g->dot[v]);
+}
+
+/* Best encoding of a group at sigma; *dot gets sum w t p of the chosen point, *norm sum w p^2. */
+static struct group_fit fit_group(const struct iq2_format *f, const struct group_tables *g, float sigma,
+                                  float *dot, float *norm)
+{
+    const float s2 = sigma * sigma, t2 = 2.0f * sigma;
+    const int n = f->n_points;
+    struct group_fit best = { 0, -1, FLT_MAX };
+    for (int v = 0; v < g->n_variants; v++) {
+        const float *restrict dv = g->dot[v], *restrict nv = g->norm;
+        /* 8 lanes of running minima, then the lane holding the least one
+           is searched again for its first index */
+        float m[8];
+        for (int l = 0; l < 8; l++)
+            m[l] = FLT_MAX;
+        for (int i = 0; i < n; i += 8)
+            for (int l = 0; l < 8; l++) {
+                const float e = s2 * nv[i + l] - t2 * dv[i + l];
+                m[l] = e < m[l] ? e : m[l];
+            }
+        int lane = 0;
+        for (int l = 1; l < 8; l++)
+            lane = m[l] < m[lane] ? l : lane;
+        if (!(m[lane] < best.err))
+            continue;
+        int idx = lane;
+        for (int i = lane; i < n; i += 8)
+            if (s2 * nv[i] - t2 * dv[i] == m[lane]) {
+                idx = i;
+                break;
+            }
+        best.err = m[lane];
+        best.index = idx;
+        best.flip = g->flip[v];
+        *dot = dv[idx];
+        *norm = nv[idx];
+    }
+    best.err += g->base;
     return best;
 }
 
-/* Best encoding of group (values x[8], magnitudes a[8]) at sigma, obeying the parity rule. */
-static struct group_fit fit_group(const struct iq2_format *f, const float *x, const float *a, const float *w,
-                                  float sigma)
-{
-    int negatives = 0;
-    for (int j = 0; j < 8; j++)
-        negatives += x[j] < 0.0f;
-    if (!f->parity || negatives % 2 == 0)
-        return fit_group_with_flip(f, a, w, sigma, -1);
-    /* the two values of smallest weighted magnitude are the candidates */
-    int c0 = -1, c1 = -1;
-    for (int j = 0; j < 8; j++) {
-        const float m = w[j] * a[j];
-        if (c0 < 0 || m < w[c0] * a[c0]) {
-            c1 = c0;
-            c0 = j;
-        } else if (c1 < 0 || m < w[c1] * a[c1]) {
-            c1 = j;
-        }
-    }
-    const struct group_fit f0 = fit_group_with_flip(f, a, w, sigma, c0);
-    const struct group_fit f1 = fit_group_with_flip(f, a, w, sigma, c1);
-    return f1.err < f0.err ? f1 : f0;
-}
-
-/* Coordinate j of point index of format f, as a float. */
-static inline float point_coord(const struct iq2_format *f, int index, int j)
-{
-    return iq2_levels[(f->points[index] >> (2 * j)) & 3];
-}
-
 /*
- * Fits the groups of one unit (n groups of 8 from x, a, w) at sigma into
- * fit[]; returns the total error and the least-squares factor for the
- * chosen points in *refit (sigma itself when undefined).
+ * Fits the n groups of one unit (tables g) at sigma into fit[]; returns
+ * the total error and the least-squares factor for the chosen points in
+ * *refit (sigma itself when undefined).
  */
-static float fit_unit(const struct iq2_format *f, const float *x, const float *a, const float *w, int n,
-                      float sigma, struct group_fit *fit, float *refit)
+static float fit_unit(const struct iq2_format *f, const struct group_tables *g, int n, float sigma,
+                      struct group_fit *fit, float *refit)
 {
     float err = 0.0f, num = 0.0f, den = 0.0f;
-    for (int g = 0; g < n; g++) {
-        fit[g] = fit_group(f, x + 8 * g, a + 8 * g, w + 8 * g, sigma);
-        err += fit[g].err;
-        for (int j = 0; j < 8; j++) {
-            const float p = point_coord(f, fit[g].index, j);
-            const float t = j == fit[g].flip ? -a[8 * g + j] : a[8 * g + j];
-            num += w[8 * g + j] * t * p;
-            den += w[8 * g + j] * p * p;
-        }
+    for (int k = 0; k < n; k++) {
+        float dot = 0.0f, norm = 0.0f;
+        fit[k] = fit_group(f, &g[k], sigma, &dot, &norm);
+        err += fit[k].err;
+        num += dot;
+        den += norm;
     }
     *refit = den > 0.0f && num > 0.0f ? num / den : sigma;
     return err;
 }
 
-/* Step 1: the best unconstrained factor of a unit. */
-static float best_unit_sigma(const struct iq2_format *f, const float *x, const float *a, const float *w, int n)
+/* Step 1: the best unconstrained factor of a unit (magnitudes a, tables g). */
+static float best_unit_sigma(const struct iq2_format *f, const float *a, const struct group_tables *g, int n)
 {
     float amax = 0.0f;
     for (int j = 0; j < 8 * n; j++)
@@ -224,7 +275,7 @@ static float best_unit_sigma(const struct iq2_format *f, const float *x, const f
     for (int t = 0; t < 5; t++) {
         float sigma = amax / (43.0f - 5.0f * (float) t), refit;
         for (int round = 0; round < 3; round++) {
-            const float err = fit_unit(f, x, a, w, n, sigma, fit, &refit);
+            const float err = fit_unit(f, g, n, sigma, fit, &refit);
             if (err < best_err) {
                 best_err = err;
                 best = sigma;
@@ -252,7 +303,9 @@ struct block_fit {
 
 /*
  * Quantizes one block of QK_K values x with weights w into *out (the
- * format's fields are written by the caller).
+ * format's fields are written by the caller).  The tables of a unit are
+ * built twice (steps 1 and 2) rather than kept for the whole block, so
+ * they stay in the first-level cache.
  */
 static void fit_block(const struct iq2_format *f, const float *x, const float *w, struct block_fit *out)
 {
@@ -260,24 +313,38 @@ static void fit_block(const struct iq2_format *f, const float *x, const float *w
     for (int j = 0; j < QK_K; j++)
         a[j] = fabsf(x[j]);
     const int n = f->unit_groups, n_units = QK_K / 8 / n;
+    struct group_tables g[4];
     float sigma[16], sigma_max = 0.0f;
     for (int u = 0; u < n_units; u++) {
-        sigma[u] = best_unit_sigma(f, x + 8 * n * u, a + 8 * n * u, w + 8 * n * u, n);
+        for (int k = 0; k < n; k++)
+            group_tables_init(f, x + 8 * (n * u + k), a + 8 * (n * u + k), w + 8 * (n * u + k), &g[k]);
+        sigma[u] = best_unit_sigma(f, a + 8 * n * u, g, n);
         sigma_max = sigma[u] > sigma_max ? sigma[u] : sigma_max;
     }
     memset(out, 0, sizeof *out);
     if (!(sigma_max > 0.0f))
         return;   /* all zero (or weightless): d = 0, every value 0 */
 
-    static const float d_factors[] = { 1.0f, 0.94f, 1.06f, 0.88f, 1.12f };
-    float best_err = FLT_MAX;
-    for (size_t c = 0; c < sizeof d_factors / sizeof d_factors[0]; c++) {
+    /* Step 2, unit by unit: every candidate d, the two nearest scales. */
+    enum { N_D = 5 };
+    static const float d_factors[N_D] = { 1.0f, 0.94f, 1.06f, 0.88f, 1.12f };
+    struct block_fit trial[N_D];
+    float total[N_D];
+    bool valid[N_D];
+    for (int c = 0; c < N_D; c++) {
         const float d = ggml__fp16_to_fp32(ggml__fp32_to_fp16(sigma_max * 8.0f / 31.0f * d_factors[c]));
-        if (!(d > 0.0f) || !(d <= FLT_MAX))
-            continue;
-        struct block_fit trial = { .d = d };
-        float total = 0.0f;
-        for (int u = 0; u < n_units && total < best_err; u++) {
+        valid[c] = d > 0.0f && d <= FLT_MAX;
+        memset(&trial[c], 0, sizeof trial[c]);
+        trial[c].d = d;
+        total[c] = 0.0f;
+    }
+    for (int u = 0; u < n_units; u++) {
+        for (int k = 0; k < n; k++)
+            group_tables_init(f, x + 8 * (n * u + k), a + 8 * (n * u + k), w + 8 * (n * u + k), &g[k]);
+        for (int c = 0; c < N_D; c++) {
+            if (!valid[c])
+                continue;
+            const float d = trial[c].d;
             /* s with d (2 s + 1) / 8 = sigma: its two neighbours */
             float ideal = (sigma[u] * 8.0f / d - 1.0f) * 0.5f;
             ideal = ideal >= 0.0f ? (ideal <= 15.0f ? ideal : 15.0f) : 0.0f;
@@ -286,21 +353,22 @@ static void fit_block(const struct iq2_format *f, const float *x, const float *w
             for (int s = lo; s <= hi; s++) {
                 struct group_fit fit[4];
                 float refit;
-                const float err = fit_unit(f, x + 8 * n * u, a + 8 * n * u, w + 8 * n * u, n,
-                                           scale_factor(d, s), fit, &refit);
+                const float err = fit_unit(f, g, n, scale_factor(d, s), fit, &refit);
                 if (err < unit_best) {
                     unit_best = err;
-                    trial.scale[u] = (uint8_t) s;
-                    memcpy(&trial.group[n * u], fit, (size_t) n * sizeof fit[0]);
+                    trial[c].scale[u] = (uint8_t) s;
+                    memcpy(&trial[c].group[n * u], fit, (size_t) n * sizeof fit[0]);
                 }
             }
-            total += unit_best;
-        }
-        if (total < best_err) {
-            best_err = total;
-            *out = trial;
+            total[c] += unit_best;
         }
     }
+    float best_err = FLT_MAX;
+    for (int c = 0; c < N_D; c++)
+        if (valid[c] && total[c] < best_err) {
+            best_err = total[c];
+            *out = trial[c];
+        }
 }
 
 /* The sign bits of group g as stored: bit j set when value j is stored negative. */
