@@ -389,6 +389,38 @@ static void test_mlp(ggml_backend_dev_t meta, const char *name, const struct mlp
     ggml_backend_free(backend);
 }
 
+/* The scheduler over [META, CPU]: the META backend takes the graph whose
+ * weights it holds; alone it is refused (the last backend must be a CPU). */
+static void test_sched(ggml_backend_dev_t meta, const struct mlp_data *d, const struct mlp_out *ref)
+{
+    ggml_backend_t backends[2] = { ggml_backend_dev_init(meta, NULL), ggml_backend_cpu_init() };
+    tap_log_errors();
+    ok(ggml_backend_sched_new(backends, NULL, 1, 256, false, true) == NULL, "sched: META alone refused");
+    logged_one_error("sched: META alone: one error");
+    ggml_backend_sched_t sched = ggml_backend_sched_new(backends, NULL, 2, 256, false, true);
+    ok(sched != NULL, "sched over [META, CPU]");
+    struct mlp m;
+    mlp_build(&m);
+    ggml_backend_buffer_t wbuf = ggml_backend_alloc_ctx_tensors_from_buft(m.wctx, ggml_backend_dev_buffer_type(meta));
+    bool done = sched != NULL && wbuf != NULL && ggml_backend_sched_alloc_graph(sched, m.graph);
+    ok(done, "sched: graph allocated");
+    if (done) {
+        mlp_set(&m, d);
+        is_int(ggml_backend_sched_graph_compute(sched, m.graph), GGML_STATUS_SUCCESS, "sched: computed");
+        is_ptr(ggml_backend_sched_get_tensor_backend(sched, m.y), backends[0], "sched: the output ran on META");
+        struct mlp_out out;
+        ggml_backend_tensor_get(m.y, out.y, 0, sizeof out.y);
+        ggml_backend_tensor_get(m.norm, out.norm, 0, sizeof out.norm);
+        ok(max_rel_diff(out.y, ref->y, O * M) < 1e-5, "sched: MLP output as on one CPU");
+        ok(max_rel_diff(out.norm, ref->norm, O * M) < 1e-4, "sched: norm as on one CPU");
+    }
+    ggml_backend_sched_free(sched);
+    ggml_backend_buffer_free(wbuf);
+    mlp_free(&m);
+    ggml_backend_free(backends[0]);
+    ggml_backend_free(backends[1]);
+}
+
 static void test_blas(void)
 {
     const char *dir = getenv("BLAS_PLUGIN_DIR");
@@ -442,6 +474,7 @@ int main(void)
     ggml_backend_free(cpu_backend);
     test_mlp(meta2, "Meta(CPU,CPU)", &d, &ref);
     test_mlp(meta1, "Meta(CPU)", &d, &ref);
+    test_sched(meta2, &d, &ref);
 
     test_blas();
     return tap_done();
