@@ -172,6 +172,8 @@ extern "C" {
         GGML_BACKEND_DEVICE_TYPE_GPU_UMA = 2, /* an integrated GPU sharing system memory */
         GGML_BACKEND_DEVICE_TYPE_IGPU    = GGML_BACKEND_DEVICE_TYPE_GPU_UMA, /* upstream's name for GPU_UMA */
         GGML_BACKEND_DEVICE_TYPE_ACCEL   = 3, /* an accelerator used together with the CPU (BLAS, NPU...) */
+        GGML_BACKEND_DEVICE_TYPE_META    = 4, /* several devices acting as one, each holding slices of
+                                                 the tensors (ggml_backend_meta_device) */
     };
 
     /* What a device can do. */
@@ -233,6 +235,15 @@ extern "C" {
     GGML_API void *             ggml_backend_reg_get_proc_address(ggml_backend_reg_t reg, const char * name);
 
     /* Signatures of functions commonly found with ggml_backend_reg_get_proc_address. */
+
+    /* "ggml_backend_comm_init": a communication context over backends[0..n_backends)
+       of the registry's devices, or NULL. */
+    typedef void * (*ggml_backend_comm_init_t)(ggml_backend_t * backends, size_t n_backends);
+    /* "ggml_backend_comm_free": frees a context of ggml_backend_comm_init. */
+    typedef void   (*ggml_backend_comm_free_t)(void * comm_ctx);
+    /* "ggml_backend_comm_allreduce_tensor": replaces each of tensors[0..n_backends) (one per
+       backend of the context, same shape) by the element-wise sum of all; false if it cannot. */
+    typedef bool   (*ggml_backend_comm_allreduce_tensor_t)(void * comm_ctx, struct ggml_tensor ** tensors);
 
     /* "ggml_backend_split_buffer_type": buffer type splitting rows over devices. */
     typedef ggml_backend_buffer_type_t   (*ggml_backend_split_buffer_type_t)(int main_device, const float * tensor_split);
@@ -359,6 +370,54 @@ extern "C" {
 
     /* Installs the per-node observer (NULL removes it). */
     GGML_API void                 ggml_backend_sched_set_eval_callback(ggml_backend_sched_t sched, ggml_backend_sched_eval_callback callback, void * user_data);
+
+    /* ------------------------------------------------------ META device */
+
+    /*
+     * A META device joins up to GGML_BACKEND_META_MAX_DEVICES devices
+     * ("simple" devices) into one: each tensor allocated in its buffer type
+     * is held as one slice per simple device, as a callback says, and its
+     * backend computes a graph on every simple device's slices.  See
+     * ggml-backend(7).
+     */
+
+#define GGML_BACKEND_META_MAX_DEVICES 16
+
+    /* How a tensor is spread over the simple devices. */
+    enum ggml_backend_meta_split_axis {
+        GGML_BACKEND_SPLIT_AXIS_0 = 0,          /* sliced along dimension 0 ... */
+        GGML_BACKEND_SPLIT_AXIS_1 = 1,
+        GGML_BACKEND_SPLIT_AXIS_2 = 2,
+        GGML_BACKEND_SPLIT_AXIS_3 = 3,          /* ... or 3 */
+        GGML_BACKEND_SPLIT_AXIS_MIRRORED = 10,  /* a full copy on every device */
+        GGML_BACKEND_SPLIT_AXIS_PARTIAL  = 11,  /* the sum of the devices' full-shaped copies */
+        GGML_BACKEND_SPLIT_AXIS_NONE     = 98,  /* not a state of a tensor: bookkeeping */
+        GGML_BACKEND_SPLIT_AXIS_UNKNOWN  = 99,  /* not a state of a tensor: bookkeeping */
+    };
+    /* "0".."3", "MIRRORED", "PARTIAL", "NONE", "UNKNOWN"; NULL (logged) otherwise. */
+    GGML_API const char * ggml_backend_meta_split_axis_name(enum ggml_backend_meta_split_axis split_axis);
+
+    /* The split of one tensor.  Along a split axis the tensor is a run of
+     * segments; segment s is repeated nr[s] times and each repetition is
+     * cut into ne[s*n_devs + 0], ..., ne[s*n_devs + n_devs-1] elements, one
+     * piece per device in device order.  A device's slice is its pieces in
+     * order.  n_segments == 0 asks for an even split (ggml_backend_meta_device(3)). */
+    struct ggml_backend_meta_split_state {
+        enum ggml_backend_meta_split_axis axis;
+        int64_t  ne[16*GGML_BACKEND_META_MAX_DEVICES]; /* piece sizes, segment-major */
+        uint32_t nr[16];                               /* repetitions of each segment */
+        uint32_t n_segments;                           /* 0..16 */
+    };
+
+    /* Split of a tensor that is not computed (a weight or an input). */
+    typedef struct ggml_backend_meta_split_state (*ggml_backend_meta_get_split_state_t)(const struct ggml_tensor * tensor, void * userdata);
+
+    /* META device over devs[0..n_devs) (1..16, repeats allowed), splitting
+     * tensors as get_split_state says; the same arguments give the same
+     * device, which lives until the process ends.  NULL (logged) on bad
+     * arguments. */
+    GGML_API ggml_backend_dev_t ggml_backend_meta_device(
+        ggml_backend_dev_t * devs, size_t n_devs, ggml_backend_meta_get_split_state_t get_split_state, void * get_split_state_ud);
 
     /* -------------------------------------------------------- utilities */
 

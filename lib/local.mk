@@ -55,6 +55,7 @@ libggml_backend_core_la_SOURCES = \
 	lib/blas-client.c \
 	lib/alloc.c \
 	lib/sched.c \
+	lib/meta.c \
 	lib/cpu/buffer.c \
 	lib/cpu/cpu-private.h \
 	lib/cpu/threadpool.c \

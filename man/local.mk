@@ -106,6 +106,8 @@ man3_MANS += \
 	man/man3/ggml_backend_load.3 \
 	man/man3/ggml_backend_load_all.3 \
 	man/man3/ggml_backend_load_all_from_path.3 \
+	man/man3/ggml_backend_meta_device.3 \
+	man/man3/ggml_backend_meta_split_axis_name.3 \
 	man/man3/ggml_backend_multi_buffer_alloc_buffer.3 \
 	man/man3/ggml_backend_multi_buffer_set_usage.3 \
 	man/man3/ggml_backend_name.3 \

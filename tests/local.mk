@@ -44,6 +44,7 @@ tap_test_programs = \
 	tests/test-utils \
 	tests/test-buffer \
 	tests/test-backend \
+	tests/test-meta \
 	tests/test-registry \
 	tests/test-plugins \
 	tests/test-sched \

@@ -209,6 +209,7 @@ static const char *type_name(enum ggml_backend_dev_type type)
     case GGML_BACKEND_DEVICE_TYPE_GPU:     return "GPU";
     case GGML_BACKEND_DEVICE_TYPE_GPU_UMA: return "GPU_UMA";
     case GGML_BACKEND_DEVICE_TYPE_ACCEL:   return "ACCEL";
+    case GGML_BACKEND_DEVICE_TYPE_META:    return "META";
     }
     return "unknown";
 }
