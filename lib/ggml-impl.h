@@ -169,6 +169,35 @@ struct ggml_tensor *ggml__new_tensor_impl(struct ggml_context *ctx, enum ggml_ty
                                           struct ggml_tensor *view_src, size_t view_offs,
                                           const char *func);
 
+/* Output extent of a convolution, or a value < 1 when nothing fits (in, k,
+ * p >= 0; s, d >= 1); GGML__CONV_OUT_OVERFLOW when the padded input's extent
+ * exceeds INT64_MAX. */
+#define GGML__CONV_OUT_OVERFLOW INT64_MAX
+static inline int64_t ggml__conv_out_size(int64_t in, int64_t k, int s, int p, int d)
+{
+    int64_t reach, padded, span;
+    if (__builtin_mul_overflow((int64_t) d, k - 1, &reach) || __builtin_add_overflow(reach, 1, &reach))
+        return 0; /* the dilated kernel is longer than any input */
+    if (__builtin_add_overflow(in, 2 * (int64_t) p, &padded) || __builtin_sub_overflow(padded, reach, &span))
+        return GGML__CONV_OUT_OVERFLOW;
+    if (span < 0)
+        return 0;
+    return span / s + 1;
+}
+
+/* The number of elements of array a (an array, not a pointer). */
+#define GGML__COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * A new node of op: a tensor of type and shape (n_dims, ne) with its own
+ * data, sources a and b (either may be NULL) and n_params int32 op
+ * parameters (params may be NULL when n_params is 0).  NULL after logging
+ * as func, like ggml__new_tensor_impl.
+ */
+struct ggml_tensor *ggml__new_op_node(struct ggml_context *ctx, enum ggml_op op, enum ggml_type type, int n_dims,
+                                      const int64_t *ne, struct ggml_tensor *a, struct ggml_tensor *b,
+                                      const int32_t *params, size_t n_params, const char *func);
+
 /* ggml_view_tensor / ggml_dup_tensor, logging on behalf of func. */
 struct ggml_tensor *ggml__view_tensor_impl(struct ggml_context *ctx, struct ggml_tensor *src,
                                            const char *func);

@@ -104,13 +104,7 @@ struct ggml_tensor *ggml_get_rows_back(struct ggml_context *ctx, struct ggml_ten
         return NULL;
     }
     const int64_t ne[2] = { c->ne[0], c->ne[1] };
-    struct ggml_tensor *result = ggml__new_tensor_impl(ctx, GGML_TYPE_F32, 2, ne, NULL, 0, __func__);
-    if (result == NULL)
-        return NULL;
-    result->op = GGML_OP_GET_ROWS_BACK;
-    result->src[0] = a;
-    result->src[1] = b;
-    return result;
+    return ggml__new_op_node(ctx, GGML_OP_GET_ROWS_BACK, GGML_TYPE_F32, 2, ne, a, b, NULL, 0, __func__);
 }
 
 /*
@@ -162,13 +156,7 @@ struct ggml_tensor *ggml_cross_entropy_loss(struct ggml_context *ctx, struct ggm
     if (!check_pair(a, b, __func__))
         return NULL;
     const int64_t ne[1] = { 1 };
-    struct ggml_tensor *result = ggml__new_tensor_impl(ctx, a->type, 1, ne, NULL, 0, __func__);
-    if (result == NULL)
-        return NULL;
-    result->op = GGML_OP_CROSS_ENTROPY_LOSS;
-    result->src[0] = a;
-    result->src[1] = b;
-    return result;
+    return ggml__new_op_node(ctx, GGML_OP_CROSS_ENTROPY_LOSS, a->type, 1, ne, a, b, NULL, 0, __func__);
 }
 
 /*
@@ -278,13 +266,6 @@ struct ggml_tensor *ggml_opt_step_sgd(struct ggml_context *ctx, struct ggml_tens
 
 /* ------------------------------------------------- IM2COL_BACK, POOL_2D_BACK */
 
-/* Output extent of a convolution over n samples with a kernel of k (as ggml_im2col computes it); 0 when none. */
-static int64_t conv_extent(int64_t n, int64_t k, int s, int p, int d)
-{
-    const int64_t last = n + 2 * (int64_t) p - (int64_t) d * (k - 1);
-    return last < 1 ? 0 : (last - 1) / s + 1;
-}
-
 /*
  * op_params: i32 { s0, s1, p0, p1, d0, d1, is_2D } as IM2COL.  As in
  * upstream's backward pass and kernel, a is the gradient of the im2col
@@ -318,8 +299,8 @@ struct ggml_tensor *ggml_im2col_back(struct ggml_context *ctx, struct ggml_tenso
     }
     const int64_t IC = is_2D ? ne[2] : ne[1], N = is_2D ? ne[3] : ne[2];
     const int64_t KW = b->ne[0], KH = is_2D ? b->ne[1] : 1;
-    const int64_t OW = conv_extent(ne[0], KW, s0, p0, d0);
-    const int64_t OH = is_2D ? conv_extent(ne[1], KH, s1, p1, d1) : 1;
+    const int64_t OW = ggml__conv_out_size(ne[0], KW, s0, p0, d0);
+    const int64_t OH = is_2D ? ggml__conv_out_size(ne[1], KH, s1, p1, d1) : 1;
     const bool fits = a->ne[0] == IC * KH * KW && a->ne[1] == OW &&
                       (is_2D ? a->ne[2] == OH && a->ne[3] == N : a->ne[2] == N && a->ne[3] == 1 && ne[3] == 1);
     if (OW < 1 || OH < 1 || !fits) {
@@ -328,15 +309,9 @@ struct ggml_tensor *ggml_im2col_back(struct ggml_context *ctx, struct ggml_tenso
                     SHAPE_ARGS(b), ne[0], ne[1], ne[2], ne[3], is_2D ? "2-d" : "1-d");
         return NULL;
     }
-    struct ggml_tensor *result = ggml__new_tensor_impl(ctx, GGML_TYPE_F32, 4, ne, NULL, 0, __func__);
-    if (result == NULL)
-        return NULL;
     const int32_t params[] = { s0, s1, p0, p1, d0, d1, is_2D ? 1 : 0 };
-    ggml__set_op_params(result, params, sizeof params);
-    result->op = GGML_OP_IM2COL_BACK;
-    result->src[0] = a;
-    result->src[1] = b;
-    return result;
+    return ggml__new_op_node(ctx, GGML_OP_IM2COL_BACK, GGML_TYPE_F32, 4, ne,
+                             a, b, params, GGML__COUNT(params), __func__);
 }
 
 /*
@@ -374,13 +349,7 @@ struct ggml_tensor *ggml_pool_2d_back(struct ggml_context *ctx, struct ggml_tens
                     SHAPE_ARGS(a), af->name, SHAPE_ARGS(af));
         return NULL;
     }
-    struct ggml_tensor *result = ggml__new_tensor_impl(ctx, GGML_TYPE_F32, 4, af->ne, NULL, 0, __func__);
-    if (result == NULL)
-        return NULL;
     const int32_t params[] = { (int32_t) op, k0, k1, s0, s1, ip0, ip1 };
-    ggml__set_op_params(result, params, sizeof params);
-    result->op = GGML_OP_POOL_2D_BACK;
-    result->src[0] = a;
-    result->src[1] = af;
-    return result;
+    return ggml__new_op_node(ctx, GGML_OP_POOL_2D_BACK, GGML_TYPE_F32, 4, af->ne,
+                             a, af, params, GGML__COUNT(params), __func__);
 }

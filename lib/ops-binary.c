@@ -61,13 +61,7 @@ struct ggml_tensor *ggml_add_cast(struct ggml_context *ctx, struct ggml_tensor *
         return NULL;
     if (!ggml__check_broadcast(a, b, __func__))
         return NULL;
-    struct ggml_tensor *result = ggml__new_tensor_impl(ctx, type, GGML_MAX_DIMS, a->ne, NULL, 0, __func__);
-    if (result == NULL)
-        return NULL;
-    result->op = GGML_OP_ADD;
-    result->src[0] = a;
-    result->src[1] = b;
-    return result;
+    return ggml__new_op_node(ctx, GGML_OP_ADD, type, GGML_MAX_DIMS, a->ne, a, b, NULL, 0, __func__);
 }
 
 struct ggml_tensor *ggml_sub(struct ggml_context *ctx, struct ggml_tensor *a, struct ggml_tensor *b)

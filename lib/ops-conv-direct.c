@@ -13,22 +13,6 @@
 
 #include "ggml-impl.h"
 
-/* Output extent of a convolution, or a value < 1 when nothing fits
- * (in, k, p >= 0; s, d >= 1); CONV_OUT_OVERFLOW when the padded input's
- * extent exceeds INT64_MAX. */
-#define CONV_OUT_OVERFLOW INT64_MAX
-static int64_t conv_out_size(int64_t in, int64_t k, int s, int p, int d)
-{
-    int64_t reach, padded, span;
-    if (__builtin_mul_overflow((int64_t) d, k - 1, &reach) || __builtin_add_overflow(reach, 1, &reach))
-        return 0; /* the dilated kernel is longer than any input */
-    if (__builtin_add_overflow(in, 2 * (int64_t) p, &padded) || __builtin_sub_overflow(padded, reach, &span))
-        return CONV_OUT_OVERFLOW;
-    if (span < 0)
-        return 0;
-    return span / s + 1;
-}
-
 /* Checks strides >= 1, dilations >= 1, paddings >= 0; logs as func. */
 static bool check_conv_params(const int *s, const int *p, const int *d, int n, const char *func)
 {
@@ -48,7 +32,7 @@ static bool check_conv_params(const int *s, const int *p, const int *d, int n, c
 static bool check_out_shape(const int64_t *ne, int n, const char *func)
 {
     for (int i = 0; i < n; i++) {
-        if (ne[i] == CONV_OUT_OVERFLOW) {
+        if (ne[i] == GGML__CONV_OUT_OVERFLOW) {
             ggml__log_at(GGML_LOG_LEVEL_ERROR, func,
                          "the padded input is longer than INT64_MAX in dimension %d", i);
             return false;
@@ -61,20 +45,6 @@ static bool check_out_shape(const int64_t *ne, int n, const char *func)
         }
     }
     return true;
-}
-
-static struct ggml_tensor *new_conv_node(struct ggml_context *ctx, enum ggml_op op, enum ggml_type type,
-                                         const int64_t ne[4], struct ggml_tensor *a, struct ggml_tensor *b,
-                                         const int32_t *params, size_t n_params, const char *func)
-{
-    struct ggml_tensor *result = ggml__new_tensor_impl(ctx, type, 4, ne, NULL, 0, func);
-    if (result == NULL)
-        return NULL;
-    ggml__set_op_params(result, params, n_params * sizeof *params);
-    result->op = op;
-    result->src[0] = a;
-    result->src[1] = b;
-    return result;
 }
 
 struct ggml_tensor *ggml_conv_transpose_1d(struct ggml_context *ctx, struct ggml_tensor *a,
@@ -99,7 +69,8 @@ struct ggml_tensor *ggml_conv_transpose_1d(struct ggml_context *ctx, struct ggml
     const int64_t ne[4] = { (b->ne[0] - 1) * s0 + (a->ne[0] - 1) * d0 - 2 * (int64_t) p0 + 1, a->ne[1],
                             b->ne[2], 1 };
     const int32_t params[3] = { s0, p0, d0 };
-    return new_conv_node(ctx, GGML_OP_CONV_TRANSPOSE_1D, GGML_TYPE_F32, ne, a, b, params, 3, __func__);
+    return ggml__new_op_node(ctx, GGML_OP_CONV_TRANSPOSE_1D, GGML_TYPE_F32, 4, ne,
+                             a, b, params, GGML__COUNT(params), __func__);
 }
 
 struct ggml_tensor *ggml_conv_transpose_2d_p0(struct ggml_context *ctx, struct ggml_tensor *a,
@@ -125,7 +96,8 @@ struct ggml_tensor *ggml_conv_transpose_2d_p0(struct ggml_context *ctx, struct g
         }
     }
     const int32_t params[1] = { stride };
-    return new_conv_node(ctx, GGML_OP_CONV_TRANSPOSE_2D, GGML_TYPE_F32, ne, a, b, params, 1, __func__);
+    return ggml__new_op_node(ctx, GGML_OP_CONV_TRANSPOSE_2D, GGML_TYPE_F32, 4, ne,
+                             a, b, params, GGML__COUNT(params), __func__);
 }
 
 struct ggml_tensor *ggml_conv_2d_dw_direct(struct ggml_context *ctx, struct ggml_tensor *a,
@@ -147,12 +119,13 @@ struct ggml_tensor *ggml_conv_2d_dw_direct(struct ggml_context *ctx, struct ggml
         ggml__error("input '%s' has block type %s; need a float type", b->name, ggml_type_name(b->type));
         return NULL;
     }
-    const int64_t ne[4] = { conv_out_size(b->ne[0], a->ne[0], stride0, pad0, dilation0),
-                            conv_out_size(b->ne[1], a->ne[1], stride1, pad1, dilation1), b->ne[2], b->ne[3] };
+    const int64_t ne[4] = { ggml__conv_out_size(b->ne[0], a->ne[0], stride0, pad0, dilation0),
+                            ggml__conv_out_size(b->ne[1], a->ne[1], stride1, pad1, dilation1), b->ne[2], b->ne[3] };
     if (!check_out_shape(ne, 2, __func__))
         return NULL;
     const int32_t params[6] = { stride0, stride1, pad0, pad1, dilation0, dilation1 };
-    struct ggml_tensor *result = new_conv_node(ctx, GGML_OP_CONV_2D_DW, b->type, ne, a, b, params, 6, __func__);
+    struct ggml_tensor *result = ggml__new_op_node(ctx, GGML_OP_CONV_2D_DW, b->type, 4, ne,
+                                                   a, b, params, GGML__COUNT(params), __func__);
     if (result != NULL && ggml_is_contiguous_channels(b)) {
         /* channels-last input: the result is laid out the same way (C, W, H, N in memory) */
         const size_t ts = ggml_type_size(result->type);
@@ -176,12 +149,12 @@ struct ggml_tensor *ggml_conv_2d_direct(struct ggml_context *ctx, struct ggml_te
     const int s[2] = { s0, s1 }, p[2] = { p0, p1 }, d[2] = { d0, d1 };
     if (!check_conv_params(s, p, d, 2, __func__))
         return NULL;
-    const int64_t ne[4] = { conv_out_size(b->ne[0], a->ne[0], s0, p0, d0),
-                            conv_out_size(b->ne[1], a->ne[1], s1, p1, d1), a->ne[3], b->ne[3] };
+    const int64_t ne[4] = { ggml__conv_out_size(b->ne[0], a->ne[0], s0, p0, d0),
+                            ggml__conv_out_size(b->ne[1], a->ne[1], s1, p1, d1), a->ne[3], b->ne[3] };
     if (!check_out_shape(ne, 2, __func__))
         return NULL;
     const int32_t params[6] = { s0, s1, p0, p1, d0, d1 };
-    return new_conv_node(ctx, GGML_OP_CONV_2D, b->type, ne, a, b, params, 6, __func__);
+    return ggml__new_op_node(ctx, GGML_OP_CONV_2D, b->type, 4, ne, a, b, params, GGML__COUNT(params), __func__);
 }
 
 struct ggml_tensor *ggml_conv_3d_direct(struct ggml_context *ctx, struct ggml_tensor *a, struct ggml_tensor *b,
@@ -200,12 +173,12 @@ struct ggml_tensor *ggml_conv_3d_direct(struct ggml_context *ctx, struct ggml_te
     const int s[3] = { s0, s1, s2 }, p[3] = { p0, p1, p2 }, d[3] = { d0, d1, d2 };
     if (!check_conv_params(s, p, d, 3, __func__))
         return NULL;
-    const int64_t ne[4] = { conv_out_size(b->ne[0], a->ne[0], s0, p0, d0),
-                            conv_out_size(b->ne[1], a->ne[1], s1, p1, d1),
-                            conv_out_size(b->ne[2], a->ne[2], s2, p2, d2),
+    const int64_t ne[4] = { ggml__conv_out_size(b->ne[0], a->ne[0], s0, p0, d0),
+                            ggml__conv_out_size(b->ne[1], a->ne[1], s1, p1, d1),
+                            ggml__conv_out_size(b->ne[2], a->ne[2], s2, p2, d2),
                             (int64_t) n_channels_out * n_batch };
     if (!check_out_shape(ne, 3, __func__))
         return NULL;
     const int32_t params[12] = { s0, s1, s2, p0, p1, p2, d0, d1, d2, n_channels, n_batch, n_channels_out };
-    return new_conv_node(ctx, GGML_OP_CONV_3D, GGML_TYPE_F32, ne, a, b, params, 12, __func__);
+    return ggml__new_op_node(ctx, GGML_OP_CONV_3D, GGML_TYPE_F32, 4, ne, a, b, params, GGML__COUNT(params), __func__);
 }

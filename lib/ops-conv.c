@@ -18,17 +18,6 @@
 
 #include "ggml-impl.h"
 
-/* Output extent of a convolution over ins samples with a kernel of ks;
- * 0 when there is none (or it would not fit in int64_t).  s, d > 0. */
-static int64_t conv_output_size(int64_t ins, int64_t ks, int s, int p, int d)
-{
-    int64_t padded, span, last;
-    if (__builtin_add_overflow(ins, 2 * (int64_t) p, &padded) || __builtin_mul_overflow((int64_t) d, ks - 1, &span) ||
-        __builtin_sub_overflow(padded, span, &last) || last < 1)
-        return 0;
-    return (last - 1) / s + 1;
-}
-
 struct ggml_tensor *ggml_im2col(struct ggml_context *ctx, struct ggml_tensor *a, struct ggml_tensor *b,
                                 int s0, int s1, int p0, int p1, int d0, int d1, bool is_2D,
                                 enum ggml_type dst_type)
@@ -56,8 +45,8 @@ struct ggml_tensor *ggml_im2col(struct ggml_context *ctx, struct ggml_tensor *a,
             return NULL;
         }
     }
-    const int64_t OH = is_2D ? conv_output_size(b->ne[1], a->ne[1], s1, p1, d1) : 0;
-    const int64_t OW = conv_output_size(b->ne[0], a->ne[0], s0, p0, d0);
+    const int64_t OH = is_2D ? ggml__conv_out_size(b->ne[1], a->ne[1], s1, p1, d1) : 0;
+    const int64_t OW = ggml__conv_out_size(b->ne[0], a->ne[0], s0, p0, d0);
     if (OW <= 0 || (is_2D && OH <= 0)) {
         ggml__error("input '%s' is too small for kernel '%s' (output %" PRId64 " x %" PRId64 ")",
                     b->name, a->name, OW, OH);
@@ -69,15 +58,8 @@ struct ggml_tensor *ggml_im2col(struct ggml_context *ctx, struct ggml_tensor *a,
         is_2D ? OH : b->ne[2],
         is_2D ? b->ne[3] : 1,
     };
-    struct ggml_tensor *result = ggml__new_tensor_impl(ctx, dst_type, 4, ne, NULL, 0, __func__);
-    if (result == NULL)
-        return NULL;
     const int32_t params[7] = { s0, s1, p0, p1, d0, d1, is_2D ? 1 : 0 };
-    ggml__set_op_params(result, params, sizeof params);
-    result->op = GGML_OP_IM2COL;
-    result->src[0] = a;
-    result->src[1] = b;
-    return result;
+    return ggml__new_op_node(ctx, GGML_OP_IM2COL, dst_type, 4, ne, a, b, params, GGML__COUNT(params), __func__);
 }
 
 struct ggml_tensor *ggml_conv_1d(struct ggml_context *ctx, struct ggml_tensor *a, struct ggml_tensor *b,
@@ -199,9 +181,9 @@ struct ggml_tensor *ggml_im2col_3d(struct ggml_context *ctx, struct ggml_tensor 
         return NULL;
     }
     const int64_t N = b->ne[3] / IC;
-    const int64_t OD = conv_output_size(b->ne[2], a->ne[2], s2, p2, d2);
-    const int64_t OH = conv_output_size(b->ne[1], a->ne[1], s1, p1, d1);
-    const int64_t OW = conv_output_size(b->ne[0], a->ne[0], s0, p0, d0);
+    const int64_t OD = ggml__conv_out_size(b->ne[2], a->ne[2], s2, p2, d2);
+    const int64_t OH = ggml__conv_out_size(b->ne[1], a->ne[1], s1, p1, d1);
+    const int64_t OW = ggml__conv_out_size(b->ne[0], a->ne[0], s0, p0, d0);
     if (OD <= 0 || OH <= 0 || OW <= 0) {
         ggml__error("input '%s' is too small for kernel '%s'", b->name, a->name);
         return NULL;
@@ -213,15 +195,8 @@ struct ggml_tensor *ggml_im2col_3d(struct ggml_context *ctx, struct ggml_tensor 
                     a->name);
         return NULL;
     }
-    struct ggml_tensor *result = ggml__new_tensor_impl(ctx, dst_type, 4, ne, NULL, 0, __func__);
-    if (result == NULL)
-        return NULL;
     const int32_t params[10] = { s0, s1, s2, p0, p1, p2, d0, d1, d2, (int32_t) IC };
-    ggml__set_op_params(result, params, sizeof params);
-    result->op = GGML_OP_IM2COL_3D;
-    result->src[0] = a;
-    result->src[1] = b;
-    return result;
+    return ggml__new_op_node(ctx, GGML_OP_IM2COL_3D, dst_type, 4, ne, a, b, params, GGML__COUNT(params), __func__);
 }
 
 struct ggml_tensor *ggml_conv_3d(struct ggml_context *ctx, struct ggml_tensor *a, struct ggml_tensor *b,
@@ -270,12 +245,6 @@ struct ggml_tensor *ggml_col2im_1d(struct ggml_context *ctx, struct ggml_tensor 
         return NULL;
     }
     const int64_t ne[2] = { T_out, oc };
-    struct ggml_tensor *result = ggml__new_tensor_impl(ctx, a->type, 2, ne, NULL, 0, __func__);
-    if (result == NULL)
-        return NULL;
     const int32_t params[3] = { s0, oc, p0 };
-    ggml__set_op_params(result, params, sizeof params);
-    result->op = GGML_OP_COL2IM_1D;
-    result->src[0] = a;
-    return result;
+    return ggml__new_op_node(ctx, GGML_OP_COL2IM_1D, a->type, 2, ne, a, NULL, params, GGML__COUNT(params), __func__);
 }

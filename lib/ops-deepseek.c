@@ -143,13 +143,7 @@ struct ggml_tensor *ggml_dsv4_hc_pre(struct ggml_context *ctx, struct ggml_tenso
         return shapes_do_not_fit(__func__, all, 2);
     }
     const int64_t ne[2] = { x->ne[0], x->ne[2] };
-    struct ggml_tensor *result = ggml__new_tensor_impl(ctx, GGML_TYPE_F32, 2, ne, NULL, 0, __func__);
-    if (result == NULL)
-        return NULL;
-    result->op = GGML_OP_DSV4_HC_PRE;
-    result->src[0] = x;
-    result->src[1] = weights;
-    return result;
+    return ggml__new_op_node(ctx, GGML_OP_DSV4_HC_PRE, GGML_TYPE_F32, 2, ne, x, weights, NULL, 0, __func__);
 }
 
 struct ggml_tensor *ggml_dsv4_hc_post(struct ggml_context *ctx, struct ggml_tensor *x, struct ggml_tensor *residual,

@@ -64,14 +64,9 @@ struct ggml_tensor *ggml_pool_1d(struct ggml_context *ctx, struct ggml_tensor *a
     if (!check_pool_op(op, __func__) || !check_pool_dim(a, 0, k0, s0, (float) p0, __func__))
         return NULL;
     const int64_t ne[4] = { pool_output_size(a->ne[0], k0, s0, (float) p0), a->ne[1], a->ne[2], a->ne[3] };
-    struct ggml_tensor *result = ggml__new_tensor_impl(ctx, GGML_TYPE_F32, 4, ne, NULL, 0, __func__);
-    if (result == NULL)
-        return NULL;
     const int32_t params[] = { (int32_t) op, k0, s0, p0 };
-    ggml__set_op_params(result, params, sizeof params);
-    result->op = GGML_OP_POOL_1D;
-    result->src[0] = a;
-    return result;
+    return ggml__new_op_node(ctx, GGML_OP_POOL_1D, GGML_TYPE_F32, 4, ne,
+                             a, NULL, params, GGML__COUNT(params), __func__);
 }
 
 struct ggml_tensor *ggml_pool_2d(struct ggml_context *ctx, struct ggml_tensor *a, enum ggml_op_pool op,
@@ -84,15 +79,10 @@ struct ggml_tensor *ggml_pool_2d(struct ggml_context *ctx, struct ggml_tensor *a
         return NULL;
     const int64_t ne[4] = { pool_output_size(a->ne[0], k0, s0, p0), pool_output_size(a->ne[1], k1, s1, p1),
                             a->ne[2], a->ne[3] };
-    struct ggml_tensor *result = ggml__new_tensor_impl(ctx, GGML_TYPE_F32, 4, ne, NULL, 0, __func__);
-    if (result == NULL)
-        return NULL;
     const int32_t params[] = { (int32_t) op, k0, k1, s0, s1, (int32_t) ggml__float_to_int(p0, 0, INT32_MAX),
                                (int32_t) ggml__float_to_int(p1, 0, INT32_MAX) };
-    ggml__set_op_params(result, params, sizeof params);
-    result->op = GGML_OP_POOL_2D;
-    result->src[0] = a;
-    return result;
+    return ggml__new_op_node(ctx, GGML_OP_POOL_2D, GGML_TYPE_F32, 4, ne,
+                             a, NULL, params, GGML__COUNT(params), __func__);
 }
 
 static struct ggml_tensor *pad_impl(struct ggml_context *ctx, struct ggml_tensor *a, const int lp[4],
@@ -119,14 +109,8 @@ static struct ggml_tensor *pad_impl(struct ggml_context *ctx, struct ggml_tensor
             return NULL;
         }
     }
-    struct ggml_tensor *result = ggml__new_tensor_impl(ctx, a->type, 4, ne, NULL, 0, func);
-    if (result == NULL)
-        return NULL;
     const int32_t params[] = { lp[0], rp[0], lp[1], rp[1], lp[2], rp[2], lp[3], rp[3], circular ? 1 : 0 };
-    ggml__set_op_params(result, params, sizeof params);
-    result->op = GGML_OP_PAD;
-    result->src[0] = a;
-    return result;
+    return ggml__new_op_node(ctx, GGML_OP_PAD, a->type, 4, ne, a, NULL, params, GGML__COUNT(params), func);
 }
 
 struct ggml_tensor *ggml_pad(struct ggml_context *ctx, struct ggml_tensor *a, int p0, int p1, int p2, int p3)
@@ -169,14 +153,9 @@ struct ggml_tensor *ggml_pad_reflect_1d(struct ggml_context *ctx, struct ggml_te
         return NULL;
     }
     const int64_t ne[4] = { a->ne[0] + p0 + p1, a->ne[1], a->ne[2], a->ne[3] };
-    struct ggml_tensor *result = ggml__new_tensor_impl(ctx, a->type, 4, ne, NULL, 0, __func__);
-    if (result == NULL)
-        return NULL;
     const int32_t params[] = { p0, p1 };
-    ggml__set_op_params(result, params, sizeof params);
-    result->op = GGML_OP_PAD_REFLECT_1D;
-    result->src[0] = a;
-    return result;
+    return ggml__new_op_node(ctx, GGML_OP_PAD_REFLECT_1D, a->type, 4, ne,
+                             a, NULL, params, GGML__COUNT(params), __func__);
 }
 
 struct ggml_tensor *ggml_roll(struct ggml_context *ctx, struct ggml_tensor *a, int shift0, int shift1,
@@ -294,14 +273,9 @@ struct ggml_tensor *ggml_win_part(struct ggml_context *ctx, struct ggml_tensor *
     }
     const int64_t npx = (a->ne[1] + w - 1) / w, npy = (a->ne[2] + w - 1) / w;
     const int64_t ne[4] = { a->ne[0], w, w, npx * npy };
-    struct ggml_tensor *result = ggml__new_tensor_impl(ctx, GGML_TYPE_F32, 4, ne, NULL, 0, __func__);
-    if (result == NULL)
-        return NULL;
     const int32_t params[] = { (int32_t) npx, (int32_t) npy, w };
-    ggml__set_op_params(result, params, sizeof params);
-    result->op = GGML_OP_WIN_PART;
-    result->src[0] = a;
-    return result;
+    return ggml__new_op_node(ctx, GGML_OP_WIN_PART, GGML_TYPE_F32, 4, ne,
+                             a, NULL, params, GGML__COUNT(params), __func__);
 }
 
 /* WIN_UNPART: windows [C, w, w, npx*npy] joined into [C, w0, h0]; op_params { w }. */
@@ -347,12 +321,7 @@ struct ggml_tensor *ggml_get_rel_pos(struct ggml_context *ctx, struct ggml_tenso
         return NULL;
     }
     const int64_t ne[4] = { a->ne[0], kh, qh, 1 };
-    struct ggml_tensor *result = ggml__new_tensor_impl(ctx, GGML_TYPE_F16, 3, ne, NULL, 0, __func__);
-    if (result == NULL)
-        return NULL;
-    result->op = GGML_OP_GET_REL_POS;
-    result->src[0] = a;
-    return result;
+    return ggml__new_op_node(ctx, GGML_OP_GET_REL_POS, GGML_TYPE_F16, 3, ne, a, NULL, NULL, 0, __func__);
 }
 
 /*

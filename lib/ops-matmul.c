@@ -69,13 +69,7 @@ struct ggml_tensor *ggml_mul_mat(struct ggml_context *ctx, struct ggml_tensor *a
     if (!check_batches(a, b, __func__) || !check_not_transposed(a, __func__))
         return NULL;
     const int64_t ne[4] = { a->ne[1], b->ne[1], b->ne[2], b->ne[3] };
-    struct ggml_tensor *result = ggml__new_tensor_impl(ctx, GGML_TYPE_F32, 4, ne, NULL, 0, __func__);
-    if (result == NULL)
-        return NULL;
-    result->op = GGML_OP_MUL_MAT;
-    result->src[0] = a;
-    result->src[1] = b;
-    return result;
+    return ggml__new_op_node(ctx, GGML_OP_MUL_MAT, GGML_TYPE_F32, 4, ne, a, b, NULL, 0, __func__);
 }
 
 /* Logs (as func) and returns false when a is not a MUL_MAT node. */
@@ -163,11 +157,5 @@ struct ggml_tensor *ggml_out_prod(struct ggml_context *ctx, struct ggml_tensor *
     if (!check_batches(a, b, __func__) || !check_not_transposed(a, __func__))
         return NULL;
     const int64_t ne[4] = { a->ne[0], b->ne[0], b->ne[2], b->ne[3] };
-    struct ggml_tensor *result = ggml__new_tensor_impl(ctx, GGML_TYPE_F32, 4, ne, NULL, 0, __func__);
-    if (result == NULL)
-        return NULL;
-    result->op = GGML_OP_OUT_PROD;
-    result->src[0] = a;
-    result->src[1] = b;
-    return result;
+    return ggml__new_op_node(ctx, GGML_OP_OUT_PROD, GGML_TYPE_F32, 4, ne, a, b, NULL, 0, __func__);
 }

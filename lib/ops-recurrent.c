@@ -41,13 +41,7 @@ struct ggml_tensor *ggml_solve_tri(struct ggml_context *ctx, struct ggml_tensor 
                     b->name, b->ne[0], b->ne[1], b->ne[2], b->ne[3]);
         return NULL;
     }
-    struct ggml_tensor *result = ggml__new_tensor_impl(ctx, GGML_TYPE_F32, GGML_MAX_DIMS, b->ne, NULL, 0, __func__);
-    if (result == NULL)
-        return NULL;
-    result->op = GGML_OP_SOLVE_TRI;
-    result->src[0] = a;
-    result->src[1] = b;
-    return result;
+    return ggml__new_op_node(ctx, GGML_OP_SOLVE_TRI, GGML_TYPE_F32, GGML_MAX_DIMS, b->ne, a, b, NULL, 0, __func__);
 }
 
 struct ggml_tensor *ggml_ssm_conv(struct ggml_context *ctx, struct ggml_tensor *sx, struct ggml_tensor *c)
@@ -65,13 +59,7 @@ struct ggml_tensor *ggml_ssm_conv(struct ggml_context *ctx, struct ggml_tensor *
         return NULL;
     }
     const int64_t ne[4] = { d_inner, sx->ne[0] - d_conv + 1, sx->ne[2], 1 };
-    struct ggml_tensor *result = ggml__new_tensor_impl(ctx, GGML_TYPE_F32, 3, ne, NULL, 0, __func__);
-    if (result == NULL)
-        return NULL;
-    result->op = GGML_OP_SSM_CONV;
-    result->src[0] = sx;
-    result->src[1] = c;
-    return result;
+    return ggml__new_op_node(ctx, GGML_OP_SSM_CONV, GGML_TYPE_F32, 3, ne, sx, c, NULL, 0, __func__);
 }
 
 struct ggml_tensor *ggml_ssm_scan(struct ggml_context *ctx, struct ggml_tensor *s, struct ggml_tensor *x,

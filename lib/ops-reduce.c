@@ -34,18 +34,6 @@
 
 /* --------------------------------------------------------------- helpers */
 
-/* A node of op over a with a new result tensor of the given type and shape. */
-static struct ggml_tensor *new_node(struct ggml_context *ctx, enum ggml_op op, struct ggml_tensor *a,
-                                    enum ggml_type type, const int64_t ne[GGML_MAX_DIMS], const char *func)
-{
-    struct ggml_tensor *result = ggml__new_tensor_impl(ctx, type, GGML_MAX_DIMS, ne, NULL, 0, func);
-    if (result == NULL)
-        return NULL;
-    result->op = op;
-    result->src[0] = a;
-    return result;
-}
-
 static bool is_float_type(enum ggml_type type)
 {
     return type == GGML_TYPE_F32 || type == GGML_TYPE_F16 || type == GGML_TYPE_BF16 ||
@@ -78,7 +66,7 @@ struct ggml_tensor *ggml_sum(struct ggml_context *ctx, struct ggml_tensor *a)
     if (a == NULL)
         return NULL;
     const int64_t ne[GGML_MAX_DIMS] = { 1, 1, 1, 1 };
-    return new_node(ctx, GGML_OP_SUM, a, a->type, ne, __func__);
+    return ggml__new_op_node(ctx, GGML_OP_SUM, a->type, GGML_MAX_DIMS, ne, a, NULL, NULL, 0, __func__);
 }
 
 struct ggml_tensor *ggml_sum_rows(struct ggml_context *ctx, struct ggml_tensor *a)
@@ -86,7 +74,7 @@ struct ggml_tensor *ggml_sum_rows(struct ggml_context *ctx, struct ggml_tensor *
     if (a == NULL)
         return NULL;
     const int64_t ne[GGML_MAX_DIMS] = { 1, a->ne[1], a->ne[2], a->ne[3] };
-    return new_node(ctx, GGML_OP_SUM_ROWS, a, a->type, ne, __func__);
+    return ggml__new_op_node(ctx, GGML_OP_SUM_ROWS, a->type, GGML_MAX_DIMS, ne, a, NULL, NULL, 0, __func__);
 }
 
 struct ggml_tensor *ggml_mean(struct ggml_context *ctx, struct ggml_tensor *a)
@@ -94,7 +82,7 @@ struct ggml_tensor *ggml_mean(struct ggml_context *ctx, struct ggml_tensor *a)
     if (a == NULL)
         return NULL;
     const int64_t ne[GGML_MAX_DIMS] = { 1, a->ne[1], a->ne[2], a->ne[3] };
-    return new_node(ctx, GGML_OP_MEAN, a, GGML_TYPE_F32, ne, __func__);
+    return ggml__new_op_node(ctx, GGML_OP_MEAN, GGML_TYPE_F32, GGML_MAX_DIMS, ne, a, NULL, NULL, 0, __func__);
 }
 
 struct ggml_tensor *ggml_argmax(struct ggml_context *ctx, struct ggml_tensor *a)
@@ -113,7 +101,7 @@ struct ggml_tensor *ggml_argmax(struct ggml_context *ctx, struct ggml_tensor *a)
         return NULL;
     }
     const int64_t ne[GGML_MAX_DIMS] = { a->ne[1], 1, 1, 1 };
-    return new_node(ctx, GGML_OP_ARGMAX, a, GGML_TYPE_I32, ne, __func__);
+    return ggml__new_op_node(ctx, GGML_OP_ARGMAX, GGML_TYPE_I32, GGML_MAX_DIMS, ne, a, NULL, NULL, 0, __func__);
 }
 
 struct ggml_tensor *ggml_count_equal(struct ggml_context *ctx, struct ggml_tensor *a, struct ggml_tensor *b)
@@ -133,7 +121,8 @@ struct ggml_tensor *ggml_count_equal(struct ggml_context *ctx, struct ggml_tenso
         return NULL;
     }
     const int64_t ne[GGML_MAX_DIMS] = { 1, 1, 1, 1 };
-    struct ggml_tensor *result = new_node(ctx, GGML_OP_COUNT_EQUAL, a, GGML_TYPE_I64, ne, __func__);
+    struct ggml_tensor *result = ggml__new_op_node(ctx, GGML_OP_COUNT_EQUAL, GGML_TYPE_I64, GGML_MAX_DIMS, ne,
+                                                   a, NULL, NULL, 0, __func__);
     if (result != NULL)
         result->src[1] = b;
     return result;
@@ -176,7 +165,7 @@ struct ggml_tensor *ggml_repeat(struct ggml_context *ctx, struct ggml_tensor *a,
         return NULL;
     if (!check_repeat(a, b->ne, __func__))
         return NULL;
-    return new_node(ctx, GGML_OP_REPEAT, a, a->type, b->ne, __func__);
+    return ggml__new_op_node(ctx, GGML_OP_REPEAT, a->type, GGML_MAX_DIMS, b->ne, a, NULL, NULL, 0, __func__);
 }
 
 struct ggml_tensor *ggml_repeat_4d(struct ggml_context *ctx, struct ggml_tensor *a, int64_t ne0, int64_t ne1,
@@ -187,7 +176,7 @@ struct ggml_tensor *ggml_repeat_4d(struct ggml_context *ctx, struct ggml_tensor 
     const int64_t ne[GGML_MAX_DIMS] = { ne0, ne1, ne2, ne3 };
     if (!check_repeat(a, ne, __func__))
         return NULL;
-    return new_node(ctx, GGML_OP_REPEAT, a, a->type, ne, __func__);
+    return ggml__new_op_node(ctx, GGML_OP_REPEAT, a->type, GGML_MAX_DIMS, ne, a, NULL, NULL, 0, __func__);
 }
 
 struct ggml_tensor *ggml_concat(struct ggml_context *ctx, struct ggml_tensor *a, struct ggml_tensor *b, int dim)
@@ -220,7 +209,8 @@ struct ggml_tensor *ggml_concat(struct ggml_context *ctx, struct ggml_tensor *a,
             return NULL;
         }
     }
-    struct ggml_tensor *result = new_node(ctx, GGML_OP_CONCAT, a, a->type, ne, __func__);
+    struct ggml_tensor *result = ggml__new_op_node(ctx, GGML_OP_CONCAT, a->type, GGML_MAX_DIMS, ne,
+                                                   a, NULL, NULL, 0, __func__);
     if (result == NULL)
         return NULL;
     ggml__set_op_params_i32(result, 0, dim);

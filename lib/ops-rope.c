@@ -392,10 +392,5 @@ struct ggml_tensor *ggml_top_k(struct ggml_context *ctx, struct ggml_tensor *a, 
     if (!check_sort_input(a, __func__) || !check_k(a, k, __func__))
         return NULL;
     const int64_t ne[4] = { k, a->ne[1], a->ne[2], a->ne[3] };
-    struct ggml_tensor *result = ggml__new_tensor_impl(ctx, GGML_TYPE_I32, GGML_MAX_DIMS, ne, NULL, 0, __func__);
-    if (result == NULL)
-        return NULL;
-    result->op = GGML_OP_TOP_K;
-    result->src[0] = a;
-    return result;
+    return ggml__new_op_node(ctx, GGML_OP_TOP_K, GGML_TYPE_I32, GGML_MAX_DIMS, ne, a, NULL, NULL, 0, __func__);
 }

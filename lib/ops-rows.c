@@ -50,13 +50,7 @@ struct ggml_tensor *ggml_get_rows(struct ggml_context *ctx, struct ggml_tensor *
     /* rows come out as F32, except I32 rows which are copied as they are */
     const enum ggml_type type = a->type == GGML_TYPE_I32 ? GGML_TYPE_I32 : GGML_TYPE_F32;
     const int64_t ne[4] = { a->ne[0], b->ne[0], b->ne[1], b->ne[2] };
-    struct ggml_tensor *result = ggml__new_tensor_impl(ctx, type, 4, ne, NULL, 0, __func__);
-    if (result == NULL)
-        return NULL;
-    result->op = GGML_OP_GET_ROWS;
-    result->src[0] = a;
-    result->src[1] = b;
-    return result;
+    return ggml__new_op_node(ctx, GGML_OP_GET_ROWS, type, 4, ne, a, b, NULL, 0, __func__);
 }
 
 /* ------------------------------------------------------------- set_rows */

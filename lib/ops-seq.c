@@ -171,12 +171,7 @@ struct ggml_tensor *ggml_diag(struct ggml_context *ctx, struct ggml_tensor *a)
         return NULL;
     }
     const int64_t ne[4] = { a->ne[0], a->ne[0], a->ne[2], a->ne[3] };
-    struct ggml_tensor *result = ggml__new_tensor_impl(ctx, a->type, 4, ne, NULL, 0, __func__);
-    if (result == NULL)
-        return NULL;
-    result->op = GGML_OP_DIAG;
-    result->src[0] = a;
-    return result;
+    return ggml__new_op_node(ctx, GGML_OP_DIAG, a->type, 4, ne, a, NULL, NULL, 0, __func__);
 }
 
 /* -------------------------------------------------------- diag_mask_zero */
@@ -200,12 +195,7 @@ struct ggml_tensor *ggml_repeat_back(struct ggml_context *ctx, struct ggml_tenso
         return NULL;
     if (!ggml__check_broadcast(a, b, __func__))
         return NULL;
-    struct ggml_tensor *result = ggml__new_tensor_impl(ctx, a->type, GGML_MAX_DIMS, b->ne, NULL, 0, __func__);
-    if (result == NULL)
-        return NULL;
-    result->op = GGML_OP_REPEAT_BACK;
-    result->src[0] = a;
-    return result;
+    return ggml__new_op_node(ctx, GGML_OP_REPEAT_BACK, a->type, GGML_MAX_DIMS, b->ne, a, NULL, NULL, 0, __func__);
 }
 
 /* ---------------------------------------------------------------- add_id */

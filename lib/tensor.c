@@ -228,6 +228,21 @@ struct ggml_tensor *ggml_new_tensor_4d(struct ggml_context *ctx, enum ggml_type 
     return ggml__new_tensor_impl(ctx, type, 4, ne, NULL, 0, __func__);
 }
 
+struct ggml_tensor *ggml__new_op_node(struct ggml_context *ctx, enum ggml_op op, enum ggml_type type, int n_dims,
+                                      const int64_t *ne, struct ggml_tensor *a, struct ggml_tensor *b,
+                                      const int32_t *params, size_t n_params, const char *func)
+{
+    struct ggml_tensor *result = ggml__new_tensor_impl(ctx, type, n_dims, ne, NULL, 0, func);
+    if (result == NULL)
+        return NULL;
+    if (n_params > 0)
+        ggml__set_op_params(result, params, n_params * sizeof *params);
+    result->op = op;
+    result->src[0] = a;
+    result->src[1] = b;
+    return result;
+}
+
 struct ggml_tensor *ggml__dup_tensor_impl(struct ggml_context *ctx, const struct ggml_tensor *src,
                                           const char *func)
 {

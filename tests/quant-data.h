@@ -355,4 +355,153 @@ static inline void qd_check_dot_bias(const char *name, enum ggml_type t, double 
     ok(bias < limit, "%s: dot product bias on cosine rows %.5f < %.2f", name, bias, limit);
 }
 
+/* ------------------------------------------------------ shared checks */
+
+/* How ggml_quantize_chunk of a type uses an importance matrix. */
+enum qd_imatrix_use {
+    QD_IMATRIX_USED,       /* optional; it changes the blocks */
+    QD_IMATRIX_IGNORED,    /* optional; the blocks are the same without */
+    QD_IMATRIX_REQUIRED,   /* a chunk without one is refused */
+};
+
+/*
+ * ggml_quantize_chunk of QK_K-block type t (named name) on 3 rows of 512
+ * Gaussian values: it writes exactly the rows' bytes, rows quantized at
+ * their own start offsets give the same blocks, ggml_quantize_init/free
+ * change nothing, the importance matrix is used as `use` says (IGNORED:
+ * the type's bytes are upstream's reference quantizer's) and
+ * ggml_quantize_requires_imatrix agrees, from_float_ref (when has_ref; else
+ * it must be NULL, as in ggml) equals a chunk without weights, the blocks
+ * are valid also for zero, negative or NaN weights, a row length that is
+ * not a multiple of QK_K is refused with one error, and NaN, infinity and
+ * -3e38 in one block neither fault nor change the next block.
+ */
+static inline void qd_check_chunk(enum ggml_type t, const char *name, enum qd_imatrix_use use, bool has_ref)
+{
+    enum { ROWS = 3, COLS = 512, ROOM = ROWS * COLS * 2 };   /* every type has < 2 bytes per value */
+    const size_t row = ggml_row_size(t, COLS);
+    static float x[ROWS * COLS], w[COLS], bad_w[COLS];
+    static uint8_t whole[ROOM + 1], parts[ROOM + 1], ref[ROOM];
+    qd_rng r = { 99u };
+    for (int i = 0; i < ROWS * COLS; i++)
+        x[i] = qd_gauss(&r);
+    qd_fill_imatrix(w, COLS);
+    tap_log_errors();   /* the error checks below count only this check's messages */
+
+    memset(whole, 0xcd, sizeof whole);
+    memset(parts, 0xcd, sizeof parts);
+    const size_t n = ggml_quantize_chunk(t, x, whole, 0, ROWS, COLS, w);
+    ok(n == ROWS * row && whole[ROWS * row] == 0xcd, "%s: chunk writes %zu bytes and no more", name, n);
+    for (int i = 0; i < ROWS; i++)
+        ggml_quantize_chunk(t, x, parts, (int64_t) i * COLS, 1, COLS, w);
+    ok(memcmp(whole, parts, ROWS * row) == 0, "%s: rows quantized at their start offsets match", name);
+    ok(ggml_validate_row_data(t, whole, ROWS * row), "%s: quantized blocks are valid", name);
+
+    /* tables (where a type has any) rebuilt after free, built by init */
+    ggml_quantize_free();
+    ggml_quantize_chunk(t, x, parts, 0, ROWS, COLS, w);
+    ok(memcmp(whole, parts, ROWS * row) == 0, "%s: same blocks after ggml_quantize_free", name);
+    ggml_quantize_free();
+    ggml_quantize_init(t);
+    ggml_quantize_init(t);
+    ggml_quantize_chunk(t, x, parts, 0, ROWS, COLS, w);
+    ok(memcmp(whole, parts, ROWS * row) == 0, "%s: same blocks after ggml_quantize_init", name);
+
+    const size_t unweighted = ggml_quantize_chunk(t, x, parts, 0, ROWS, COLS, NULL);
+    if (use == QD_IMATRIX_REQUIRED) {
+        ok(unweighted == 0, "%s: a chunk without importance weights is refused", name);
+        logged_one_error("%s: the missing weights are reported", name);
+    } else {
+        ok(unweighted == ROWS * row && (memcmp(whole, parts, ROWS * row) != 0) == (use == QD_IMATRIX_USED),
+           "%s: the importance matrix %s the blocks", name, use == QD_IMATRIX_USED ? "changes" : "does not change");
+    }
+    ok(ggml_quantize_requires_imatrix(t) == (use == QD_IMATRIX_REQUIRED), "%s: importance matrix %s", name,
+       use == QD_IMATRIX_REQUIRED ? "required" : "optional");
+    const ggml_from_float_t from_float_ref = ggml_get_type_traits(t)->from_float_ref;
+    if (has_ref) {
+        if (from_float_ref != NULL)
+            from_float_ref(x, ref, ROWS * COLS);
+        ok(from_float_ref != NULL && memcmp(ref, parts, ROWS * row) == 0,
+           "%s: from_float_ref equals a chunk without weights", name);
+    } else {
+        ok(from_float_ref == NULL, "%s: no from_float_ref (as in ggml)", name);
+    }
+
+    for (int j = 0; j < COLS; j++)
+        bad_w[j] = j % 3 == 0 ? 0.0f : j % 3 == 1 ? -1.0f : NAN;
+    ggml_quantize_chunk(t, x, parts, 0, ROWS, COLS, bad_w);
+    ok(ggml_validate_row_data(t, parts, ROWS * row), "%s: degenerate weights still give valid blocks", name);
+    memset(bad_w, 0, sizeof bad_w);
+    ggml_quantize_chunk(t, x, parts, 0, ROWS, COLS, bad_w);
+    ok(ggml_validate_row_data(t, parts, ROWS * row), "%s: all-zero weights still give valid blocks", name);
+    ggml_quantize_chunk(t, x, parts, 0, 1, COLS - 1, w);
+    logged_one_error("%s: a row length that is not a multiple of %d is refused", name, QK_K);
+
+    static float odd[2 * QK_K];
+    memcpy(odd, x, sizeof odd);
+    odd[3] = NAN;
+    odd[100] = INFINITY;
+    odd[101] = -3e38f;
+    const size_t n_odd = ggml_quantize_chunk(t, odd, parts, 0, 1, 2 * QK_K, w);
+    ggml_quantize_chunk(t, x, whole, 0, 1, 2 * QK_K, w);
+    const size_t bsize = ggml_type_size(t);
+    /* the formats without weights keep upstream's bytes, whose scale is
+       infinite here: their block need not be valid */
+    const bool valid = use == QD_IMATRIX_IGNORED || ggml_validate_row_data(t, parts, 2 * bsize);
+    ok(n_odd == 2 * bsize && memcmp(parts + bsize, whole + bsize, bsize) == 0 && valid,
+       "%s: NaN, infinity and -3e38 in a block: quantized%s, the next block unchanged", name,
+       use == QD_IMATRIX_IGNORED ? "" : ", valid");
+}
+
+/* The Q8_K operand of the vec_dot checks: QD_DOT_N Gaussian values quantized into qb, decoded into db. */
+enum { QD_DOT_N = 1024 };
+static inline void qd_q8_K_operand(uint8_t qb[QD_DOT_N * 2], float db[QD_DOT_N])
+{
+    static float b[QD_DOT_N];
+    qd_rng r = { 4243u };
+    for (int i = 0; i < QD_DOT_N; i++)
+        b[i] = qd_gauss(&r);
+    b[700] = -60.0f;   /* an outlier */
+    ggml_get_type_traits_cpu(GGML_TYPE_Q8_K)->from_float(b, qb, QD_DOT_N);
+    ggml__dequantize_row_q8_K(qb, db, QD_DOT_N);   /* no public to_float, as in ggml */
+}
+
+/* t's vec_dot of row qa (n values, n <= QD_DOT_N) with the Q8_K row qb (decoded: db) equals the
+   decoded rows' product in double to 1e-5 of the sum of |products|; what names the row. */
+static inline void qd_check_vec_dot_of(enum ggml_type t, const char *what, const void *qa, int n,
+                                       const uint8_t *qb, const float *db)
+{
+    static float da[QD_DOT_N];
+    ggml_get_type_traits(t)->to_float(qa, da, n);
+    double want = 0.0, mag = 0.0;
+    for (int i = 0; i < n; i++) {
+        want += (double) da[i] * db[i];
+        mag += fabs((double) da[i] * db[i]);
+    }
+    float got = NAN;
+    const struct ggml_type_traits_cpu *cpu = ggml_get_type_traits_cpu(t);
+    if (cpu->vec_dot != NULL)
+        cpu->vec_dot(n, &got, 0, qa, 0, qb, 0, 1);
+    ok(fabs(got - want) <= 1e-5 * mag, "%s: vec_dot %.7g, reference %.7g", what, got, want);
+}
+
+/* t's CPU traits: vec_dot against Q8_K, one row at a time; and the vec_dot of
+   QD_DOT_N Gaussian values with an outlier (quantized with weights w, or none
+   when w is NULL) against the Q8_K operand (qd_check_vec_dot_of). */
+static inline void qd_check_vec_dot(enum ggml_type t, const char *name, const float *w)
+{
+    const struct ggml_type_traits_cpu *cpu = ggml_get_type_traits_cpu(t);
+    ok(cpu->vec_dot_type == GGML_TYPE_Q8_K && cpu->vec_dot != NULL && cpu->nrows == 1,
+       "%s: CPU traits: vec_dot against q8_K", name);
+    static float a[QD_DOT_N], db[QD_DOT_N];
+    static uint8_t qa[QD_DOT_N * 2], qb[QD_DOT_N * 2];
+    qd_rng r = { 4242u };
+    for (int i = 0; i < QD_DOT_N; i++)
+        a[i] = qd_gauss(&r);
+    a[3] = 40.0f;   /* an outlier */
+    ggml_quantize_chunk(t, a, qa, 0, 1, QD_DOT_N, w);
+    qd_q8_K_operand(qb, db);
+    qd_check_vec_dot_of(t, name, qa, QD_DOT_N, qb, db);
+}
+
 #endif

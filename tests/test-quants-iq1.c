@@ -109,76 +109,6 @@ static void check_edge_blocks(const struct qd_upstream *u, const float *x)
     }
 }
 
-static void check_chunk(const struct qd_upstream *u)
-{
-    const enum ggml_type t = u->type;
-    const char *name = u->name;
-    enum { ROWS = 3, COLS = 512 };
-    const size_t row = ggml_row_size(t, COLS);
-    static float x[ROWS * COLS], w[COLS];
-    static uint8_t whole[ROWS * 256 + 1], parts[ROWS * 256 + 1];
-    qd_rng r = { 99u };
-    for (int i = 0; i < ROWS * COLS; i++)
-        x[i] = qd_gauss(&r);
-    qd_fill_imatrix(w, COLS);
-
-    memset(whole, 0xcd, sizeof whole);
-    memset(parts, 0xcd, sizeof parts);
-    const size_t n = ggml_quantize_chunk(t, x, whole, 0, ROWS, COLS, w);
-    ok(n == ROWS * row && whole[ROWS * row] == 0xcd, "%s: chunk writes %zu bytes and no more", name, n);
-    for (int i = 0; i < ROWS; i++)
-        ggml_quantize_chunk(t, x, parts, (int64_t) i * COLS, 1, COLS, w);
-    ok(memcmp(whole, parts, ROWS * row) == 0, "%s: rows quantized at their start offsets match", name);
-    ok(ggml_get_type_traits(t)->from_float_ref == NULL, "%s: no from_float_ref (as in ggml)", name);
-
-    const size_t unweighted = ggml_quantize_chunk(t, x, parts, 0, ROWS, COLS, NULL);
-    if (t == GGML_TYPE_IQ1_S) {
-        ok(unweighted == 0, "%s: a chunk without importance weights is refused", name);
-        logged_one_error("%s: the missing weights are reported", name);
-        ok(ggml_quantize_requires_imatrix(t), "%s: importance matrix required", name);
-    } else {
-        ok(unweighted == ROWS * row && memcmp(whole, parts, ROWS * row) != 0,
-           "%s: without importance weights: other blocks", name);
-        ok(!ggml_quantize_requires_imatrix(t), "%s: no importance matrix required", name);
-    }
-
-    /* the tables rebuilt after ggml_quantize_free, and built by ggml_quantize_init */
-    ggml_quantize_free();
-    ggml_quantize_chunk(t, x, parts, 0, ROWS, COLS, w);
-    ok(memcmp(whole, parts, ROWS * row) == 0, "%s: same blocks after ggml_quantize_free", name);
-    ggml_quantize_free();
-    ggml_quantize_init(t);
-    ggml_quantize_chunk(t, x, parts, 0, ROWS, COLS, w);
-    ok(memcmp(whole, parts, ROWS * row) == 0, "%s: same blocks after ggml_quantize_init", name);
-
-    /* weights that are zero, negative or NaN: blocks still finite and valid */
-    static float bad_w[COLS];
-    for (int j = 0; j < COLS; j++)
-        bad_w[j] = j % 3 == 0 ? 0.0f : j % 3 == 1 ? -1.0f : NAN;
-    ggml_quantize_chunk(t, x, parts, 0, ROWS, COLS, bad_w);
-    ok(ggml_validate_row_data(t, parts, ROWS * row), "%s: degenerate weights still give valid blocks", name);
-    for (int j = 0; j < COLS; j++)
-        bad_w[j] = 0.0f;
-    ggml_quantize_chunk(t, x, parts, 0, ROWS, COLS, bad_w);
-    ok(ggml_validate_row_data(t, parts, ROWS * row), "%s: all-zero weights still give valid blocks", name);
-    ggml_quantize_chunk(t, x, parts, 0, 1, COLS - 1, w);
-    logged_one_error("%s: a row length that is not a multiple of 256 is refused", name);
-
-    /* non-finite and huge input: quantized without a fault, valid, and
-       the finite blocks after it are unaffected */
-    static float odd[2 * QK_K];
-    memcpy(odd, x, sizeof odd);
-    odd[3] = NAN;
-    odd[100] = INFINITY;
-    odd[101] = -3e38f;
-    const size_t n_odd = ggml_quantize_chunk(t, odd, parts, 0, 1, 2 * QK_K, w);
-    ggml_quantize_chunk(t, x, whole, 0, 1, 2 * QK_K, w);
-    const size_t bsize = ggml_type_size(t);
-    ok(n_odd == 2 * bsize && memcmp(parts + bsize, whole + bsize, bsize) == 0 &&
-           ggml_validate_row_data(t, parts, 2 * bsize),
-       "%s: NaN, infinity and -3e38 in a block: quantized, valid, the next block unchanged", name);
-}
-
 static void check_validation(void)
 {
     block_iq1_s s;
@@ -204,50 +134,22 @@ static void check_validation(void)
     logged_one_error("iq1_m: the bad block is reported");
 }
 
-/* The CPU traits' vec_dot against the decoded rows' product in double. */
-static void check_vec_dot(const struct qd_upstream *u)
-{
-    const enum ggml_type t = u->type;
-    const struct ggml_type_traits_cpu *cpu = ggml_get_type_traits_cpu(t);
-    ok(cpu->vec_dot_type == GGML_TYPE_Q8_K && cpu->vec_dot != NULL && cpu->nrows == 1,
-       "%s: CPU traits: vec_dot against q8_K", u->name);
-    enum { N = 1024 };
-    static float a[N], b[N], da[N], db[N], w[N];
-    static uint8_t qa[N], qb[N * 2];
-    qd_rng r = { 4242u };
-    for (int i = 0; i < N; i++) {
-        a[i] = qd_gauss(&r);
-        b[i] = qd_gauss(&r);
-    }
-    a[3] = 40.0f;   /* an outlier */
-    qd_fill_imatrix(w, N);
-    ggml_quantize_chunk(t, a, qa, 0, 1, N, w);
-    ggml_get_type_traits_cpu(GGML_TYPE_Q8_K)->from_float(b, qb, N);
-    to_float(t, qa, da, N);
-    ggml__dequantize_row_q8_K(qb, db, N);
-    double want = 0.0, mag = 0.0;
-    for (int i = 0; i < N; i++) {
-        want += (double) da[i] * db[i];
-        mag += fabs((double) da[i] * db[i]);
-    }
-    float got = NAN;
-    cpu->vec_dot(N, &got, 0, qa, 0, qb, 0, 1);
-    ok(fabs(got - want) <= 1e-5 * mag, "%s: vec_dot %.7g, reference %.7g", u->name, got, want);
-}
-
 int main(void)
 {
     tap_capture_log();
-    static float x[QD_NB * QK_K];
+    static float x[QD_NB * QK_K], w[QD_DOT_N];
     qd_fill_edge_blocks(x);
+    qd_fill_imatrix(w, QD_DOT_N);
     ok(qd_read_data("iq1quants.txt", upstream, 2, variants, QD_COUNT(variants)),
        "the data file of upstream's blocks reads");
     for (int t = 0; t < 2; t++) {
         check_decoding(&upstream[t]);
         qd_check_rmse(&upstream[t], 777u, first_variant(&upstream[t]) == 1);
         check_edge_blocks(&upstream[t], x);
-        check_chunk(&upstream[t]);
-        check_vec_dot(&upstream[t]);
+        const enum ggml_type type = upstream[t].type;
+        qd_check_chunk(type, upstream[t].name, type == GGML_TYPE_IQ1_S ? QD_IMATRIX_REQUIRED : QD_IMATRIX_USED,
+                       false);
+        qd_check_vec_dot(type, upstream[t].name, w);
     }
     check_validation();
     ggml_quantize_free();

@@ -11,8 +11,8 @@
  *     weights (the error weighted by them) and, for IQ2_S, without;
  *     IQ2_XXS and IQ2_XS refuse to quantize without weights (as upstream,
  *     which requires them); edge-case blocks quantize to finite values;
- *   - ggml_quantize_chunk at a row offset, with NaN and infinities in a
- *     block (no fault, the next block unchanged); IQ2_S's from_float_ref;
+ *   - ggml_quantize_chunk (qd_check_chunk): rows at their offsets, NaN
+ *     and infinities in a block, degenerate weights; IQ2_S's from_float_ref;
  *   - ggml_validate_row_data refuses non-finite scales;
  *   - the CPU traits: vec_dot_type q8_K, no from_float (as in ggml);
  *     vec_dot within 1e-5 of |products| of a double-precision dot product
@@ -133,44 +133,6 @@ static void check_edge_blocks(const struct qd_upstream *u, const float *x, const
     }
 }
 
-/*
- * Chunks: a chunk at a row offset writes the bytes of the whole-tensor
- * call there; non-finite values in one block leave the next block as it
- * is alone; IQ2_S's from_float_ref is the chunk without weights.
- */
-static void check_chunks(const struct qd_upstream *u, const float *x, const float *w)
-{
-    const size_t row = ggml_row_size(u->type, 2 * QK_K);
-    static uint8_t whole[4 * 2 * sizeof(block_iq2_s)], part[4 * 2 * sizeof(block_iq2_s)];
-    memset(part, 0, sizeof part);
-    ggml_quantize_chunk(u->type, x, whole, 0, 4, 2 * QK_K, w);
-    const size_t written = ggml_quantize_chunk(u->type, x, part, 2 * 2 * QK_K, 2, 2 * QK_K, w);
-    ok(written == 2 * row && memcmp(part + 2 * row, whole + 2 * row, 2 * row) == 0 &&
-           memcmp(part, (uint8_t[2 * 2 * sizeof(block_iq2_s)]) { 0 }, 2 * row) == 0,
-       "%s: a chunk of rows 2-3 writes the whole call's bytes there and nothing before", u->name);
-
-    float bad[2 * QK_K];
-    memcpy(bad, x, sizeof bad);
-    bad[3] = NAN;
-    bad[100] = INFINITY;
-    bad[200] = -INFINITY;
-    uint8_t q[2 * sizeof(block_iq2_s)], alone[sizeof(block_iq2_s)];
-    const size_t bs = ggml_type_size(u->type);
-    ggml_quantize_chunk(u->type, bad, q, 0, 1, 2 * QK_K, w);
-    ggml_quantize_chunk(u->type, bad + QK_K, alone, 0, 1, QK_K, w + QK_K);
-    ok(memcmp(q + bs, alone, bs) == 0, "%s: NaN and infinities in block 0 quantize without a fault, block 1 unchanged",
-       u->name);
-
-    if (u->type == GGML_TYPE_IQ2_S) {
-        uint8_t ref[2 * sizeof(block_iq2_s)], chunk[2 * sizeof(block_iq2_s)];
-        ggml_get_type_traits(u->type)->from_float_ref(x, ref, 2 * QK_K);
-        ggml_quantize_chunk(u->type, x, chunk, 0, 1, 2 * QK_K, NULL);
-        ok(memcmp(ref, chunk, 2 * bs) == 0, "%s: from_float_ref equals the chunk without weights", u->name);
-    } else {
-        ok(ggml_get_type_traits(u->type)->from_float_ref == NULL, "%s: no from_float_ref (as in ggml)", u->name);
-    }
-}
-
 /* CPU traits and vec_dot against a double-precision sum over the decoded rows. */
 static void check_cpu(const struct qd_upstream *u)
 {
@@ -219,7 +181,9 @@ int main(void)
     for (int t = 0; t < N_TYPES; t++) {
         check_rmse(&upstream[t]);
         check_edge_blocks(&upstream[t], x, w);
-        check_chunks(&upstream[t], x, w);
+        qd_check_chunk(upstream[t].type, upstream[t].name,
+                       upstream[t].type == GGML_TYPE_IQ2_S ? QD_IMATRIX_USED : QD_IMATRIX_REQUIRED,
+                       upstream[t].type == GGML_TYPE_IQ2_S);
         check_decoding(&upstream[t]);
         check_validation(&upstream[t]);
         check_cpu(&upstream[t]);

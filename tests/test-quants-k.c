@@ -126,55 +126,6 @@ static void check_edge_blocks(const char *name, const float *x)
     ok(fabsf(y[77] - 10000.0f) <= 10.0f, "%s: a lone 1e4 decodes as %.6g", name, y[77]);
 }
 
-static void check_chunk(const char *name)
-{
-    const enum ggml_type t = type_named(name);
-    enum { ROWS = 3, COLS = 512 };
-    const size_t row = ggml_row_size(t, COLS);
-    static float x[ROWS * COLS], w[COLS];
-    static uint8_t whole[ROWS * 256 * 2 + 1], parts[ROWS * 256 * 2 + 1], ref[ROWS * 256 * 2];
-    qd_rng r = { 99u };
-    for (int i = 0; i < ROWS * COLS; i++)
-        x[i] = qd_gauss(&r);
-    qd_fill_imatrix(w, COLS);
-
-    memset(whole, 0xcd, sizeof whole);
-    memset(parts, 0xcd, sizeof parts);
-    const size_t n = ggml_quantize_chunk(t, x, whole, 0, ROWS, COLS, w);
-    ok(n == ROWS * row && whole[ROWS * row] == 0xcd, "%s: chunk writes %zu bytes and no more", name, n);
-    for (int i = 0; i < ROWS; i++)
-        ggml_quantize_chunk(t, x, parts, (int64_t) i * COLS, 1, COLS, w);
-    ok(memcmp(whole, parts, ROWS * row) == 0, "%s: rows quantized at their start offsets match", name);
-
-    ggml_quantize_chunk(t, x, parts, 0, ROWS, COLS, NULL);
-    ok(memcmp(whole, parts, ROWS * row) != 0, "%s: the importance matrix changes the blocks", name);
-    ggml_get_type_traits(t)->from_float_ref(x, ref, ROWS * COLS);
-    ok(memcmp(ref, parts, ROWS * row) == 0, "%s: from_float_ref equals a chunk without weights", name);
-    ok(!ggml_quantize_requires_imatrix(t), "%s: no importance matrix required", name);
-
-    /* weights that are zero, negative or NaN: blocks still finite and valid */
-    static float bad_w[COLS];
-    for (int j = 0; j < COLS; j++)
-        bad_w[j] = j % 3 == 0 ? 0.0f : j % 3 == 1 ? -1.0f : NAN;
-    ggml_quantize_chunk(t, x, parts, 0, ROWS, COLS, bad_w);
-    ok(ggml_validate_row_data(t, parts, ROWS * row), "%s: degenerate weights still give valid blocks", name);
-    ggml_quantize_chunk(t, x, parts, 0, 1, COLS - 1, NULL);
-    logged_one_error("%s: a row length that is not a multiple of 256 is refused", name);
-
-    /* non-finite and huge input: quantized without a fault, and the
-       finite blocks after it are unaffected */
-    static float odd[2 * QK_K];
-    memcpy(odd, x, sizeof odd);
-    odd[3] = NAN;
-    odd[100] = INFINITY;
-    odd[101] = -3e38f;
-    const size_t n_odd = ggml_quantize_chunk(t, odd, parts, 0, 1, 2 * QK_K, NULL);
-    ggml_quantize_chunk(t, x, whole, 0, 1, 2 * QK_K, NULL);
-    const size_t bsize = ggml_type_size(t);
-    ok(n_odd == 2 * bsize && memcmp(parts + bsize, whole + bsize, bsize) == 0,
-       "%s: NaN, infinity and -3e38 in a block: quantized, the next block unchanged", name);
-}
-
 static void check_validation(void)
 {
     block_q4_K b4;
@@ -206,36 +157,6 @@ static void check_validation(void)
     logged_one_error("q8_K: the bad block is reported");
 }
 
-/* The CPU traits' vec_dot against the decoded rows' product in double. */
-static void check_vec_dot(const char *name)
-{
-    const enum ggml_type t = type_named(name);
-    const struct ggml_type_traits_cpu *cpu = ggml_get_type_traits_cpu(t);
-    ok(cpu->vec_dot_type == GGML_TYPE_Q8_K && cpu->vec_dot != NULL && cpu->nrows == 1,
-       "%s: CPU traits: vec_dot against q8_K", name);
-    enum { N = 1024 };
-    static float a[N], b[N], da[N], db[N];
-    static uint8_t qa[N], qb[N * 2];
-    qd_rng r = { 4242u };
-    for (int i = 0; i < N; i++) {
-        a[i] = qd_gauss(&r);
-        b[i] = qd_gauss(&r);
-    }
-    a[3] = 40.0f;   /* an outlier */
-    ggml_quantize_chunk(t, a, qa, 0, 1, N, NULL);
-    ggml_get_type_traits_cpu(GGML_TYPE_Q8_K)->from_float(b, qb, N);
-    to_float(t, qa, da, N);
-    ggml__dequantize_row_q8_K(qb, db, N);
-    double want = 0.0, mag = 0.0;
-    for (int i = 0; i < N; i++) {
-        want += (double) da[i] * db[i];
-        mag += fabs((double) da[i] * db[i]);
-    }
-    float got = NAN;
-    cpu->vec_dot(N, &got, 0, qa, 0, qb, 0, 1);
-    ok(fabs(got - want) <= 1e-5 * mag, "%s: vec_dot %.7g, reference %.7g", name, got, want);
-}
-
 int main(void)
 {
     tap_capture_log();
@@ -251,8 +172,8 @@ int main(void)
         check_decoding(types[t]);
         qd_check_rmse(qd_find(upstream, 4, types[t]), 777u, false);
         check_edge_blocks(types[t], x);
-        check_chunk(types[t]);
-        check_vec_dot(types[t]);
+        qd_check_chunk(type_named(types[t]), types[t], QD_IMATRIX_USED, true);
+        qd_check_vec_dot(type_named(types[t]), types[t], NULL);
         qd_check_dot_bias(types[t], type_named(types[t]), 0.02);
     }
     check_validation();

@@ -148,57 +148,6 @@ static void check_edge_blocks(const struct qd_upstream *u, const float *x)
     ok(fabsf(y[77] - 10000.0f) <= 100.0f, "%s: a lone 1e4 decodes as %.6g (within 1%%)", u->name, y[77]);
 }
 
-static void check_chunk(const struct qd_upstream *u)
-{
-    const enum ggml_type t = u->type;
-    const bool weighs = t == GGML_TYPE_IQ4_XS;
-    enum { R = 3, C = 512 };
-    const size_t row = ggml_row_size(t, C);
-    static float x[R * C], w[C];
-    static uint8_t whole[R * 272 + 1], parts[R * 272 + 1], ref[R * 272];
-    qd_rng r = { 99u };
-    for (int i = 0; i < R * C; i++)
-        x[i] = qd_gauss(&r);
-    qd_fill_imatrix(w, C);
-
-    memset(whole, 0xcd, sizeof whole);
-    memset(parts, 0xcd, sizeof parts);
-    const size_t n = ggml_quantize_chunk(t, x, whole, 0, R, C, w);
-    ok(n == R * row && whole[R * row] == 0xcd, "%s: chunk writes %zu bytes and no more", u->name, n);
-    for (int i = 0; i < R; i++)
-        ggml_quantize_chunk(t, x, parts, (int64_t) i * C, 1, C, w);
-    ok(memcmp(whole, parts, R * row) == 0, "%s: rows quantized at their start offsets match", u->name);
-
-    ggml_quantize_chunk(t, x, parts, 0, R, C, NULL);
-    ok((memcmp(whole, parts, R * row) != 0) == weighs, "%s: the importance matrix %s the blocks", u->name,
-       weighs ? "changes" : "does not change");
-    ggml_get_type_traits(t)->from_float_ref(x, ref, R * C);
-    ok(memcmp(ref, parts, R * row) == 0, "%s: from_float_ref equals a chunk without weights", u->name);
-    ok(!ggml_quantize_requires_imatrix(t), "%s: no importance matrix required", u->name);
-
-    /* weights that are zero, negative or NaN: blocks still finite and valid */
-    static float bad_w[C];
-    for (int j = 0; j < C; j++)
-        bad_w[j] = j % 3 == 0 ? 0.0f : j % 3 == 1 ? -1.0f : NAN;
-    ggml_quantize_chunk(t, x, parts, 0, R, C, bad_w);
-    ok(ggml_validate_row_data(t, parts, R * row), "%s: degenerate weights still give valid blocks", u->name);
-    ggml_quantize_chunk(t, x, parts, 0, 1, C - 1, NULL);
-    logged_one_error("%s: a row length that is not a multiple of 256 is refused", u->name);
-
-    /* non-finite and huge input: quantized without a fault, and the
-       finite blocks after it are unaffected */
-    static float odd[2 * QK_K];
-    memcpy(odd, x, sizeof odd);
-    odd[3] = NAN;
-    odd[100] = INFINITY;
-    odd[101] = -3e38f;
-    const size_t n_odd = ggml_quantize_chunk(t, odd, parts, 0, 1, 2 * QK_K, NULL);
-    ggml_quantize_chunk(t, x, whole, 0, 1, 2 * QK_K, NULL);
-    const size_t bsize = ggml_type_size(t);
-    ok(n_odd == 2 * bsize && memcmp(parts + bsize, whole + bsize, bsize) == 0,
-       "%s: NaN, infinity and -3e38 in a block: quantized, the next block unchanged", u->name);
-}
-
 static void check_validation(void)
 {
     block_tq1_0 b1;
@@ -228,46 +177,24 @@ static void check_validation(void)
 static void check_vec_dot(const struct qd_upstream *u)
 {
     const enum ggml_type t = u->type;
-    const struct ggml_type_traits_cpu *cpu = ggml_get_type_traits_cpu(t);
-    ok(cpu->vec_dot_type == GGML_TYPE_Q8_K && cpu->vec_dot != NULL && cpu->nrows == 1,
-       "%s: CPU traits: vec_dot against q8_K", u->name);
-    enum { N = 1024 };
-    static float a[N], b[N], da[N], db[N];
-    static uint8_t qa[N], qb[N * 2];
-    qd_rng r = { 4242u };
-    for (int i = 0; i < N; i++) {
-        a[i] = qd_gauss(&r);
-        b[i] = qd_gauss(&r);
-    }
-    a[3] = 40.0f;   /* an outlier */
-    ggml_quantize_chunk(t, a, qa, 0, 1, N, NULL);
-    if (t == GGML_TYPE_TQ2_0)   /* code 3 (+2 d), which only other writers produce */
-        qa[5] |= 0x30;
-    ggml_get_type_traits_cpu(GGML_TYPE_Q8_K)->from_float(b, qb, N);
-    ggml_get_type_traits(t)->to_float(qa, da, N);
-    ggml__dequantize_row_q8_K(qb, db, N);
-    double want = 0.0, mag = 0.0;
-    for (int i = 0; i < N; i++) {
-        want += (double) da[i] * db[i];
-        mag += fabs((double) da[i] * db[i]);
-    }
-    float got = NAN;
-    cpu->vec_dot(N, &got, 0, qa, 0, qb, 0, 1);
-    ok(fabs(got - want) <= 1e-5 * mag, "%s: vec_dot %.7g, reference %.7g", u->name, got, want);
+    qd_check_vec_dot(t, u->name, NULL);
 
-    /* every byte but the scale d random: digits and codes no quantizer writes */
+    /* every byte but the scale d random: digits and codes no quantizer
+       writes (TQ2_0's code 3, +2 d, among them) */
+    static float a[QD_DOT_N], db[QD_DOT_N];
+    static uint8_t qa[QD_DOT_N * 2], qb[QD_DOT_N * 2];
+    qd_rng r = { 77u };
+    for (int i = 0; i < QD_DOT_N; i++)
+        a[i] = qd_gauss(&r);
+    ggml_quantize_chunk(t, a, qa, 0, 1, QD_DOT_N, NULL);
     const size_t bsize = ggml_type_size(t), d_at = t == GGML_TYPE_TQ1_0 ? 52 : t == GGML_TYPE_TQ2_0 ? 64 : 0;
-    for (size_t i = 0; i < N / QK_K * bsize; i++)
+    for (size_t i = 0; i < QD_DOT_N / QK_K * bsize; i++)
         if (i % bsize < d_at || i % bsize >= d_at + 2)
             qa[i] = (uint8_t) (qd_uniform(&r) * 256.0f);
-    ggml_get_type_traits(t)->to_float(qa, da, N);
-    want = mag = 0.0;
-    for (int i = 0; i < N; i++) {
-        want += (double) da[i] * db[i];
-        mag += fabs((double) da[i] * db[i]);
-    }
-    cpu->vec_dot(N, &got, 0, qa, 0, qb, 0, 1);
-    ok(fabs(got - want) <= 1e-5 * mag, "%s: vec_dot of random code bytes %.7g, reference %.7g", u->name, got, want);
+    qd_q8_K_operand(qb, db);
+    char what[64];
+    snprintf(what, sizeof what, "%s: random code bytes", u->name);
+    qd_check_vec_dot_of(t, what, qa, QD_DOT_N, qb, db);
 }
 
 int main(void)
@@ -287,7 +214,7 @@ int main(void)
         } else {
             check_ternary_bytes(u, x);
         }
-        check_chunk(u);
+        qd_check_chunk(u->type, u->name, u->type == GGML_TYPE_IQ4_XS ? QD_IMATRIX_USED : QD_IMATRIX_IGNORED, true);
         check_vec_dot(u);
     }
     check_validation();
