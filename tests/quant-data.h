@@ -72,19 +72,25 @@ static inline float qd_gauss(qd_rng *r)   /* mean 0, variance about 1 */
     return s * 1.7320508f;
 }
 
-/* QD_NB blocks of QK_K: 0-1 random, 2 zeros, 3 one value 1e4, 4 signed
-   extremes, 5 all positive, 6 all negative, 7 tiny (1e-6). */
-static inline void qd_fill_edge_blocks(float *x)
+/* QD_NB blocks of QK_K from seed: 0-1 random, 2 zeros, 3 one value 1e4,
+   4 signed extremes (ternary: the values -1, -0.5, 0, 0.5, 1 in turn),
+   5 all positive, 6 all negative, 7 tiny (1e-6). */
+static inline void qd_fill_edge_blocks_from(float *x, uint32_t seed, bool ternary)
 {
-    qd_rng r = { 12345u };
+    qd_rng r = { seed };
     memset(x, 0, QD_NB * QK_K * sizeof *x);
     for (int i = 0; i < 512; i++)
         x[i] = qd_gauss(&r);
     x[3 * 256 + 77] = 10000.0f;
-    for (int i = 0; i < 256; i++)
-        x[4 * 256 + i] = qd_gauss(&r) * 0.5f;
-    x[4 * 256 + 5] = -3.5f;
-    x[4 * 256 + 200] = 3.0f;
+    if (ternary) {
+        for (int i = 0; i < 256; i++)
+            x[4 * 256 + i] = (float) (i % 5 - 2) * 0.5f;
+    } else {
+        for (int i = 0; i < 256; i++)
+            x[4 * 256 + i] = qd_gauss(&r) * 0.5f;
+        x[4 * 256 + 5] = -3.5f;
+        x[4 * 256 + 200] = 3.0f;
+    }
     for (int i = 0; i < 256; i++)
         x[5 * 256 + i] = 2.0f + qd_uniform(&r);
     for (int i = 0; i < 256; i++) {
@@ -93,6 +99,12 @@ static inline void qd_fill_edge_blocks(float *x)
     }
     for (int i = 0; i < 256; i++)
         x[7 * 256 + i] = qd_gauss(&r) * 1e-6f;
+}
+
+/* The edge-case input most data files were recorded on. */
+static inline void qd_fill_edge_blocks(float *x)
+{
+    qd_fill_edge_blocks_from(x, 12345u, false);
 }
 
 /* The importance weights of the recorded "imat" variants. */

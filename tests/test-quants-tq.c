@@ -43,30 +43,6 @@
 #define COLS QD_RMSE_COLS
 #define NTYPES 3
 
-/* Blocks: 0-1 random, 2 zeros, 3 one value 1e4, 4 the values -1, -0.5,
-   0, 0.5, 1 repeated (ternary ties), 5 all positive, 6 all negative,
-   7 tiny (1e-6). */
-static void fill_blocks(float *x)
-{
-    qd_rng r = { 2024u };
-    memset(x, 0, QD_NB * QK_K * sizeof *x);
-    for (int i = 0; i < 512; i++)
-        x[i] = qd_gauss(&r);
-    x[3 * 256 + 77] = 10000.0f;
-    for (int i = 0; i < 256; i++) {
-        const float v = (float) (i % 5 - 2);
-        x[4 * 256 + i] = v * 0.5f;
-    }
-    for (int i = 0; i < 256; i++)
-        x[5 * 256 + i] = 2.0f + qd_uniform(&r);
-    for (int i = 0; i < 256; i++) {
-        const float u = qd_uniform(&r) * 3.0f;
-        x[6 * 256 + i] = -1.0f - u;
-    }
-    for (int i = 0; i < 256; i++)
-        x[7 * 256 + i] = qd_gauss(&r) * 1e-6f;
-}
-
 /* ------------------------------------------------------------ the data */
 
 static struct qd_upstream upstream[NTYPES] = {
@@ -201,7 +177,7 @@ int main(void)
 {
     tap_capture_log();
     static float x[QD_NB * QK_K];
-    fill_blocks(x);
+    qd_fill_edge_blocks_from(x, 2024u, true);   /* the input tqquants.txt was recorded on */
     ok(qd_read_data("tqquants.txt", upstream, NTYPES, NULL, 0),
        "the data file of upstream's blocks reads");
 
