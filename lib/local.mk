@@ -95,6 +95,7 @@ libggml_backend_core_la_SOURCES = \
 	lib/cpu/simd/generic/vector.c \
 	lib/cpu/simd/generic/rows.c \
 	lib/cpu/simd/generic/transpose.c \
+	lib/cpu/simd/generic/gemm.c \
 	lib/ops-binary.c \
 	lib/ops-unary.c \
 	lib/ops-reduce.c \
@@ -131,6 +132,7 @@ lib_cpu_simd_libisa_avx2_la_SOURCES = \
 	lib/cpu/simd/avx2/avx2.h \
 	lib/cpu/simd/avx2/intsum.h \
 	lib/cpu/simd/avx2/dot.c \
+	lib/cpu/simd/avx2/gemm.c \
 	lib/cpu/simd/avx2/dot-small.c \
 	lib/cpu/simd/avx2/dot-k.c \
 	lib/cpu/simd/avx2/dot-k23.c \

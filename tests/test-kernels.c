@@ -1218,6 +1218,89 @@ static void check_transpose(const struct ggml__cpu_kernels *k)
     }
 }
 
+/*
+ * gemm_tile: random tiles of every partial shape (mr, nr up to the
+ * level's), kc of 1 to 300, packed as the contract says, stored and
+ * accumulated, against a double-precision sum: within kc + 2 units of
+ * rounding of the sum of |products| (plus the accumulated value's); the
+ * floats past mr in each column and the columns past nr stay untouched.
+ */
+static void check_gemm_tile(const struct ggml__cpu_kernels *k)
+{
+    static const int kcs[] = { 1, 2, 7, 33, 256, 300 };
+    const int tmr = k->gemm_mr, tnr = k->gemm_nr, lanes = k->gemm_lanes;
+    bool shape_ok = k->gemm_tile != NULL && tmr >= 1 && tmr <= GGML__GEMM_MR_MAX && tnr >= 1 &&
+                    tnr <= GGML__GEMM_NR_MAX && lanes >= 1 && tnr * lanes <= GGML__GEMM_B_MAX;
+    ok(shape_ok, "%s: gemm tile %d x %d, %d lanes, within the largest shape", ggml__isa_name(k->level), tmr, tnr,
+       lanes);
+    if (!shape_ok)
+        return;
+    double worst = 0.0;
+    bool all_ok = true;
+    for (size_t ki = 0; ki < sizeof kcs / sizeof kcs[0]; ki++) {
+        const int kc = kcs[ki];
+        float *apack = malloc((size_t) kc * tmr * sizeof *apack);
+        float *bpack = malloc((size_t) kc * tnr * lanes * sizeof *bpack);
+        float *a = malloc((size_t) kc * tmr * sizeof *a), *b = malloc((size_t) kc * tnr * sizeof *b);
+        for (int mr = 1; mr <= tmr; mr++)
+            for (int nr = 1; nr <= tnr; nr++)
+                for (int accumulate = 0; accumulate < 2; accumulate++) {
+                    for (int i = 0; i < kc * tmr; i++)
+                        a[i] = 2.0f * rng_unit() - 1.0f;
+                    for (int i = 0; i < kc * tnr; i++)
+                        b[i] = 2.0f * rng_unit() - 1.0f;
+                    for (int kk = 0; kk < kc; kk++) {
+                        for (int i = 0; i < tmr; i++)
+                            apack[kk * tmr + i] = i < mr ? a[i * kc + kk] : 0.0f;
+                        for (int j = 0; j < tnr; j++)
+                            for (int l = 0; l < lanes; l++)
+                                bpack[(kk * tnr + j) * lanes + l] = j < nr ? b[j * kc + kk] : 0.0f;
+                    }
+                    /* columns of tmr + 3 floats: one guard before, the rest after */
+                    float cbuf[GGML__GEMM_NR_MAX][GGML__GEMM_MR_MAX + 3], start[GGML__GEMM_NR_MAX][GGML__GEMM_MR_MAX + 3];
+                    float *c[GGML__GEMM_NR_MAX];
+                    for (int j = 0; j < GGML__GEMM_NR_MAX; j++) {
+                        for (int i = 0; i < GGML__GEMM_MR_MAX + 3; i++)
+                            start[j][i] = cbuf[j][i] = 2.0f * rng_unit() - 1.0f;
+                        c[j] = cbuf[j] + 1;
+                    }
+                    k->gemm_tile(kc, apack, bpack, c, mr, nr, accumulate != 0);
+                    for (int j = 0; j < GGML__GEMM_NR_MAX; j++)
+                        for (int i = -1; i < GGML__GEMM_MR_MAX + 2; i++) {
+                            const float got = c[j][i];
+                            if (j >= nr || i < 0 || i >= mr) {
+                                if (memcmp(&got, &start[j][i + 1], sizeof got) != 0) {
+                                    all_ok = false;
+                                    tap_diag("kc %d, %d x %d: element (%d, %d) outside the tile written", kc, mr,
+                                             nr, i, j);
+                                }
+                                continue;
+                            }
+                            double want = accumulate ? (double) start[j][i + 1] : 0.0;
+                            double mag = fabs(want);
+                            for (int kk = 0; kk < kc; kk++) {
+                                want += (double) a[i * kc + kk] * b[j * kc + kk];
+                                mag += fabs((double) a[i * kc + kk] * b[j * kc + kk]);
+                            }
+                            const double bound = (kc + 2) * 0x1p-24 * mag;
+                            const double err = fabs(got - want);
+                            worst = err / (bound > 0 ? bound : 1) > worst ? err / (bound > 0 ? bound : 1) : worst;
+                            if (!(err <= bound)) {
+                                all_ok = false;
+                                tap_diag("kc %d, %d x %d%s: c(%d, %d) = %.9g, reference %.9g", kc, mr, nr,
+                                         accumulate ? " accumulated" : "", i, j, got, want);
+                            }
+                        }
+                }
+        free(apack);
+        free(bpack);
+        free(a);
+        free(b);
+    }
+    ok(all_ok, "%s: gemm tile of every partial shape, kc 1..300, stored and accumulated, within kc + 2 roundings "
+       "(worst %.2f of the bound), nothing outside written", ggml__isa_name(k->level), worst);
+}
+
 /* Every entry of the table of level l for a CPU with caps. */
 static void check_level(enum ggml__isa l, const struct ggml__isa_caps *caps, const struct ggml__cpu_kernels *generic)
 {
@@ -1232,6 +1315,7 @@ static void check_level(enum ggml__isa l, const struct ggml__isa_caps *caps, con
     check_glu(&k);
     check_rows(&k, generic);
     check_transpose(&k);
+    check_gemm_tile(&k);
 }
 
 int main(void)
@@ -1249,6 +1333,7 @@ int main(void)
     check_axpy(&generic, &generic);
     check_rows(&generic, &generic);
     check_transpose(&generic);
+    check_gemm_tile(&generic);
 
     for (int level = GGML__ISA_GENERIC + 1; level < GGML__ISA_COUNT; level++) {
         const enum ggml__isa l = (enum ggml__isa) level;

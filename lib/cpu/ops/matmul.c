@@ -29,12 +29,11 @@
  * Fast path.  Threads split C into blocks of rows of A or of columns,
  * whichever balances better.  Each thread walks its block in panels of NC
  * columns, KC values of k and MC rows: it converts the MC x KC block of A
- * into floats, packed in tiles of MR rows stored k-major (kept in the
- * level-2 cache and reused by every column of the panel); for each NR
- * columns it packs their KC values of B with every value repeated LANES
- * times (kept in the level-1 cache), and computes MR x NR tiles of C with
- * a kernel whose loops the compiler turns into vector multiply-adds
- * without shuffles.  Products with very few columns (matrix times vector)
+ * into floats, packed in tiles of the level's gemm_mr rows stored k-major
+ * (kept in the level-2 cache and reused by every column of the panel); for
+ * each gemm_nr columns it packs their KC values of B, every value repeated
+ * gemm_lanes times (kept in the level-1 cache), and computes the tiles of
+ * C with the level's gemm_tile kernel (lib/cpu/simd/kernels.h).  Products with very few columns (matrix times vector)
  * skip the packing and take dot products of A's rows instead.
  *
  * Reference path (use_ref).  Plain loops: every output element is a dot
@@ -53,9 +52,7 @@
 #include "quants-impl.h"
 #include "cpu-private.h"
 
-#define MR 8           /* rows of A per tile: elements of a destination row */
-#define NR 6           /* columns per tile */
-#define LANES 4        /* copies of each value of B in its panel (a vector's width) */
+#define ROW_GRAIN 16   /* threads split A's rows in multiples of this (of every level's tile rows) */
 #define KC 256         /* values of k per panel; a multiple of every block size */
 #define MC 512         /* rows of A per packed block (MC x KC floats: 512 KiB) */
 #define NC 512         /* columns per panel */
@@ -190,9 +187,10 @@ static int64_t min_i64(int64_t a, int64_t b)
 static void scratch_layout(struct scratch *sc, size_t used, int nth, int64_t M, int64_t K, int64_t ncols,
                            enum ggml_type vdt, int64_t ref_doubles)
 {
-    const size_t kc = (size_t) min_i64(KC, K), mc = (size_t) min_i64(MC, (M + MR - 1) / MR * MR);
+    const int64_t tile_rows = GGML__GEMM_MR_MAX;
+    const size_t kc = (size_t) min_i64(KC, K), mc = (size_t) min_i64(MC, (M + tile_rows - 1) / tile_rows * tile_rows);
     sc->bpack = align_up(mc * kc * sizeof(float));
-    sc->row = sc->bpack + align_up((size_t) NR * LANES * kc * sizeof(float));
+    sc->row = sc->bpack + align_up((size_t) GGML__GEMM_B_MAX * kc * sizeof(float));
     sc->pointers = sc->row + align_up(kc * sizeof(float));
     size_t size = sc->pointers + align_up(2 * (size_t) min_i64(NC, ncols) * sizeof(void *));
     const size_t quant = align_up(ggml_row_size(vdt, K)), ref = align_up((size_t) ref_doubles * sizeof(double));
@@ -204,8 +202,8 @@ static void scratch_layout(struct scratch *sc, size_t used, int nth, int64_t M, 
 
 /* The per-thread pieces of the tiled product. */
 struct thread_ws {
-    float *apack;         /* up to MC x KC floats: tiles of MR rows, k-major */
-    float *bpack;         /* KC x NR x LANES floats */
+    float *apack;         /* up to MC x KC floats: tiles of gemm_mr rows, k-major */
+    float *bpack;         /* KC x gemm_nr x gemm_lanes floats */
     float *row;           /* KC floats: a converted piece of a row of A */
     const float **brows;  /* NC pointers */
     float **crows;        /* NC pointers */
@@ -258,81 +256,44 @@ static const float *operand_row(const struct operand *a, int64_t m, int64_t k0, 
     return buf;
 }
 
-/* pack[k][i] = A(m0 + i, k0 + k) for i < mr, 0 for mr <= i < MR. */
-static void pack_panel(const struct operand *a, int64_t m0, int mr, int64_t k0, int kc,
+/* pack[k][i] = A(m0 + i, k0 + k) for i < mr, 0 for mr <= i < tile_mr. */
+static void pack_panel(const struct operand *a, int64_t m0, int mr, int tile_mr, int64_t k0, int kc,
                        float *restrict pack, float *restrict buf)
 {
     if (a->columns) {
         for (int k = 0; k < kc; k++) {
             const float *col = (const float *) (const void *) (a->data + (k0 + k) * a->stride) + m0;
-            float *p = pack + k * MR;
+            float *p = pack + k * tile_mr;
             for (int i = 0; i < mr; i++)
                 p[i] = col[i];
-            for (int i = mr; i < MR; i++)
+            for (int i = mr; i < tile_mr; i++)
                 p[i] = 0.0f;
         }
         return;
     }
-    for (int i = 0; i < MR; i++) {
+    for (int i = 0; i < tile_mr; i++) {
         if (i >= mr) {
             for (int k = 0; k < kc; k++)
-                pack[k * MR + i] = 0.0f;
+                pack[k * tile_mr + i] = 0.0f;
             continue;
         }
         const float *row = operand_row(a, m0 + i, k0, kc, buf);
         for (int k = 0; k < kc; k++)
-            pack[k * MR + i] = row[k];
+            pack[k * tile_mr + i] = row[k];
     }
 }
 
-static inline void store_tile_row(float *restrict c, const float *restrict acc, int mr, bool accumulate)
+/* bpack[k][j][0..lanes) = b[j][k] for j < nr, 0 for nr <= j < tile_nr. */
+static void pack_columns(const float *const *b, int nr, int tile_nr, int lanes, int kc, float *restrict bpack)
 {
-    if (accumulate)
-        for (int i = 0; i < mr; i++)
-            c[i] += acc[i];
-    else
-        for (int i = 0; i < mr; i++)
-            c[i] = acc[i];
-}
-
-/* bpack[k][j][0..LANES) = b[j][k] for j < nr, 0 for nr <= j < NR. */
-static void pack_columns(const float *const *b, int nr, int kc, float *restrict bpack)
-{
-    for (int j = 0; j < NR; j++) {
+    for (int j = 0; j < tile_nr; j++) {
         const float *bj = b[j < nr ? j : 0];
         for (int k = 0; k < kc; k++) {
             const float v = j < nr ? bj[k] : 0.0f;
-            for (int l = 0; l < LANES; l++)
-                bpack[(k * NR + j) * LANES + l] = v;
+            for (int l = 0; l < lanes; l++)
+                bpack[(k * tile_nr + j) * lanes + l] = v;
         }
     }
-}
-
-/*
- * c[j][0..mr) (+)= sum_k apack[k][0..mr) * b[j][k] for j < nr, k < kc,
- * with b[j][k] read from bpack[k][j][*].  Each accumulator row is written
- * out as its own loops of LANES so that the compiler keeps the tile in
- * vector registers and multiplies by the packed copies of b directly.
- */
-static void tile_kernel(int kc, const float *restrict apack, const float *restrict bpack, float *const c[NR],
-                        int mr, int nr, bool accumulate)
-{
-    float acc0[MR] = { 0 }, acc1[MR] = { 0 }, acc2[MR] = { 0 };
-    float acc3[MR] = { 0 }, acc4[MR] = { 0 }, acc5[MR] = { 0 };
-    for (int k = 0; k < kc; k++) {
-        const float *a = apack + k * MR;
-        const float *b = bpack + k * NR * LANES;
-#define TILE_ROW(j)                                                   \
-        for (int l = 0; l < LANES; l++)                               \
-            acc##j[l] += a[l] * b[(j) * LANES + l];                   \
-        for (int l = 0; l < LANES; l++)                               \
-            acc##j[LANES + l] += a[LANES + l] * b[(j) * LANES + l];
-        TILE_ROW(0) TILE_ROW(1) TILE_ROW(2) TILE_ROW(3) TILE_ROW(4) TILE_ROW(5)
-#undef TILE_ROW
-    }
-    const float *const acc[NR] = { acc0, acc1, acc2, acc3, acc4, acc5 };
-    for (int j = 0; j < nr; j++)
-        store_tile_row(c[j], acc[j], mr, accumulate);
 }
 
 /* c[j][m] = sum_k A(m, k) * b[j][k] for m in [m0, m1), j < ncols, by dot products. */
@@ -377,26 +338,28 @@ static void product_block(const struct operand *a, int64_t m0, int64_t m1, int64
         product_by_dots(a, m0, m1, K, ncols, b, c, ws->row);
         return;
     }
+    const struct ggml__cpu_kernels *kt = ggml__kernels();
+    const int tile_mr = kt->gemm_mr, tile_nr = kt->gemm_nr;
     for (int64_t k0 = 0; k0 < K; k0 += KC) {
         const int kc = (int) (K - k0 < KC ? K - k0 : KC);
         for (int64_t mc = m0; mc < m1; mc += MC) {
             const int64_t mc_end = m1 - mc < MC ? m1 : mc + MC;
-            for (int64_t mb = mc; mb < mc_end; mb += MR) {
-                const int mr = (int) (mc_end - mb < MR ? mc_end - mb : MR);
-                pack_panel(a, mb, mr, k0, kc, ws->apack + (mb - mc) * kc, ws->row);
+            for (int64_t mb = mc; mb < mc_end; mb += tile_mr) {
+                const int mr = (int) (mc_end - mb < tile_mr ? mc_end - mb : tile_mr);
+                pack_panel(a, mb, mr, tile_mr, k0, kc, ws->apack + (mb - mc) * kc, ws->row);
             }
-            for (int j0 = 0; j0 < ncols; j0 += NR) {
-                const int nr = ncols - j0 < NR ? ncols - j0 : NR;
-                const float *bt[NR];
+            for (int j0 = 0; j0 < ncols; j0 += tile_nr) {
+                const int nr = ncols - j0 < tile_nr ? ncols - j0 : tile_nr;
+                const float *bt[GGML__GEMM_NR_MAX];
                 for (int j = 0; j < nr; j++)
                     bt[j] = b[j0 + j] + k0;
-                pack_columns(bt, nr, kc, ws->bpack);
-                for (int64_t mb = mc; mb < mc_end; mb += MR) {
-                    const int mr = (int) (mc_end - mb < MR ? mc_end - mb : MR);
-                    float *ct[NR];
-                    for (int j = 0; j < NR; j++)
-                        ct[j] = c[j0 + (j < nr ? j : 0)] + mb;
-                    tile_kernel(kc, ws->apack + (mb - mc) * kc, ws->bpack, ct, mr, nr, k0 > 0);
+                pack_columns(bt, nr, tile_nr, kt->gemm_lanes, kc, ws->bpack);
+                for (int64_t mb = mc; mb < mc_end; mb += tile_mr) {
+                    const int mr = (int) (mc_end - mb < tile_mr ? mc_end - mb : tile_mr);
+                    float *ct[GGML__GEMM_NR_MAX];
+                    for (int j = 0; j < nr; j++)
+                        ct[j] = c[j0 + j] + mb;
+                    kt->gemm_tile(kc, ws->apack + (mb - mc) * kc, ws->bpack, ct, mr, nr, k0 > 0);
                 }
             }
         }
@@ -410,7 +373,7 @@ static void product_block(const struct operand *a, int64_t m0, int64_t m1, int64
 
 /*
  * How nth threads share an M x ncols product: true to split the rows of
- * A (in tiles of MR), false to split the columns; whichever leaves the
+ * A (in groups of ROW_GRAIN), false to split the columns; whichever leaves the
  * busiest thread the least work.  Splitting columns makes every thread
  * convert all of A, which the cost counts.
  */
@@ -418,20 +381,20 @@ static bool split_rows(int64_t M, int64_t ncols, int nth)
 {
     if (nth <= 1)
         return true;
-    const int64_t tiles = (M + MR - 1) / MR;
-    int64_t rows = (tiles + nth - 1) / nth * MR;
+    const int64_t tiles = (M + ROW_GRAIN - 1) / ROW_GRAIN;
+    int64_t rows = (tiles + nth - 1) / nth * ROW_GRAIN;
     rows = rows < M ? rows : M;
     const int64_t cols = (ncols + nth - 1) / nth;
     return (double) rows * (double) (ncols + CONVERT_COST) <= (double) M * (double) (cols + CONVERT_COST);
 }
 
-/* Thread ith's rows [*m0, *m1) of an M-row split in tiles of MR. */
+/* Thread ith's rows [*m0, *m1) of an M-row split in groups of ROW_GRAIN. */
 static void thread_rows(int64_t M, int ith, int nth, int64_t *m0, int64_t *m1)
 {
     int64_t t0, t1;
-    ggml__split_rows((M + MR - 1) / MR, ith, nth, &t0, &t1);
-    *m0 = t0 * MR < M ? t0 * MR : M;
-    *m1 = t1 * MR < M ? t1 * MR : M;
+    ggml__split_rows((M + ROW_GRAIN - 1) / ROW_GRAIN, ith, nth, &t0, &t1);
+    *m0 = t0 * ROW_GRAIN < M ? t0 * ROW_GRAIN : M;
+    *m1 = t1 * ROW_GRAIN < M ? t1 * ROW_GRAIN : M;
 }
 
 /*

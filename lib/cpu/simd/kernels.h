@@ -77,6 +77,11 @@ struct ggml__isa_caps {
     bool neon, dotprod, i8mm, fp16_va;
 };
 
+/* The largest tile shape of any level (see gemm_tile). */
+#define GGML__GEMM_MR_MAX 16
+#define GGML__GEMM_NR_MAX 8
+#define GGML__GEMM_B_MAX 24
+
 struct ggml__cpu_kernels {
     enum ggml__isa level;
     /* Outputs of at least this many bytes (the last-level cache's size)
@@ -92,6 +97,23 @@ struct ggml__cpu_kernels {
      * IQ4_XS.
      */
     ggml_vec_dot_t vec_dot[GGML_TYPE_COUNT];
+
+    /*
+     * The tile of the tiled F32 matrix product (lib/cpu/ops/matmul.c):
+     *   c[j][i] (+)= sum over k < kc of apack[k * gemm_mr + i] *
+     *                bpack[(k * gemm_nr + j) * gemm_lanes]
+     * for i < mr <= gemm_mr, j < nr <= gemm_nr; stored when accumulate is
+     * false, added otherwise.  The caller packs A's rows k-major in groups
+     * of gemm_mr (zero past mr) and B's columns in groups of gemm_nr
+     * (zero past nr), each value repeated gemm_lanes times.  Single
+     * precision sums of exact products, in k order per element (every
+     * level rounds alike up to the fused multiply-add).  The shape is the
+     * level's: at most GGML__GEMM_MR_MAX x GGML__GEMM_NR_MAX, gemm_nr *
+     * gemm_lanes at most GGML__GEMM_B_MAX.
+     */
+    int gemm_mr, gemm_nr, gemm_lanes;
+    void (*gemm_tile)(int kc, const float *restrict apack, const float *restrict bpack, float *const *c, int mr,
+                      int nr, bool accumulate);
 
     /*
      * vec_dot_rows[t]: s[r] = vec_dot of row r of x (at x + r * bx bytes)

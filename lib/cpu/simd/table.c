@@ -162,6 +162,11 @@ static void fill_generic(struct ggml__cpu_kernels *k, const struct ggml__isa_cap
 
     k->transpose32 = ggml__generic_transpose32;
     k->transpose16 = ggml__generic_transpose16;
+
+    k->gemm_mr = GGML__GENERIC_GEMM_MR;
+    k->gemm_nr = GGML__GENERIC_GEMM_NR;
+    k->gemm_lanes = GGML__GENERIC_GEMM_LANES;
+    k->gemm_tile = ggml__generic_gemm_tile_f32;
 }
 
 #if HAVE_ISA_AVX2
@@ -169,6 +174,10 @@ static void fill_avx2(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *
 {
     (void) caps;
     k->vec_dot[GGML_TYPE_F32] = ggml__avx2_vec_dot_f32;
+    k->gemm_mr = GGML__AVX2_GEMM_MR;
+    k->gemm_nr = GGML__AVX2_GEMM_NR;
+    k->gemm_lanes = GGML__AVX2_GEMM_LANES;
+    k->gemm_tile = ggml__avx2_gemm_tile_f32;
     k->vec_dot[GGML_TYPE_F16] = ggml__avx2_vec_dot_f16;
     k->vec_dot[GGML_TYPE_BF16] = ggml__avx2_vec_dot_bf16;
     k->vec_dot[GGML_TYPE_Q4_0] = ggml__avx2_vec_dot_q4_0_q8_0;

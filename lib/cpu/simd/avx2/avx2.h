@@ -126,4 +126,9 @@ void ggml__avx2_transpose32(int64_t rows, int64_t cols, const void *restrict src
 void ggml__avx2_transpose16(int64_t rows, int64_t cols, const void *restrict src, ptrdiff_t src_stride,
                             void *restrict dst, ptrdiff_t dst_stride);
 
+/* gemm.c: the tile of the tiled F32 product (contract: kernels.h gemm_tile) */
+enum { GGML__AVX2_GEMM_MR = 16, GGML__AVX2_GEMM_NR = 6, GGML__AVX2_GEMM_LANES = 1 };
+void ggml__avx2_gemm_tile_f32(int kc, const float *restrict apack, const float *restrict bpack, float *const *c,
+                              int mr, int nr, bool accumulate);
+
 #endif

@@ -79,4 +79,9 @@ void ggml__generic_transpose32(int64_t rows, int64_t cols, const void *restrict 
 void ggml__generic_transpose16(int64_t rows, int64_t cols, const void *restrict src, ptrdiff_t src_stride,
                                void *restrict dst, ptrdiff_t dst_stride);
 
+/* gemm.c: the tile of the tiled F32 product (contract: kernels.h gemm_tile) */
+enum { GGML__GENERIC_GEMM_MR = 8, GGML__GENERIC_GEMM_NR = 6, GGML__GENERIC_GEMM_LANES = 4 };
+void ggml__generic_gemm_tile_f32(int kc, const float *restrict apack, const float *restrict bpack, float *const *c,
+                                 int mr, int nr, bool accumulate);
+
 #endif
