@@ -358,9 +358,16 @@ static float assign_codes(const struct iq1_tables *tb, const struct iq1_format *
 }
 
 /*
- * The least-squares scale of n values for levels of one shift, best over
- * every split of the values sorted ascending into -1, 0 and +1 (sorted:
- * positions by value, n at most 32); 0 when no split has a positive scale.
+ * The least-squares scale of n values (n at most 32), best over both
+ * shifts and every way to put each value at one of the three levels; 0
+ * when no way has a positive scale.  The best way puts every value at its
+ * level nearest for the best scale itself, so only the ways met while the
+ * scale s grows from 0 are scored: a value x > 0 leaves the top level when
+ * s passes x / (delta + 1/2), a value x < 0 the bottom level when s passes
+ * -x / (1/2 - delta), the others stay at delta.  With the values sorted the
+ * positive ones leave in ascending order, the negative ones in descending
+ * order, and each step takes whichever of the two comes first: n + 1 ways
+ * a shift instead of every split.
  */
 static float best_free_scale(const float *x, const float *w, int n)
 {
@@ -373,28 +380,40 @@ static float best_free_scale(const float *x, const float *w, int n)
         }
         order[at] = i;
     }
-    /* prefix sums of w x and w over the sorted values */
-    float px[33], pw[33];
+    /* sorted values and prefix sums of w x and w over them */
+    float v[32], px[33], pw[33];
+    int negatives = 0, positive_from = n;
     px[0] = pw[0] = 0.0f;
     for (int i = 0; i < n; i++) {
-        px[i + 1] = px[i] + w[order[i]] * x[order[i]];
+        v[i] = x[order[i]];
+        px[i + 1] = px[i] + w[order[i]] * v[i];
         pw[i + 1] = pw[i] + w[order[i]];
+        negatives += v[i] < 0.0f;
+        if (v[i] > 0.0f && positive_from == n)
+            positive_from = i;
     }
     float best_gain = 0.0f, best_scale = 0.0f;
     for (int sign = 0; sign < 2; sign++) {
         const float delta = sign ? -IQ1_DELTA : IQ1_DELTA;
         const float lo = delta - 1.0f, hi = delta + 1.0f;
-        for (int i1 = 0; i1 <= n; i1++)
-            for (int i2 = i1; i2 <= n; i2++) {
-                /* values [0, i1) at lo, [i1, i2) at delta, [i2, n) at hi */
-                const float sxa = lo * px[i1] + delta * (px[i2] - px[i1]) + hi * (px[n] - px[i2]);
-                const float saa = lo * lo * pw[i1] + delta * delta * (pw[i2] - pw[i1]) + hi * hi * (pw[n] - pw[i2]);
-                /* sxa^2 / saa > best_gain without the division */
-                if (sxa > 0.0f && saa > 0.0f && sxa * sxa > best_gain * saa) {
-                    best_gain = sxa * sxa / saa;
-                    best_scale = sxa / saa;
-                }
+        const float rise_top = 0.5f + delta, rise_bottom = 0.5f - delta;
+        /* values [0, i1) at lo, [i1, i2) at delta, [i2, n) at hi */
+        int i1 = negatives, i2 = positive_from;
+        for (;;) {
+            const float sxa = lo * px[i1] + delta * (px[i2] - px[i1]) + hi * (px[n] - px[i2]);
+            const float saa = lo * lo * pw[i1] + delta * delta * (pw[i2] - pw[i1]) + hi * hi * (pw[n] - pw[i2]);
+            /* sxa^2 / saa > best_gain without the division */
+            if (sxa > 0.0f && saa > 0.0f && sxa * sxa > best_gain * saa) {
+                best_gain = sxa * sxa / saa;
+                best_scale = sxa / saa;
             }
+            if (i1 == 0 && i2 == n)
+                break;
+            if (i1 == 0 || (i2 < n && v[i2] * rise_bottom <= -v[i1 - 1] * rise_top))
+                i2++;
+            else
+                i1--;
+        }
     }
     return best_scale;
 }
