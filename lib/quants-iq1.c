@@ -495,23 +495,27 @@ static float assign_codes(const struct iq1_tables *tb, const struct iq1_format *
  */
 static float best_free_scale(const float *x, const float *w, int n)
 {
-    int order[32];
+    /* the values padded with +inf to 32, so that the rank loop has a fixed
+       length; a value's rank counts the smaller values and its equals
+       before it */
+    float padded[32];
+    for (int i = 0; i < 32; i++)
+        padded[i] = i < n ? x[i] : INFINITY;
+    float v[32], vw[32];
     for (int i = 0; i < n; i++) {
-        int at = i;
-        while (at > 0 && x[order[at - 1]] > x[i]) {
-            order[at] = order[at - 1];
-            at--;
-        }
-        order[at] = i;
+        int rank = 0;
+        for (int j = 0; j < 32; j++)
+            rank += (padded[j] < padded[i]) | ((padded[j] == padded[i]) & (j < i));
+        v[rank] = x[i];
+        vw[rank] = w[i];
     }
-    /* sorted values and prefix sums of w x and w over them */
-    float v[32], px[33], pw[33];
+    /* prefix sums of w x and w over the sorted values */
+    float px[33], pw[33];
     int negatives = 0, positive_from = n;
     px[0] = pw[0] = 0.0f;
     for (int i = 0; i < n; i++) {
-        v[i] = x[order[i]];
-        px[i + 1] = px[i] + w[order[i]] * v[i];
-        pw[i + 1] = pw[i] + w[order[i]];
+        px[i + 1] = px[i] + vw[i] * v[i];
+        pw[i + 1] = pw[i] + vw[i];
         negatives += v[i] < 0.0f;
         if (v[i] > 0.0f && positive_from == n)
             positive_from = i;
