@@ -296,16 +296,17 @@ static float free_levels_error(const float *x, const float *w, float dl, float d
     float level[3];
     for (int l = 0; l < 3; l++)
         level[l] = dl * ((float) (l - 1) + delta);
-    float err = 0.0f;
+    /* the smallest term per value in lanes, then their sum in order */
+    float least[GROUP];
     for (int j = 0; j < GROUP; j++) {
-        float e = INFINITY;
-        for (int l = 0; l < 3; l++) {
-            const float diff = x[j] - level[l];
-            const float el = w[j] * diff * diff;
-            e = el < e ? el : e;
-        }
-        err += e;
+        const float d0 = x[j] - level[0], d1 = x[j] - level[1], d2 = x[j] - level[2];
+        const float e0 = w[j] * d0 * d0, e1 = w[j] * d1 * d1, e2 = w[j] * d2 * d2;
+        const float e01 = e0 < e1 ? e0 : e1;
+        least[j] = e2 < e01 ? e2 : e01;
     }
+    float err = 0.0f;
+    for (int j = 0; j < GROUP; j++)
+        err += least[j];
     return err;
 }
 
