@@ -581,11 +581,13 @@ static void quantize_block(const struct iq1_tables *tb, const struct iq1_format 
     struct iq1_codes trial;
     for (size_t fi = 0; fi < sizeof factors / sizeof factors[0]; fi++) {
         float candidate = max_scale / 15.0f * factors[fi];
+        ggml_fp16_t tried = 0;
         for (int round = 0; round < 2 && candidate > 0.0f; round++) {
             const ggml_fp16_t h = ggml__fp32_to_fp16(candidate < 65504.0f ? candidate : 65504.0f);
             const float d = ggml__fp16_to_fp32(h);
-            if (!(d > 0.0f))
+            if (!(d > 0.0f) || h == tried)   /* the same d gives the same codes */
                 break;
+            tried = h;
             const float err = assign_codes(tb, f, x, w, free_scale, d, best, &trial, &candidate);
             if (err < best) {
                 best = err;
