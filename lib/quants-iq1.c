@@ -318,8 +318,9 @@ struct iq1_unit_options {
     float least;                 /* the smallest bound of a whole unit */
 };
 
-/* The options of unit u at the stored scale d: the 3-bit scales just below
-   and above the unit's free scale, with their error bounds. */
+/* The options of a unit (values x, weights w) at the stored scale d: the
+   3-bit scales just below and above the unit's free scale, with their
+   error bounds. */
 static void unit_options(const struct iq1_format *f, const float *x, const float *w, float free_scale, float d,
                          struct iq1_unit_options *o)
 {
@@ -328,7 +329,7 @@ static void unit_options(const struct iq1_format *f, const float *x, const float
     const int below = ideal > 0.0f ? (ideal < 7.0f ? (int) ideal : 7) : 0;
     o->scales = below < 7 ? 2 : 1;
     o->scale[0] = (uint8_t) below;
-    o->scale[1] = (uint8_t) (below + 1);
+    o->scale[1] = (uint8_t) (below < 7 ? below + 1 : 7);
     o->least = INFINITY;
     for (int k = 0; k < o->scales; k++) {
         const float dl = d * (float) (2 * o->scale[k] + 1);
