@@ -15,8 +15,9 @@
  * them).  For one block:
  *   1. every scale unit (32 or 16 values) gets the real scale that fits it
  *      best when each value may take any of the three levels (a scan over
- *      the sorted values: every split into -1, 0 and +1, both shifts, with
- *      the least-squares scale of each split);
+ *      the sorted values: the splits into -1, 0 and +1 that are nearest
+ *      levels for some scale, both shifts, with the least-squares scale of
+ *      each split);
  *   2. candidate block scales d: the largest unit scale over 15 times 1
  *      and 0.85;
  *   3. for each candidate (rounded to binary16, as stored), every unit
@@ -26,7 +27,10 @@
  *      nearest vector of levels if it lies on the grid, else the best of
  *      its precomputed nearest grid points (a point's error: the sum of
  *      its values' errors at their levels, computed once per group); the
- *      least-squares d of the chosen codes is tried next;
+ *      least-squares d of the chosen codes is tried next; the error with
+ *      every value at its nearest level bounds a group's error from below,
+ *      so choices (and whole candidates) that cannot beat the best found
+ *      are dropped early, and a candidate dropped is not refined;
  *   4. the codes of the candidate with the smallest error are stored.
  * Like quants.c this file must be compiled without floating-point
  * contraction.
@@ -283,63 +287,185 @@ struct iq1_format {
 };
 
 /*
- * The best codes for the block x (weights w) at the stored scale d > 0:
- * each unit tries the two 3-bit scales around its free scale
- * free_scale[u] and both shifts (per unit or per group).  Returns the weighted squared error; *ls_d gets the
- * least-squares d for the chosen codes (0 if undefined).
+ * The smallest weighted squared error of 8 values x (weights w) each at
+ * its own nearest level dl (l + delta), l in {-1, 0, +1}: a lower bound
+ * of best_grid_point's error, computed the same way term by term.
  */
-static float assign_codes(const struct iq1_tables *tb, const struct iq1_format *f, const float *x, const float *w,
-                          const float *free_scale, float d, struct iq1_codes *c, float *ls_d)
+static float free_levels_error(const float *x, const float *w, float dl, float delta)
+{
+    float level[3];
+    for (int l = 0; l < 3; l++)
+        level[l] = dl * ((float) (l - 1) + delta);
+    /* the smallest term per value in lanes, then their sum in order */
+    float least[GROUP];
+    for (int j = 0; j < GROUP; j++) {
+        const float d0 = x[j] - level[0], d1 = x[j] - level[1], d2 = x[j] - level[2];
+        const float e0 = w[j] * d0 * d0, e1 = w[j] * d1 * d1, e2 = w[j] * d2 * d2;
+        const float e01 = e0 < e1 ? e0 : e1;
+        least[j] = e2 < e01 ? e2 : e01;
+    }
+    float err = 0.0f;
+    for (int j = 0; j < GROUP; j++)
+        err += least[j];
+    return err;
+}
+
+/* A unit's choices: up to two 3-bit scales, each with both shift signs. */
+struct iq1_unit_options {
+    int scales;                  /* 1 or 2 */
+    uint8_t scale[2];
+    float bound[2][2][4];        /* [scale][negative][group]: free_levels_error */
+    float least;                 /* the smallest bound of a whole unit */
+};
+
+/* The options of a unit (values x, weights w) at the stored scale d: the
+   3-bit scales just below and above the unit's free scale, with their
+   error bounds. */
+static void unit_options(const struct iq1_format *f, const float *x, const float *w, float free_scale, float d,
+                         struct iq1_unit_options *o)
 {
     const int groups = f->unit / GROUP;
-    float total = 0.0f, sum_xa = 0.0f, sum_aa = 0.0f;
-    for (int u = 0; u < QK_K / f->unit; u++) {
-        float best = INFINITY;
-        /* the 3-bit scales just below and just above the unit's free scale */
-        const float ideal = (free_scale[u] / d - 1.0f) * 0.5f;
-        const int below = ideal > 0.0f ? (ideal < 7.0f ? (int) ideal : 7) : 0;
-        const int s_lo = below, s_hi = below < 7 ? below + 1 : 7;
-        for (int s = s_lo; s <= s_hi; s++) {
-            const float dl = d * (float) (2 * s + 1);
-            float err = 0.0f;
-            unsigned idx[4];
-            bool neg[4];
-            if (f->shift_per_group) {
-                for (int l = 0; l < groups; l++) {
-                    const int at = u * f->unit + l * GROUP;
-                    unsigned ip, in;
-                    const float ep = best_grid_point(tb, x + at, w + at, dl, IQ1_DELTA, &ip);
-                    const float en = best_grid_point(tb, x + at, w + at, dl, -IQ1_DELTA, &in);
-                    neg[l] = en < ep;
-                    idx[l] = neg[l] ? in : ip;
-                    err += neg[l] ? en : ep;
-                }
-            } else {
-                float e[2] = { 0.0f, 0.0f };
-                unsigned id[2][4];
-                for (int sign = 0; sign < 2; sign++)
-                    for (int l = 0; l < groups; l++) {
-                        const int at = u * f->unit + l * GROUP;
-                        e[sign] += best_grid_point(tb, x + at, w + at, dl, sign ? -IQ1_DELTA : IQ1_DELTA,
-                                                   &id[sign][l]);
-                    }
-                const int sign = e[1] < e[0];
-                for (int l = 0; l < groups; l++) {
-                    idx[l] = id[sign][l];
-                    neg[l] = sign;
-                }
-                err = e[sign];
+    const float ideal = (free_scale / d - 1.0f) * 0.5f;
+    const int below = ideal > 0.0f ? (ideal < 7.0f ? (int) ideal : 7) : 0;
+    o->scales = below < 7 ? 2 : 1;
+    o->scale[0] = (uint8_t) below;
+    o->scale[1] = (uint8_t) (below < 7 ? below + 1 : 7);
+    o->least = INFINITY;
+    for (int k = 0; k < o->scales; k++) {
+        const float dl = d * (float) (2 * o->scale[k] + 1);
+        float sum[2] = { 0.0f, 0.0f }, per_group = 0.0f;
+        for (int l = 0; l < groups; l++) {
+            for (int neg = 0; neg < 2; neg++) {
+                o->bound[k][neg][l] = free_levels_error(x + l * GROUP, w + l * GROUP, dl,
+                                                        neg ? -IQ1_DELTA : IQ1_DELTA);
+                sum[neg] += o->bound[k][neg][l];
             }
-            if (err < best) {
-                best = err;
-                c->scale[u] = (uint8_t) s;
-                for (int l = 0; l < groups; l++) {
-                    c->index[u * groups + l] = (uint16_t) idx[l];
-                    c->negative[u * groups + l] = neg[l];
-                }
+            per_group += o->bound[k][0][l] < o->bound[k][1][l] ? o->bound[k][0][l] : o->bound[k][1][l];
+        }
+        const float least = f->shift_per_group ? per_group : sum[0] < sum[1] ? sum[0] : sum[1];
+        o->least = least < o->least ? least : o->least;
+    }
+}
+
+/*
+ * The best codes of one unit (values x, weights w, options o) whose error
+ * is below limit, in c (unit u); returns their error, or INFINITY (c
+ * unchanged) when no choice gets below limit.  Choices are tried in
+ * ascending order of their bounds and dropped as soon as their error so
+ * far plus the bounds of their remaining groups reaches the best error
+ * found (or limit).
+ */
+static float unit_codes(const struct iq1_tables *tb, const struct iq1_format *f, const float *x, const float *w,
+                        float d, const struct iq1_unit_options *o, float limit, int u, struct iq1_codes *c)
+{
+    const int groups = f->unit / GROUP;
+    /* choice k * 2 + neg; with a shift per group neg is chosen per group */
+    const int choices = f->shift_per_group ? o->scales : 2 * o->scales;
+    float lower[4][4], total_lower[4];
+    for (int ch = 0; ch < choices; ch++) {
+        for (int l = 0; l < groups; l++) {
+            if (f->shift_per_group) {
+                const float b0 = o->bound[ch][0][l], b1 = o->bound[ch][1][l];
+                lower[ch][l] = b0 < b1 ? b0 : b1;
+            } else {
+                lower[ch][l] = o->bound[ch / 2][ch % 2][l];
             }
         }
-        total += best;
+        /* the bounds of groups l and after, for the test before group l */
+        float rest = 0.0f;
+        for (int l = groups - 1; l >= 0; l--) {
+            rest += lower[ch][l];
+            lower[ch][l] = rest;
+        }
+        total_lower[ch] = rest;
+    }
+    int rank[4];
+    for (int ch = 0; ch < choices; ch++) {
+        int at = ch;
+        while (at > 0 && total_lower[rank[at - 1]] > total_lower[ch]) {
+            rank[at] = rank[at - 1];
+            at--;
+        }
+        rank[at] = ch;
+    }
+    float best = limit;
+    bool found = false;
+    for (int r = 0; r < choices; r++) {
+        const int ch = rank[r];
+        const int k = f->shift_per_group ? ch : ch / 2;
+        const float dl = d * (float) (2 * o->scale[k] + 1);
+        float err = 0.0f;
+        unsigned idx[4];
+        bool neg[4];
+        int l = 0;
+        for (; l < groups && err + lower[ch][l] < best; l++) {
+            const float *xg = x + l * GROUP, *wg = w + l * GROUP;
+            if (f->shift_per_group) {
+                /* the sign with the smaller bound first, the other if it may win */
+                const int first = o->bound[k][1][l] < o->bound[k][0][l];
+                unsigned i0, i1;
+                float e = best_grid_point(tb, xg, wg, dl, first ? -IQ1_DELTA : IQ1_DELTA, &i0);
+                neg[l] = first;
+                idx[l] = i0;
+                if (o->bound[k][!first][l] < e) {
+                    const float e1 = best_grid_point(tb, xg, wg, dl, first ? IQ1_DELTA : -IQ1_DELTA, &i1);
+                    if (e1 < e) {
+                        e = e1;
+                        neg[l] = !first;
+                        idx[l] = i1;
+                    }
+                }
+                err += e;
+            } else {
+                neg[l] = ch % 2;
+                err += best_grid_point(tb, xg, wg, dl, neg[l] ? -IQ1_DELTA : IQ1_DELTA, &idx[l]);
+            }
+        }
+        if (l < groups || !(err < best))
+            continue;
+        best = err;
+        found = true;
+        c->scale[u] = o->scale[k];
+        for (int g = 0; g < groups; g++) {
+            c->index[u * groups + g] = (uint16_t) idx[g];
+            c->negative[u * groups + g] = neg[g];
+        }
+    }
+    return found ? best : INFINITY;
+}
+
+/*
+ * The best codes for the block x (weights w) at the stored scale d > 0
+ * when their weighted squared error is below limit: each unit tries the
+ * two 3-bit scales around its free scale free_scale[u] and both shifts
+ * (per unit or per group).  Returns the error, or INFINITY when no codes
+ * get below limit; *ls_d gets the least-squares d for the chosen codes (0
+ * if undefined or none chosen).
+ */
+static float assign_codes(const struct iq1_tables *tb, const struct iq1_format *f, const float *x, const float *w,
+                          const float *free_scale, float d, float limit, struct iq1_codes *c, float *ls_d)
+{
+    const int units = QK_K / f->unit, groups = f->unit / GROUP;
+    struct iq1_unit_options o[QK_K / 16];
+    float rest[QK_K / 16 + 1];   /* rest[u]: the bounds of units u and after */
+    for (int u = 0; u < units; u++)
+        unit_options(f, x + u * f->unit, w + u * f->unit, free_scale[u], d, &o[u]);
+    rest[units] = 0.0f;
+    for (int u = units - 1; u >= 0; u--)
+        rest[u] = rest[u + 1] + o[u].least;
+    *ls_d = 0.0f;
+    float total = 0.0f;
+    for (int u = 0; u < units; u++) {
+        if (!(total + rest[u] < limit))
+            return INFINITY;
+        const float e = unit_codes(tb, f, x + u * f->unit, w + u * f->unit, d, &o[u],
+                                   limit - total - rest[u + 1], u, c);
+        if (e == INFINITY)
+            return INFINITY;
+        total += e;
+    }
+    float sum_xa = 0.0f, sum_aa = 0.0f;
+    for (int u = 0; u < units; u++) {
         const float m = (float) (2 * c->scale[u] + 1);
         for (int l = 0; l < groups; l++) {
             const int g = u * groups + l;
@@ -358,43 +484,66 @@ static float assign_codes(const struct iq1_tables *tb, const struct iq1_format *
 }
 
 /*
- * The least-squares scale of n values for levels of one shift, best over
- * every split of the values sorted ascending into -1, 0 and +1 (sorted:
- * positions by value, n at most 32); 0 when no split has a positive scale.
+ * The least-squares scale of n values (n at most 32), best over both
+ * shifts and every way to put each value at one of the three levels; 0
+ * when no way has a positive scale.  The best way puts every value at its
+ * level nearest for the best scale itself, so only the ways met while the
+ * scale s grows from 0 are scored: a value x > 0 leaves the top level when
+ * s passes x / (delta + 1/2), a value x < 0 the bottom level when s passes
+ * -x / (1/2 - delta), the others stay at delta.  With the values sorted the
+ * positive ones leave in ascending order, the negative ones in descending
+ * order, and each step takes whichever of the two comes first: n + 1 ways
+ * a shift instead of every split.
  */
 static float best_free_scale(const float *x, const float *w, int n)
 {
-    int order[32];
+    /* the values padded with +inf to 32, so that the rank loop has a fixed
+       length; a value's rank counts the smaller values and its equals
+       before it */
+    float padded[32];
+    for (int i = 0; i < 32; i++)
+        padded[i] = i < n ? x[i] : INFINITY;
+    float v[32], vw[32];
     for (int i = 0; i < n; i++) {
-        int at = i;
-        while (at > 0 && x[order[at - 1]] > x[i]) {
-            order[at] = order[at - 1];
-            at--;
-        }
-        order[at] = i;
+        int rank = 0;
+        for (int j = 0; j < 32; j++)
+            rank += (padded[j] < padded[i]) | ((padded[j] == padded[i]) & (j < i));
+        v[rank] = x[i];
+        vw[rank] = w[i];
     }
     /* prefix sums of w x and w over the sorted values */
     float px[33], pw[33];
+    int negatives = 0, positive_from = n;
     px[0] = pw[0] = 0.0f;
     for (int i = 0; i < n; i++) {
-        px[i + 1] = px[i] + w[order[i]] * x[order[i]];
-        pw[i + 1] = pw[i] + w[order[i]];
+        px[i + 1] = px[i] + vw[i] * v[i];
+        pw[i + 1] = pw[i] + vw[i];
+        negatives += v[i] < 0.0f;
+        if (v[i] > 0.0f && positive_from == n)
+            positive_from = i;
     }
     float best_gain = 0.0f, best_scale = 0.0f;
     for (int sign = 0; sign < 2; sign++) {
         const float delta = sign ? -IQ1_DELTA : IQ1_DELTA;
         const float lo = delta - 1.0f, hi = delta + 1.0f;
-        for (int i1 = 0; i1 <= n; i1++)
-            for (int i2 = i1; i2 <= n; i2++) {
-                /* values [0, i1) at lo, [i1, i2) at delta, [i2, n) at hi */
-                const float sxa = lo * px[i1] + delta * (px[i2] - px[i1]) + hi * (px[n] - px[i2]);
-                const float saa = lo * lo * pw[i1] + delta * delta * (pw[i2] - pw[i1]) + hi * hi * (pw[n] - pw[i2]);
-                /* sxa^2 / saa > best_gain without the division */
-                if (sxa > 0.0f && saa > 0.0f && sxa * sxa > best_gain * saa) {
-                    best_gain = sxa * sxa / saa;
-                    best_scale = sxa / saa;
-                }
+        const float rise_top = 0.5f + delta, rise_bottom = 0.5f - delta;
+        /* values [0, i1) at lo, [i1, i2) at delta, [i2, n) at hi */
+        int i1 = negatives, i2 = positive_from;
+        for (;;) {
+            const float sxa = lo * px[i1] + delta * (px[i2] - px[i1]) + hi * (px[n] - px[i2]);
+            const float saa = lo * lo * pw[i1] + delta * delta * (pw[i2] - pw[i1]) + hi * hi * (pw[n] - pw[i2]);
+            /* sxa^2 / saa > best_gain without the division */
+            if (sxa > 0.0f && saa > 0.0f && sxa * sxa > best_gain * saa) {
+                best_gain = sxa * sxa / saa;
+                best_scale = sxa / saa;
             }
+            if (i1 == 0 && i2 == n)
+                break;
+            if (i1 == 0 || (i2 < n && v[i2] * rise_bottom <= -v[i1 - 1] * rise_top))
+                i2++;
+            else
+                i1--;
+        }
     }
     return best_scale;
 }
@@ -433,12 +582,14 @@ static void quantize_block(const struct iq1_tables *tb, const struct iq1_format 
     struct iq1_codes trial;
     for (size_t fi = 0; fi < sizeof factors / sizeof factors[0]; fi++) {
         float candidate = max_scale / 15.0f * factors[fi];
+        ggml_fp16_t tried = 0;
         for (int round = 0; round < 2 && candidate > 0.0f; round++) {
             const ggml_fp16_t h = ggml__fp32_to_fp16(candidate < 65504.0f ? candidate : 65504.0f);
             const float d = ggml__fp16_to_fp32(h);
-            if (!(d > 0.0f))
+            if (!(d > 0.0f) || h == tried)   /* the same d gives the same codes */
                 break;
-            const float err = assign_codes(tb, f, x, w, free_scale, d, &trial, &candidate);
+            tried = h;
+            const float err = assign_codes(tb, f, x, w, free_scale, d, best, &trial, &candidate);
             if (err < best) {
                 best = err;
                 *c = trial;
