@@ -7,18 +7,35 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ggml-impl.h"
 #include "quants-impl.h"
 
 #define GROUP 8
 
+/* Appends v to the growing list *list (*used entries of *size); false when memory runs out. */
+static bool append(uint16_t **list, size_t *used, size_t *size, uint16_t v)
+{
+    if (*used == *size) {
+        const size_t size2 = *size != 0 ? 2 * *size : 4096;
+        uint16_t *list2 = realloc(*list, size2 * sizeof *list2);
+        if (list2 == NULL)
+            return false;
+        *list = list2;
+        *size = size2;
+    }
+    (*list)[(*used)++] = v;
+    return true;
+}
+
 /*
- * Fills g for the n_points points (n_points <= 65536); false when memory
+ * Fills g for the n_points points (at most GGML__GRID8_MAX_POINTS); false when memory
  * runs out (g then owns nothing).  The neighbour lists come from a scan of
- * the whole grid per level vector that is not a point, with the squared
- * distances of the level indices kept in 16-bit lanes so the scan
- * vectorizes.
+ * the whole grid per level vector that is not a point: sq[j][t][p] is the
+ * squared difference of level t and coordinate j of point p, so a
+ * vector's distances to every point are 8 sums of byte arrays (at most
+ * 8 * 16 with the padding, so the bytes never overflow), which vectorize.
  */
 bool ggml__grid8_build(struct ggml__grid8 *g, const uint16_t *points, int n_points, int slack)
 {
@@ -34,58 +51,60 @@ bool ggml__grid8_build(struct ggml__grid8 *g, const uint16_t *points, int n_poin
         g->map[ggml__grid8_key(level)] = p;
     }
 
-    /* scratch: the points' levels by coordinate, then one distance per point */
-    int16_t *levels = malloc((size_t) (GROUP + 1) * (size_t) n_points * sizeof *levels);
-    if (levels == NULL)
+    /* rows padded to whole chunks of 16 bytes (padding: far beyond any point) */
+    enum { CHUNK = 16 };
+    const size_t n = (size_t) (n_points + CHUNK - 1) / CHUNK * CHUNK;
+    uint8_t *sq = malloc(GROUP * 3 * n);
+    if (sq == NULL)
         return false;
-    int16_t *distance = levels + (size_t) GROUP * (size_t) n_points;
     for (int j = 0; j < GROUP; j++)
-        for (int p = 0; p < n_points; p++)
-            levels[(size_t) j * (size_t) n_points + (size_t) p] = (int16_t) ggml__grid8_level(points[p], j);
+        for (int t = 0; t < 3; t++)
+            for (size_t p = 0; p < n; p++) {
+                const int diff = t - (p < (size_t) n_points ? ggml__grid8_level(points[p], j) : 0);
+                sq[(size_t) (3 * j + t) * n + p] = p < (size_t) n_points ? (uint8_t) (diff * diff) : 16;
+            }
 
-    /* two passes: count the lists' length, then fill them */
+    uint8_t distance[GGML__GRID8_MAX_POINTS];
     uint16_t *list = NULL;
-    for (int pass = 0; pass < 2; pass++) {
-        size_t used = 0;
-        for (int key = 0; key < GGML__GRID8_KEYS; key++) {
-            if (g->map[key] >= 0)
-                continue;
-            int t[GROUP];
-            for (int j = 0, rest = key; j < GROUP; j++, rest /= 3)
-                t[j] = rest % 3;
-            for (int p = 0; p < n_points; p++)
-                distance[p] = 0;
-            for (int j = 0; j < GROUP; j++) {
-                const int16_t *restrict lj = levels + (size_t) j * (size_t) n_points;
-                for (int p = 0; p < n_points; p++) {
-                    const int16_t diff = (int16_t) (t[j] - lj[p]);
-                    distance[p] = (int16_t) (distance[p] + diff * diff);
-                }
-            }
-            int16_t nearest = INT16_MAX;
-            for (int p = 0; p < n_points; p++)
-                nearest = distance[p] < nearest ? distance[p] : nearest;
-            const size_t start = used++;
-            for (int p = 0; p < n_points; p++)
-                if (distance[p] <= nearest + slack) {
-                    if (list != NULL)
-                        list[used] = (uint16_t) p;
-                    used++;
-                }
-            if (list != NULL) {
-                list[start] = (uint16_t) (used - start - 1);
-                g->map[key] = -1 - (int32_t) start;
-            }
+    size_t used = 0, size = 0;
+    bool ok = true;
+    for (int key = 0; key < GGML__GRID8_KEYS && ok; key++) {
+        if (g->map[key] >= 0)
+            continue;
+        int t[GROUP];
+        for (int j = 0, rest = key; j < GROUP; j++, rest /= 3)
+            t[j] = rest % 3;
+        memcpy(distance, sq + (size_t) t[0] * n, n);
+        for (int j = 1; j < GROUP; j++) {
+            const uint8_t *row = sq + (size_t) (3 * j + t[j]) * n;
+            for (size_t p = 0; p < n; p += CHUNK)
+                for (int l = 0; l < CHUNK; l++)
+                    distance[p + l] = (uint8_t) (distance[p + l] + row[p + l]);
         }
-        if (pass == 0) {
-            list = malloc(used * sizeof *list);
-            if (list == NULL) {
-                free(levels);
-                return false;
-            }
+        uint8_t low[CHUNK];
+        memcpy(low, distance, CHUNK);
+        for (size_t p = CHUNK; p < n; p += CHUNK)
+            for (int l = 0; l < CHUNK; l++)
+                low[l] = distance[p + l] < low[l] ? distance[p + l] : low[l];
+        uint8_t nearest = low[0];
+        for (int l = 1; l < CHUNK; l++)
+            nearest = low[l] < nearest ? low[l] : nearest;
+        const int limit = nearest + slack;
+        const size_t start = used;
+        ok = append(&list, &used, &size, 0);
+        for (int p = 0; p < n_points && ok; p++)
+            if (distance[p] <= limit)
+                ok = append(&list, &used, &size, (uint16_t) p);
+        if (ok) {
+            list[start] = (uint16_t) (used - start - 1);
+            g->map[key] = -1 - (int32_t) start;
         }
     }
-    free(levels);
+    free(sq);
+    if (!ok) {
+        free(list);
+        return false;
+    }
     g->neighbours = list;
     return true;
 }

@@ -574,6 +574,7 @@ void ggml__dequantize_row_iq4_xs(const void *restrict x, float *restrict y, int6
  * A builder's owner keeps it under a lock of its own; read-only once built.
  */
 #define GGML__GRID8_KEYS 6561   /* 3^8 */
+#define GGML__GRID8_MAX_POINTS 2048
 
 struct ggml__grid8 {
     const uint16_t *points;
@@ -596,7 +597,8 @@ static inline int ggml__grid8_key(const int t[8])
     return key;
 }
 
-/* Fills g (its map inline, the lists allocated); false when memory runs
+/* Fills g for at most GGML__GRID8_MAX_POINTS points (its map inline, the
+   lists allocated); false when memory runs
    out (nothing to release then).  Release frees the lists. */
 bool ggml__grid8_build(struct ggml__grid8 *g, const uint16_t *points, int n_points, int slack);
 void ggml__grid8_release(struct ggml__grid8 *g);
