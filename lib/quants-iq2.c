@@ -225,28 +225,33 @@ static float best_point(const struct iq2_format *f, const struct ggml__grid8 *tb
     float level[3];
     for (int l = 0; l < 3; l++)
         level[l] = sigma * iq2_levels[l];
-    float e[8][4];
+    float v[8];
     int t[8];
     for (int j = 0; j < 8; j++) {
-        const float v = j == flip ? -a[j] : a[j];
-        const float z = v * inverse;
+        v[j] = j == flip ? -a[j] : a[j];
+        const float z = v[j] * inverse;
         t[j] = z > 34.0f ? 2 : z > 16.5f ? 1 : 0;   /* the midpoints of 8, 25, 43 */
+    }
+    const int32_t entry = tb != NULL ? tb->map[ggml__grid8_key(t)] : -1;
+    if (entry >= 0) {
+        float err = 0.0f;
+        for (int j = 0; j < 8; j++) {
+            const float diff = v[j] - level[t[j]];
+            err += w[j] * diff * diff;
+        }
+        *index = (unsigned) entry;
+        return err;
+    }
+    float e[8][4];
+    for (int j = 0; j < 8; j++) {
         for (int l = 0; l < 3; l++) {
-            const float diff = v - level[l];
+            const float diff = v[j] - level[l];
             e[j][l] = w[j] * diff * diff;
         }
         e[j][3] = 0.0f;
     }
     if (tb == NULL)
         return ggml__grid8_best(f->points, NULL, f->n_points, e, index);
-    const int32_t entry = tb->map[ggml__grid8_key(t)];
-    if (entry >= 0) {
-        float err = 0.0f;
-        for (int j = 0; j < 8; j++)
-            err += e[j][t[j]];
-        *index = (unsigned) entry;
-        return err;
-    }
     const uint16_t *list = tb->neighbours + (-1 - (int64_t) entry);
     return ggml__grid8_best(f->points, list + 1, list[0], e, index);
 }
