@@ -319,7 +319,7 @@ static float best_unit_sigma(const struct iq2_format *f, const struct ggml__grid
         return amax > 0.0f ? amax / 43.0f : 0.0f;
     struct group_fit fit[4];
     float best = amax / 43.0f, best_err = FLT_MAX;
-    for (int t = 0; t < 5; t++) {
+    for (int t = 0; t < 3; t++) {
         float sigma = amax / (43.0f - 5.0f * (float) t), refit;
         for (int round = 0; round < 3; round++) {
             const float err = fit_unit(f, tb, u, n, sigma, fit, &refit);
@@ -371,8 +371,8 @@ static void fit_block(const struct iq2_format *f, const struct ggml__grid8 *tb, 
         return;   /* all zero (or weightless): d = 0, every value 0 */
 
     /* Step 2, unit by unit: every candidate d, the two nearest scales. */
-    enum { N_D = 5 };
-    static const float d_factors[N_D] = { 1.0f, 0.94f, 1.06f, 0.88f, 1.12f };
+    enum { N_D = 3 };
+    static const float d_factors[N_D] = { 1.0f, 0.94f, 1.06f };
     struct block_fit trial[N_D];
     float total[N_D];
     bool valid[N_D];
