@@ -81,13 +81,14 @@ void ggml__dequantize_row_iq2_s(const void *restrict vx, float *restrict y, int6
  *
  * 1. Every unit of values sharing a 4-bit scale (32 values in IQ2_XXS, 16
  *    in IQ2_XS and IQ2_S) gets the real factor sigma that fits it best: a
- *    scan over starting factors amax / L, each followed by rounds of "best
- *    point of every group for this sigma" and "least-squares sigma for
- *    these points".  The best point of a group is found by exhaustive
- *    search over the format's point list (the squared error of a point is
- *    the sum of four lookups in tables of per-coordinate-pair errors), so
- *    no lookup structure is needed.
- * 2. The block's d is chosen among a few candidates around
+ *    scan over three starting factors amax / L, each followed by rounds
+ *    of "best point of every group for this sigma" and "least-squares
+ *    sigma for these points".  The best point of a group: each value
+ *    rounded to its nearest level gives the best vector of levels (the
+ *    error is a sum over the values); if that vector is a point it is the
+ *    answer, else the best of its precomputed nearest points (struct
+ *    ggml__grid8, built once per format; without it, of every point).
+ * 2. The block's d is chosen among three candidates around
  *    8 max(sigma) / 31; for each candidate (rounded to binary16 as
  *    stored) every unit tries the two nearest 4-bit scales with the factor
  *    the decoder will use, and the candidate with the smallest total error
@@ -119,9 +120,15 @@ static const float iq2_levels[3] = { 8.0f, 25.0f, 43.0f };
 
 /* ------------------------------------------------------------- tables */
 
-/* Extra squared level distance over the nearest point's that a level
-   vector's neighbour list admits, per format. */
-static const int iq2_slack[3] = { [IQ2_XXS] = 1, [IQ2_XS] = 1, [IQ2_S] = 1 };
+/*
+ * Extra squared level distance over the nearest point's that a level
+ * vector's neighbour list admits, per format.  The three grids' points
+ * all have level sums of one parity, so 1 admits the nearest points only
+ * (on average 4, 5 and 8 of them); 2 makes the lists of IQ2_XXS and IQ2_XS
+ * about 18 and 30 points long for a smaller error, and IQ2_S's (58) too
+ * slow for what they gain.
+ */
+static const int iq2_slack[3] = { [IQ2_XXS] = 2, [IQ2_XS] = 2, [IQ2_S] = 1 };
 
 static const char *const iq2_names[3] = { "iq2_xxs", "iq2_xs", "iq2_s" };
 

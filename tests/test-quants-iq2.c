@@ -12,7 +12,8 @@
  *     IQ2_XXS and IQ2_XS refuse to quantize without weights (as upstream,
  *     which requires them); edge-case blocks quantize to finite values;
  *   - ggml_quantize_chunk at a row offset, with NaN and infinities in a
- *     block (no fault, the next block unchanged); IQ2_S's from_float_ref;
+ *     block (no fault, the next block unchanged), after ggml_quantize_free
+ *     and ggml_quantize_init (the same blocks); IQ2_S's from_float_ref;
  *   - ggml_validate_row_data refuses non-finite scales;
  *   - the CPU traits: vec_dot_type q8_K, no from_float (as in ggml);
  *     vec_dot within 1e-5 of |products| of a double-precision dot product
@@ -160,6 +161,17 @@ static void check_chunks(const struct qd_upstream *u, const float *x, const floa
     ggml_quantize_chunk(u->type, bad + QK_K, alone, 0, 1, QK_K, w + QK_K);
     ok(memcmp(q + bs, alone, bs) == 0, "%s: NaN and infinities in block 0 quantize without a fault, block 1 unchanged",
        u->name);
+
+    /* the lookup tables rebuilt after ggml_quantize_free, and built by ggml_quantize_init */
+    ggml_quantize_free();
+    memset(part, 0, sizeof part);
+    ggml_quantize_chunk(u->type, x, part, 0, 4, 2 * QK_K, w);
+    ok(memcmp(part, whole, 4 * row) == 0, "%s: the same blocks after ggml_quantize_free", u->name);
+    ggml_quantize_free();
+    ggml_quantize_init(u->type);
+    memset(part, 0, sizeof part);
+    ggml_quantize_chunk(u->type, x, part, 0, 4, 2 * QK_K, w);
+    ok(memcmp(part, whole, 4 * row) == 0, "%s: the same blocks after ggml_quantize_init", u->name);
 
     if (u->type == GGML_TYPE_IQ2_S) {
         uint8_t ref[2 * sizeof(block_iq2_s)], chunk[2 * sizeof(block_iq2_s)];
