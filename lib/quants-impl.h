@@ -558,6 +558,7 @@ void ggml__quantize_iq4_xs(const float *restrict x, void *restrict y, int64_t nr
 void ggml__dequantize_row_tq1_0(const void *restrict x, float *restrict y, int64_t k);
 void ggml__dequantize_row_tq2_0(const void *restrict x, float *restrict y, int64_t k);
 void ggml__dequantize_row_iq4_xs(const void *restrict x, float *restrict y, int64_t k);
+
 /* ---------------------------------------------- grids of 8 x 3 levels */
 
 /*
@@ -589,6 +590,7 @@ static inline int ggml__grid8_level(uint16_t point, int j)
     return (point >> (2 * j)) & 3;
 }
 
+/* The map's key of the level indices t[0..7] (each 0, 1 or 2). */
 static inline int ggml__grid8_key(const int t[8])
 {
     int key = 0;
@@ -597,9 +599,9 @@ static inline int ggml__grid8_key(const int t[8])
     return key;
 }
 
-/* Fills g for at most GGML__GRID8_MAX_POINTS points (its map inline, the
-   lists allocated); false when memory runs
-   out (nothing to release then).  Release frees the lists. */
+/* Fills g for at most GGML__GRID8_MAX_POINTS points (the map inline, the
+   lists allocated); false when memory runs out (nothing to release then).
+   Release frees the lists. */
 bool ggml__grid8_build(struct ggml__grid8 *g, const uint16_t *points, int n_points, int slack);
 void ggml__grid8_release(struct ggml__grid8 *g);
 

@@ -112,6 +112,8 @@ struct iq1_tables {
 static pthread_mutex_t tables_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct iq1_tables *tables;
 
+static_assert(IQ1_GRID_POINTS <= GGML__GRID8_MAX_POINTS, "the IQ1 grid fits the table builder");
+
 static struct iq1_tables *build_tables(void)
 {
     struct iq1_tables *tb = malloc(sizeof *tb);

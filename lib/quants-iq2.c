@@ -130,6 +130,9 @@ static const float iq2_levels[3] = { 8.0f, 25.0f, 43.0f };
  */
 static const int iq2_slack[3] = { [IQ2_XXS] = 2, [IQ2_XS] = 2, [IQ2_S] = 1 };
 
+static_assert(sizeof ggml__iq2s_points / sizeof ggml__iq2s_points[0] <= GGML__GRID8_MAX_POINTS,
+              "the IQ2 grids fit the table builder");
+
 static const char *const iq2_names[3] = { "iq2_xxs", "iq2_xs", "iq2_s" };
 
 static pthread_mutex_t tables_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -353,7 +353,8 @@ void ggml__dequantize_row_q8_1(const void *restrict vx, float *restrict y, int64
 /*
  * Lookup tables that some quantizers build on first use are created and
  * released under this lock (the IQ1, IQ2 and IQ3 quantizers build theirs
- * on first use too); init and free may be called any number of times from any thread.
+ * on first use too); init and free may be called any number of times from
+ * any thread.
  */
 static pthread_mutex_t quant_lock = PTHREAD_MUTEX_INITIALIZER;
 
