@@ -32,6 +32,7 @@ libggml_backend_core_la_SOURCES = \
 	lib/quants-k.c \
 	lib/quants-k23.c \
 	lib/quants-tq.c \
+	lib/quants-grid8.c \
 	lib/quants-iq1.c lib/quants-iq1-grid.h \
 	lib/quants-iq3.c \
 	lib/quants-iq3-grids.h \

@@ -558,6 +558,58 @@ void ggml__quantize_iq4_xs(const float *restrict x, void *restrict y, int64_t nr
 void ggml__dequantize_row_tq1_0(const void *restrict x, float *restrict y, int64_t k);
 void ggml__dequantize_row_tq2_0(const void *restrict x, float *restrict y, int64_t k);
 void ggml__dequantize_row_iq4_xs(const void *restrict x, float *restrict y, int64_t k);
+
+/* ---------------------------------------------- grids of 8 x 3 levels */
+
+/*
+ * IQ1 and IQ2 code a group of 8 values as a point of a grid whose
+ * coordinates take one of three levels: the level index (0, 1 or 2) of
+ * coordinate j of point p is bits 2 j .. 2 j + 1 of points[p].  Their
+ * quantizers round each value to its nearest level and look the vector of
+ * level indices up here (lib/quants-grid8.c).
+ *
+ * map[key], key = sum t[j] 3^j of level indices t: the index of the point
+ * t when t is one, else -1 - o where neighbours[o] is the count n of the
+ * points at squared level distance at most the nearest point's plus the
+ * slack given to the builder, neighbours[o + 1 .. o + n] their indices.
+ * A builder's owner keeps it under a lock of its own; read-only once built.
+ */
+#define GGML__GRID8_KEYS 6561   /* 3^8 */
+#define GGML__GRID8_MAX_POINTS 2048
+
+struct ggml__grid8 {
+    const uint16_t *points;
+    int n_points;
+    int32_t map[GGML__GRID8_KEYS];
+    uint16_t *neighbours;
+};
+
+/* Level index j of a point. */
+static inline int ggml__grid8_level(uint16_t point, int j)
+{
+    return (point >> (2 * j)) & 3;
+}
+
+/* The map's key of the level indices t[0..7] (each 0, 1 or 2). */
+static inline int ggml__grid8_key(const int t[8])
+{
+    int key = 0;
+    for (int j = 7; j >= 0; j--)
+        key = key * 3 + t[j];
+    return key;
+}
+
+/* Fills g for at most GGML__GRID8_MAX_POINTS points (the map inline, the
+   lists allocated); false when memory runs out (nothing to release then).
+   Release frees the lists. */
+bool ggml__grid8_build(struct ggml__grid8 *g, const uint16_t *points, int n_points, int slack);
+void ggml__grid8_release(struct ggml__grid8 *g);
+
+/* The point minimising sum_j e[j][level j] among points[list[0 .. n-1]]
+   (among points[0 .. n-1] when list is NULL): its index (the first of
+   equals) in *index, its error returned. */
+float ggml__grid8_best(const uint16_t *points, const uint16_t *list, int n, const float e[8][4], unsigned *index);
+
 /* ------------------------------------------------------------ IQ1_S, IQ1_M */
 
 /*
@@ -869,6 +921,12 @@ void ggml__quantize_iq2_xs(const float *restrict x, void *restrict y, int64_t nr
                            const float *imatrix);
 void ggml__quantize_iq2_s(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
                           const float *imatrix);
+/* The IQ2 quantizers' lookup tables (struct ggml__grid8) of the format
+   type, built once under a lock of their own: init returns false after
+   logging when memory runs out (the quantizers then search exhaustively);
+   free releases all three (the next init builds them again). */
+bool ggml__iq2_tables_init(enum ggml_type type);
+void ggml__iq2_tables_free(void);
 /* IQ2_S without weights (its from_float_ref, as in ggml). */
 void ggml__quantize_row_iq2_s_ref(const float *restrict x, void *restrict y, int64_t k);
 

@@ -53,7 +53,6 @@
 
 #define IQ1_DELTA (0.125f * (float) IQ1_DELTA_EIGHTHS)
 #define GROUP 8
-#define LEVEL_VECTORS 6561   /* 3^8 */
 
 /* ------------------------------------------------------------- decoders */
 
@@ -105,90 +104,27 @@ void ggml__dequantize_row_iq1_m(const void *restrict vx, float *restrict y, int6
 /* ---------------------------------------------------------------- tables */
 
 /*
- * level_map[key], key = sum (t[j] + 1) 3^j of a vector t in {-1, 0, +1}^8:
- * the grid index of t when t is a grid point, else -1 - o where
- * neighbours[o] is the number n of t's nearest grid points (squared
- * distance at most one more than the smallest) and neighbours[o + 1 ..
- * o + n] their indices.
+ * The lookup structure over ggml__iq1_grid (quants-grid8.c: level index
+ * t[j] + 1 for value level t[j] in {-1, 0, +1}); a vector's neighbour list
+ * holds the grid points at squared distance at most one more than the
+ * nearest's.
  */
 struct iq1_tables {
-    int32_t level_map[LEVEL_VECTORS];
-    uint16_t *neighbours;
+    struct ggml__grid8 grid;
 };
 
 static pthread_mutex_t tables_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct iq1_tables *tables;
 
-static int level_key(const int t[GROUP])
-{
-    int key = 0;
-    for (int j = GROUP - 1; j >= 0; j--)
-        key = key * 3 + t[j] + 1;
-    return key;
-}
+static_assert(IQ1_GRID_POINTS <= GGML__GRID8_MAX_POINTS, "the IQ1 grid fits the table builder");
 
 static struct iq1_tables *build_tables(void)
 {
     struct iq1_tables *tb = malloc(sizeof *tb);
-    if (tb == NULL)
-        return NULL;
-    for (int key = 0; key < LEVEL_VECTORS; key++)
-        tb->level_map[key] = INT32_MIN;
-    for (int g = 0; g < IQ1_GRID_POINTS; g++) {
-        int t[GROUP];
-        for (int j = 0; j < GROUP; j++)
-            t[j] = ggml__iq1_grid_value(ggml__iq1_grid[g], j);
-        tb->level_map[level_key(t)] = g;
+    if (tb != NULL && !ggml__grid8_build(&tb->grid, ggml__iq1_grid, IQ1_GRID_POINTS, 1)) {
+        free(tb);
+        tb = NULL;
     }
-
-    /* the grid's levels by position, for loops over the grid that vectorize */
-    static int16_t grid_levels[GROUP][IQ1_GRID_POINTS];
-    for (int j = 0; j < GROUP; j++)
-        for (int g = 0; g < IQ1_GRID_POINTS; g++)
-            grid_levels[j][g] = (int16_t) ggml__iq1_grid_value(ggml__iq1_grid[g], j);
-
-    /* two passes: count the neighbour lists' length, then fill them */
-    uint16_t *list = NULL;
-    size_t used = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        used = 0;
-        for (int key = 0; key < LEVEL_VECTORS; key++) {
-            if (tb->level_map[key] >= 0)
-                continue;
-            int t[GROUP];
-            for (int j = 0, rest = key; j < GROUP; j++, rest /= 3)
-                t[j] = rest % 3 - 1;
-            int16_t distance[IQ1_GRID_POINTS], nearest = INT16_MAX;
-            for (int g = 0; g < IQ1_GRID_POINTS; g++)
-                distance[g] = 0;
-            for (int j = 0; j < GROUP; j++)
-                for (int g = 0; g < IQ1_GRID_POINTS; g++) {
-                    const int16_t diff = (int16_t) (t[j] - grid_levels[j][g]);
-                    distance[g] = (int16_t) (distance[g] + diff * diff);
-                }
-            for (int g = 0; g < IQ1_GRID_POINTS; g++)
-                nearest = distance[g] < nearest ? distance[g] : nearest;
-            const size_t start = used++;
-            for (int g = 0; g < IQ1_GRID_POINTS; g++)
-                if (distance[g] <= nearest + 1) {
-                    if (list != NULL)
-                        list[used] = (uint16_t) g;
-                    used++;
-                }
-            if (list != NULL) {
-                list[start] = (uint16_t) (used - start - 1);
-                tb->level_map[key] = -1 - (int32_t) start;
-            }
-        }
-        if (pass == 0) {
-            list = malloc(used * sizeof *list);
-            if (list == NULL) {
-                free(tb);
-                return NULL;
-            }
-        }
-    }
-    tb->neighbours = list;
     return tb;
 }
 
@@ -208,7 +144,7 @@ void ggml__iq1_tables_free(void)
 {
     pthread_mutex_lock(&tables_lock);
     if (tables != NULL) {
-        free(tables->neighbours);
+        ggml__grid8_release(&tables->grid);
         free(tables);
         tables = NULL;
     }
@@ -231,16 +167,16 @@ static float best_grid_point(const struct iq1_tables *tb, const float *x, const 
     int t[GROUP];
     for (int j = 0; j < GROUP; j++) {
         const float z = x[j] * inverse - delta;
-        t[j] = z > 0.5f ? 1 : z < -0.5f ? -1 : 0;
+        t[j] = z > 0.5f ? 2 : z < -0.5f ? 0 : 1;
     }
-    const int32_t entry = tb->level_map[level_key(t)];
+    const int32_t entry = tb->grid.map[ggml__grid8_key(t)];
     float level[3];
     for (int l = 0; l < 3; l++)
         level[l] = dl * ((float) (l - 1) + delta);
     if (entry >= 0) {
         float err = 0.0f;
         for (int j = 0; j < GROUP; j++) {
-            const float diff = x[j] - level[t[j] + 1];
+            const float diff = x[j] - level[t[j]];
             err += w[j] * diff * diff;
         }
         *index = (unsigned) entry;
@@ -255,20 +191,8 @@ static float best_grid_point(const struct iq1_tables *tb, const float *x, const 
         }
         e[j][3] = 0.0f;
     }
-    const uint16_t *list = tb->neighbours + (-1 - (int64_t) entry);
-    float best = INFINITY;
-    *index = list[1];
-    for (unsigned n = 1; n <= list[0]; n++) {
-        const uint16_t code = ggml__iq1_grid[list[n]];
-        float err = 0.0f;
-        for (int j = 0; j < GROUP; j++)
-            err += e[j][(code >> (2 * j)) & 3];
-        if (err < best) {
-            best = err;
-            *index = list[n];
-        }
-    }
-    return best;
+    const uint16_t *list = tb->grid.neighbours + (-1 - (int64_t) entry);
+    return ggml__grid8_best(ggml__iq1_grid, list + 1, list[0], e, index);
 }
 
 /*

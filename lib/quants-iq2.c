@@ -12,6 +12,8 @@
 
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ggml-impl.h"
@@ -79,13 +81,14 @@ void ggml__dequantize_row_iq2_s(const void *restrict vx, float *restrict y, int6
  *
  * 1. Every unit of values sharing a 4-bit scale (32 values in IQ2_XXS, 16
  *    in IQ2_XS and IQ2_S) gets the real factor sigma that fits it best: a
- *    scan over starting factors amax / L, each followed by rounds of "best
- *    point of every group for this sigma" and "least-squares sigma for
- *    these points".  The best point of a group is found by exhaustive
- *    search over the format's point list (the squared error of a point is
- *    the sum of four lookups in tables of per-coordinate-pair errors), so
- *    no lookup structure is needed.
- * 2. The block's d is chosen among a few candidates around
+ *    scan over three starting factors amax / L, each followed by rounds
+ *    of "best point of every group for this sigma" and "least-squares
+ *    sigma for these points".  The best point of a group: each value
+ *    rounded to its nearest level gives the best vector of levels (the
+ *    error is a sum over the values); if that vector is a point it is the
+ *    answer, else the best of its precomputed nearest points (struct
+ *    ggml__grid8, built once per format; without it, of every point).
+ * 2. The block's d is chosen among three candidates around
  *    8 max(sigma) / 31; for each candidate (rounded to binary16 as
  *    stored) every unit tries the two nearest 4-bit scales with the factor
  *    the decoder will use, and the candidate with the smallest total error
@@ -115,6 +118,67 @@ static const struct iq2_format iq2_formats[3] = {
 
 static const float iq2_levels[3] = { 8.0f, 25.0f, 43.0f };
 
+/* ------------------------------------------------------------- tables */
+
+/*
+ * Extra squared level distance over the nearest point's that a level
+ * vector's neighbour list admits, per format.  The three grids' points
+ * all have level sums of one parity, so 1 admits the nearest points only
+ * (on average 4, 5 and 8 of them); 2 makes the lists of IQ2_XXS and IQ2_XS
+ * about 18 and 30 points long for a smaller error, and IQ2_S's (58) too
+ * slow for what they gain.
+ */
+static const int iq2_slack[3] = { [IQ2_XXS] = 2, [IQ2_XS] = 2, [IQ2_S] = 1 };
+
+static_assert(sizeof ggml__iq2s_points / sizeof ggml__iq2s_points[0] <= GGML__GRID8_MAX_POINTS,
+              "the IQ2 grids fit the table builder");
+
+static const char *const iq2_names[3] = { "iq2_xxs", "iq2_xs", "iq2_s" };
+
+static pthread_mutex_t tables_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ggml__grid8 *tables[3];
+
+/* The tables of format, built on first use; NULL after logging when memory runs out. */
+static const struct ggml__grid8 *format_tables(int format)
+{
+    pthread_mutex_lock(&tables_lock);
+    if (tables[format] == NULL) {
+        struct ggml__grid8 *g = malloc(sizeof *g);
+        const struct iq2_format *f = &iq2_formats[format];
+        if (g != NULL && !ggml__grid8_build(g, f->points, f->n_points, iq2_slack[format])) {
+            free(g);
+            g = NULL;
+        }
+        tables[format] = g;
+    }
+    const struct ggml__grid8 *g = tables[format];
+    pthread_mutex_unlock(&tables_lock);
+    if (g == NULL)
+        ggml__error("out of memory for the %s quantization tables (searching every point instead)",
+                    iq2_names[format]);
+    return g;
+}
+
+bool ggml__iq2_tables_init(enum ggml_type type)
+{
+    const int format = type == GGML_TYPE_IQ2_XXS ? IQ2_XXS : type == GGML_TYPE_IQ2_XS ? IQ2_XS : IQ2_S;
+    return format_tables(format) != NULL;
+}
+
+void ggml__iq2_tables_free(void)
+{
+    pthread_mutex_lock(&tables_lock);
+    for (int format = 0; format < 3; format++)
+        if (tables[format] != NULL) {
+            ggml__grid8_release(tables[format]);
+            free(tables[format]);
+            tables[format] = NULL;
+        }
+    pthread_mutex_unlock(&tables_lock);
+}
+
+/* ---------------------------------------------------------- searches */
+
 /* The chosen encoding of a group of 8: point index, the value given the
    wrong sign (-1: none), the weighted squared error. */
 struct group_fit {
@@ -123,137 +187,130 @@ struct group_fit {
     float err;
 };
 
-/*
- * What a group's search reuses for every factor sigma.  The weighted
- * squared error of point p at sigma is
- *     sum w t^2 - 2 sigma sum w t p + sigma^2 sum w p^2,
- * so with dot[v][i] = sum w t p (t: the magnitudes, the value flip[v]
- * negated) and norm[i] = sum w p^2 for every point i, a search at one
- * sigma is two products per point.  Variant 0 is the signs as they are;
- * under the parity rule with an odd number of negatives the variants are
- * the two candidate flips instead.
- */
-enum { MAX_POINTS = 1024 };
-
-struct group_tables {
+/* The sign variants of a group: the signs as they are (flip -1) or, under
+   the parity rule with an odd number of negatives, the two candidate
+   values to give the wrong sign. */
+struct group_signs {
     int n_variants;
     int flip[2];
-    float base;                  /* sum w t^2 */
-    float dot[2][MAX_POINTS];
-    float norm[MAX_POINTS];
 };
 
-/* Fills dot (target magnitudes a, value flip negated) or, when a is NULL, norm, from pair tables. */
-static void point_sums(const struct iq2_format *f, const float *a, const float *w, int flip, float *restrict out)
+static struct group_signs group_signs(const struct iq2_format *f, const float *x, const float *a, const float *w)
 {
-    float pair[4][16];
-    for (int k = 0; k < 4; k++) {
-        float c[2][4];
-        for (int h = 0; h < 2; h++) {
-            const int j = 2 * k + h;
-            const float t = a == NULL ? 1.0f : (j == flip ? -a[j] : a[j]);
-            for (int l = 0; l < 3; l++) {
-                const float lv = iq2_levels[l];
-                c[h][l] = a == NULL ? w[j] * lv * lv : w[j] * t * lv;
-            }
-            c[h][3] = 0.0f;   /* not a level of any point */
+    int negatives = 0;
+    for (int j = 0; j < 8; j++)
+        negatives += x[j] < 0.0f;
+    struct group_signs s = { 1, { -1, -1 } };
+    if (!f->parity || negatives % 2 == 0)
+        return s;
+    /* the two values of smallest weighted magnitude are the candidates */
+    int c0 = -1, c1 = -1;
+    for (int j = 0; j < 8; j++) {
+        const float m = w[j] * a[j];
+        if (c0 < 0 || m < w[c0] * a[c0]) {
+            c1 = c0;
+            c0 = j;
+        } else if (c1 < 0 || m < w[c1] * a[c1]) {
+            c1 = j;
         }
-        for (int code = 0; code < 16; code++)
-            pair[k][code] = c[0][code & 3] + c[1][code >> 2];
     }
-    const uint16_t *pts = f->points;
-    for (int i = 0; i < f->n_points; i++) {
-        const unsigned p = pts[i];
-        out[i] = pair[0][p & 15] + pair[1][(p >> 4) & 15] + pair[2][(p >> 8) & 15] + pair[3][p >> 12];
-    }
+    s.n_variants = 2;
+    s.flip[0] = c0;
+    s.flip[1] = c1;
+    return s;
 }
 
-/* Prepares the search tables of group (values x[8], magnitudes a[8], weights w[8]). */
-static void group_tables_init(const struct iq2_format *f, const float *x, const float *a, const float *w,
-                              struct group_tables *g)
+/*
+ * The best point at factor sigma > 0 for targets a (magnitudes, value flip
+ * negated) with weights w: its index in *index, the weighted squared error
+ * returned.  Rounding each target to its nearest level gives the best
+ * vector of levels (the error is a sum over the values); when that is not
+ * a point, the best of its neighbour list is taken (of every point
+ * without tables).
+ */
+static float best_point(const struct iq2_format *f, const struct ggml__grid8 *tb, const float *a, const float *w,
+                        int flip, float sigma, unsigned *index)
 {
-    g->base = 0.0f;
-    int negatives = 0;
+    const float inverse = 1.0f / sigma;
+    float level[3];
+    for (int l = 0; l < 3; l++)
+        level[l] = sigma * iq2_levels[l];
+    float v[8];
+    int t[8];
     for (int j = 0; j < 8; j++) {
-        g->base += w[j] * a[j] * a[j];
-        negatives += x[j] < 0.0f;
+        v[j] = j == flip ? -a[j] : a[j];
+        const float z = v[j] * inverse;
+        t[j] = z > 34.0f ? 2 : z > 16.5f ? 1 : 0;   /* the midpoints of 8, 25, 43 */
     }
-    point_sums(f, NULL, w, -1, g->norm);
-    if (!f->parity || negatives % 2 == 0) {
-        g->n_variants = 1;
-        g->flip[0] = -1;
-    } else {
-        /* the two values of smallest weighted magnitude are the candidates */
-        int c0 = -1, c1 = -1;
+    const int32_t entry = tb != NULL ? tb->map[ggml__grid8_key(t)] : -1;
+    if (entry >= 0) {
+        float err = 0.0f;
         for (int j = 0; j < 8; j++) {
-            const float m = w[j] * a[j];
-            if (c0 < 0 || m < w[c0] * a[c0]) {
-                c1 = c0;
-                c0 = j;
-            } else if (c1 < 0 || m < w[c1] * a[c1]) {
-                c1 = j;
-            }
+            const float diff = v[j] - level[t[j]];
+            err += w[j] * diff * diff;
         }
-        g->n_variants = 2;
-        g->flip[0] = c0;
-        g->flip[1] = c1;
+        *index = (unsigned) entry;
+        return err;
     }
-    for (int v = 0; v < g->n_variants; v++)
-        point_sums(f, a, w, g->flip[v], g->dot[v]);
+    float e[8][4];
+    for (int j = 0; j < 8; j++) {
+        for (int l = 0; l < 3; l++) {
+            const float diff = v[j] - level[l];
+            e[j][l] = w[j] * diff * diff;
+        }
+        e[j][3] = 0.0f;
+    }
+    if (tb == NULL)
+        return ggml__grid8_best(f->points, NULL, f->n_points, e, index);
+    const uint16_t *list = tb->neighbours + (-1 - (int64_t) entry);
+    return ggml__grid8_best(f->points, list + 1, list[0], e, index);
 }
 
 /* Best encoding of a group at sigma; *dot gets sum w t p of the chosen point, *norm sum w p^2. */
-static struct group_fit fit_group(const struct iq2_format *f, const struct group_tables *g, float sigma,
-                                  float *dot, float *norm)
+static struct group_fit fit_group(const struct iq2_format *f, const struct ggml__grid8 *tb, const float *a,
+                                  const float *w, struct group_signs signs, float sigma, float *dot, float *norm)
 {
-    const float s2 = sigma * sigma, t2 = 2.0f * sigma;
-    const int n = f->n_points;
-    struct group_fit best = { 0, -1, FLT_MAX };
-    for (int v = 0; v < g->n_variants; v++) {
-        const float *restrict dv = g->dot[v], *restrict nv = g->norm;
-        /* 8 lanes of running minima, then the lane holding the least one
-           is searched again for its first index */
-        float m[8];
-        for (int l = 0; l < 8; l++)
-            m[l] = FLT_MAX;
-        for (int i = 0; i < n; i += 8)
-            for (int l = 0; l < 8; l++) {
-                const float e = s2 * nv[i + l] - t2 * dv[i + l];
-                m[l] = e < m[l] ? e : m[l];
-            }
-        int lane = 0;
-        for (int l = 1; l < 8; l++)
-            lane = m[l] < m[lane] ? l : lane;
-        if (!(m[lane] < best.err))
-            continue;
-        int idx = lane;
-        for (int i = lane; i < n; i += 8)
-            if (s2 * nv[i] - t2 * dv[i] == m[lane]) {
-                idx = i;
-                break;
-            }
-        best.err = m[lane];
-        best.index = idx;
-        best.flip = g->flip[v];
-        *dot = dv[idx];
-        *norm = nv[idx];
+    struct group_fit best = { 0, -1, INFINITY };
+    for (int v = 0; v < signs.n_variants; v++) {
+        unsigned index;
+        const float err = best_point(f, tb, a, w, signs.flip[v], sigma, &index);
+        if (v == 0 || err < best.err) {
+            best.index = (int) index;
+            best.flip = signs.flip[v];
+            best.err = err;
+        }
     }
-    best.err += g->base;
+    float sum_tp = 0.0f, sum_pp = 0.0f;
+    const uint16_t point = f->points[best.index];
+    for (int j = 0; j < 8; j++) {
+        const float p = iq2_levels[ggml__grid8_level(point, j)];
+        const float wp = w[j] * p;
+        sum_tp += wp * (j == best.flip ? -a[j] : a[j]);
+        sum_pp += wp * p;
+    }
+    *dot = sum_tp;
+    *norm = sum_pp;
     return best;
 }
 
+/* One unit's groups: their targets, weights and sign variants. */
+struct unit {
+    const float *a, *w;
+    const struct group_signs *signs;
+};
+
 /*
- * Fits the n groups of one unit (tables g) at sigma into fit[]; returns
- * the total error and the least-squares factor for the chosen points in
- * *refit (sigma itself when undefined).
+ * Fits the n groups of unit at sigma into fit[]; returns the total error
+ * and the least-squares factor for the chosen points in *refit (sigma
+ * itself when undefined).
  */
-static float fit_unit(const struct iq2_format *f, const struct group_tables *g, int n, float sigma,
+static float fit_unit(const struct iq2_format *f, const struct ggml__grid8 *tb, struct unit u, int n, float sigma,
                       struct group_fit *fit, float *refit)
 {
     float err = 0.0f, num = 0.0f, den = 0.0f;
     for (int k = 0; k < n; k++) {
         float dot = 0.0f, norm = 0.0f;
-        fit[k] = fit_group(f, &g[k], sigma, &dot, &norm);
+        fit[k] = fit_group(f, tb, u.a + 8 * k, u.w + 8 * k, u.signs[k], sigma, &dot, &norm);
         err += fit[k].err;
         num += dot;
         den += norm;
@@ -262,20 +319,20 @@ static float fit_unit(const struct iq2_format *f, const struct group_tables *g, 
     return err;
 }
 
-/* Step 1: the best unconstrained factor of a unit (magnitudes a, tables g). */
-static float best_unit_sigma(const struct iq2_format *f, const float *a, const struct group_tables *g, int n)
+/* Step 1: the best unconstrained factor of a unit of n groups. */
+static float best_unit_sigma(const struct iq2_format *f, const struct ggml__grid8 *tb, struct unit u, int n)
 {
     float amax = 0.0f;
     for (int j = 0; j < 8 * n; j++)
-        amax = a[j] > amax ? a[j] : amax;
+        amax = u.a[j] > amax ? u.a[j] : amax;
     if (!(amax > 0.0f) || !(amax <= FLT_MAX))
         return amax > 0.0f ? amax / 43.0f : 0.0f;
     struct group_fit fit[4];
     float best = amax / 43.0f, best_err = FLT_MAX;
-    for (int t = 0; t < 5; t++) {
+    for (int t = 0; t < 3; t++) {
         float sigma = amax / (43.0f - 5.0f * (float) t), refit;
         for (int round = 0; round < 3; round++) {
-            const float err = fit_unit(f, g, n, sigma, fit, &refit);
+            const float err = fit_unit(f, tb, u, n, sigma, fit, &refit);
             if (err < best_err) {
                 best_err = err;
                 best = sigma;
@@ -301,24 +358,22 @@ struct block_fit {
     struct group_fit group[32];
 };
 
-/*
- * Quantizes one block of QK_K values x with weights w into *out (the
- * format's fields are written by the caller).  The tables of a unit are
- * built twice (steps 1 and 2) rather than kept for the whole block, so
- * they stay in the first-level cache.
- */
-static void fit_block(const struct iq2_format *f, const float *x, const float *w, struct block_fit *out)
+/* Quantizes one block of QK_K values x with weights w into *out (the
+   format's fields are written by the caller). */
+static void fit_block(const struct iq2_format *f, const struct ggml__grid8 *tb, const float *x, const float *w,
+                      struct block_fit *out)
 {
     float a[QK_K];
     for (int j = 0; j < QK_K; j++)
         a[j] = fabsf(x[j]);
+    struct group_signs signs[QK_K / 8];
+    for (int g = 0; g < QK_K / 8; g++)
+        signs[g] = group_signs(f, x + 8 * g, a + 8 * g, w + 8 * g);
     const int n = f->unit_groups, n_units = QK_K / 8 / n;
-    struct group_tables g[4];
     float sigma[16], sigma_max = 0.0f;
     for (int u = 0; u < n_units; u++) {
-        for (int k = 0; k < n; k++)
-            group_tables_init(f, x + 8 * (n * u + k), a + 8 * (n * u + k), w + 8 * (n * u + k), &g[k]);
-        sigma[u] = best_unit_sigma(f, a + 8 * n * u, g, n);
+        const struct unit unit = { a + 8 * n * u, w + 8 * n * u, signs + n * u };
+        sigma[u] = best_unit_sigma(f, tb, unit, n);
         sigma_max = sigma[u] > sigma_max ? sigma[u] : sigma_max;
     }
     memset(out, 0, sizeof *out);
@@ -326,8 +381,8 @@ static void fit_block(const struct iq2_format *f, const float *x, const float *w
         return;   /* all zero (or weightless): d = 0, every value 0 */
 
     /* Step 2, unit by unit: every candidate d, the two nearest scales. */
-    enum { N_D = 5 };
-    static const float d_factors[N_D] = { 1.0f, 0.94f, 1.06f, 0.88f, 1.12f };
+    enum { N_D = 3 };
+    static const float d_factors[N_D] = { 1.0f, 0.94f, 1.06f };
     struct block_fit trial[N_D];
     float total[N_D];
     bool valid[N_D];
@@ -339,8 +394,7 @@ static void fit_block(const struct iq2_format *f, const float *x, const float *w
         total[c] = 0.0f;
     }
     for (int u = 0; u < n_units; u++) {
-        for (int k = 0; k < n; k++)
-            group_tables_init(f, x + 8 * (n * u + k), a + 8 * (n * u + k), w + 8 * (n * u + k), &g[k]);
+        const struct unit unit = { a + 8 * n * u, w + 8 * n * u, signs + n * u };
         for (int c = 0; c < N_D; c++) {
             if (!valid[c])
                 continue;
@@ -353,7 +407,7 @@ static void fit_block(const struct iq2_format *f, const float *x, const float *w
             for (int s = lo; s <= hi; s++) {
                 struct group_fit fit[4];
                 float refit;
-                const float err = fit_unit(f, g, n, scale_factor(d, s), fit, &refit);
+                const float err = fit_unit(f, tb, unit, n, scale_factor(d, s), fit, &refit);
                 if (err < unit_best) {
                     unit_best = err;
                     trial[c].scale[u] = (uint8_t) s;
@@ -382,11 +436,11 @@ static unsigned stored_signs(const float *x, const struct group_fit *fit)
     return signs;
 }
 
-static void quantize_block(int format, const float *x, const float *w, void *dst)
+static void quantize_block(int format, const struct ggml__grid8 *tb, const float *x, const float *w, void *dst)
 {
     const struct iq2_format *f = &iq2_formats[format];
     struct block_fit fit;
-    fit_block(f, x, w, &fit);
+    fit_block(f, tb, x, w, &fit);
     const ggml_fp16_t d = ggml__fp32_to_fp16(fit.d);
     switch (format) {
     case IQ2_XXS: {
@@ -432,6 +486,7 @@ static void quantize_block(int format, const float *x, const float *w, void *dst
 static void quantize_rows(int format, size_t block_size, const float *restrict x, void *restrict y, int64_t nrows,
                           int64_t n_per_row, const float *imatrix)
 {
+    const struct ggml__grid8 *tb = format_tables(format);
     char *out = y;
     for (int64_t r = 0; r < nrows; r++)
         for (int64_t b = 0; b < n_per_row / QK_K; b++) {
@@ -446,7 +501,7 @@ static void quantize_rows(int format, size_t block_size, const float *restrict x
             if (!(w_sum > 0.0f))
                 for (int j = 0; j < QK_K; j++)
                     w[j] = 1.0f;
-            quantize_block(format, xb, w, out);
+            quantize_block(format, tb, xb, w, out);
             out += block_size;
         }
 }

@@ -352,8 +352,9 @@ void ggml__dequantize_row_q8_1(const void *restrict vx, float *restrict y, int64
 
 /*
  * Lookup tables that some quantizers build on first use are created and
- * released under this lock (IQ3_XXS and IQ3_S build theirs on first use
- * too); init and free may be called any number of times from any thread.
+ * released under this lock (the IQ1, IQ2 and IQ3 quantizers build theirs
+ * on first use too); init and free may be called any number of times from
+ * any thread.
  */
 static pthread_mutex_t quant_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -366,6 +367,8 @@ void ggml_quantize_init(enum ggml_type type)
     pthread_mutex_lock(&quant_lock);
     if (type == GGML_TYPE_IQ1_S || type == GGML_TYPE_IQ1_M)
         ggml__iq1_tables_init();
+    if (type == GGML_TYPE_IQ2_XXS || type == GGML_TYPE_IQ2_XS || type == GGML_TYPE_IQ2_S)
+        ggml__iq2_tables_init(type);
     if (type == GGML_TYPE_IQ3_XXS || type == GGML_TYPE_IQ3_S)
         ggml__iq3_tables_init();
     pthread_mutex_unlock(&quant_lock);
@@ -375,6 +378,7 @@ void ggml_quantize_free(void)
 {
     pthread_mutex_lock(&quant_lock);
     ggml__iq1_tables_free();
+    ggml__iq2_tables_free();
     ggml__iq3_tables_free();
     pthread_mutex_unlock(&quant_lock);
 }

@@ -12,7 +12,8 @@
  *     IQ2_XXS and IQ2_XS refuse to quantize without weights (as upstream,
  *     which requires them); edge-case blocks quantize to finite values;
  *   - ggml_quantize_chunk (qd_check_chunk): rows at their offsets, NaN
- *     and infinities in a block, degenerate weights; IQ2_S's from_float_ref;
+ *     and infinities in a block, degenerate weights, the same blocks after
+ *     ggml_quantize_free and ggml_quantize_init; IQ2_S's from_float_ref;
  *   - ggml_validate_row_data refuses non-finite scales;
  *   - the CPU traits: vec_dot_type q8_K, no from_float (as in ggml);
  *     vec_dot within 1e-5 of |products| of a double-precision dot product
