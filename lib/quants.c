@@ -39,10 +39,13 @@
 
 /* ------------------------------------------------------------ conversions */
 
-/* The quant level of a scaled value v, truncated, in [lo, hi]. */
-static inline int level(float v, int lo, int hi)
+/* The quant level of a scaled value v, truncated, in [0, hi]: as
+   ggml__trunc_level(v, 0, hi) (NaN fails the first test and gives 0). */
+static inline int level(float v, int hi)
 {
-    return ggml__trunc_level(v, lo, hi);
+    v = v > 0.0f ? v : 0.0f;
+    v = v < (float) hi ? v : (float) hi;
+    return (int) v;
 }
 
 /*
@@ -73,23 +76,74 @@ static inline int64_t row_blocks(const void *x, const void *y, int64_t k, int64_
 /* ------------------------------------------------------- symmetric 4/5-bit */
 
 /*
+ * The loops below work on fixed 32-value blocks in LANES independent lanes
+ * (so that the compiler can keep them in vector registers without
+ * reordering a floating-point sum), and the results do not depend on the
+ * order: a maximum or minimum is the same value whichever equal element
+ * wins, except for the sign of a zero, which is settled afterwards.
+ */
+enum { LANES = 8 };
+
+/* Packs 32 codes (< 16 after masking) as nibbles: value j low, j + 16 high. */
+static inline void pack_nibbles(const int32_t q[32], uint8_t qs[16])
+{
+    for (int j = 0; j < 16; j++)
+        qs[j] = (uint8_t) ((q[j] & 0x0f) | (q[j + 16] & 0x0f) << 4);
+}
+
+/* Bit 4 of each of 32 codes, as bit j of the little-endian word qh. */
+static inline void pack_fifth_bits(const int32_t q[32], uint8_t qh[4])
+{
+    static const uint32_t bit_of[32] = {
+        1u << 0,  1u << 1,  1u << 2,  1u << 3,  1u << 4,  1u << 5,  1u << 6,  1u << 7,
+        1u << 8,  1u << 9,  1u << 10, 1u << 11, 1u << 12, 1u << 13, 1u << 14, 1u << 15,
+        1u << 16, 1u << 17, 1u << 18, 1u << 19, 1u << 20, 1u << 21, 1u << 22, 1u << 23,
+        1u << 24, 1u << 25, 1u << 26, 1u << 27, 1u << 28, 1u << 29, 1u << 30, 1u << 31,
+    };
+    uint32_t bits = 0;
+    for (int j = 0; j < 32; j++)
+        bits |= (0u - (((uint32_t) q[j] >> 4) & 1u)) & bit_of[j];
+    memcpy(qh, &bits, sizeof bits);
+}
+
+/*
  * The value of largest magnitude, first one wins on ties; NaN never wins.
  * Its sign matters: the scale is chosen so that this value maps exactly to
  * the most negative quant (-8 or -16), giving the other side one more level.
+ * The largest positive value and the largest negated negative one are
+ * found lane by lane; only when they are equal (and not 0) does the first
+ * of them decide.
  */
-static inline float signed_absmax(const float *x, int n)
+static inline float signed_absmax(const float *x)
 {
-    float amax = 0.0f;
-    for (int j = 0; j < n; j++) {
-        const float a = fabsf(x[j]);
-        amax = a > amax ? a : amax;
+    float pos[LANES] = { 0 }, neg[LANES] = { 0 };
+    for (int j = 0; j < 32; j += LANES) {
+        for (int k = 0; k < LANES; k++) {
+            const float v = x[j + k], minus = -x[j + k];
+            pos[k] = v > pos[k] ? v : pos[k];
+            neg[k] = minus > neg[k] ? minus : neg[k];
+        }
     }
-    if (amax == 0.0f)
+    float p = pos[0], m = neg[0];
+    for (int k = 1; k < LANES; k++) {
+        p = pos[k] > p ? pos[k] : p;
+        m = neg[k] > m ? neg[k] : m;
+    }
+    if (p != m)
+        return p > m ? p : -m;
+    if (p == 0.0f)
         return 0.0f;
     int at = 0;
-    while (fabsf(x[at]) != amax)
+    while (fabsf(x[at]) != p)
         at++;
     return x[at];
+}
+
+/* Codes trunc(x[j] * id + bias) in [0, hi] (NaN: 0), as ggml__trunc_level. */
+static inline void truncated_codes(const float *x, float id, float bias, int hi, int32_t q[32])
+{
+    for (int j = 0; j < 32; j++)
+        q[j] = level(x[j] * id + bias, hi);
 }
 
 void ggml__quantize_row_q4_0_ref(const float *restrict x, void *restrict vy, int64_t k)
@@ -99,17 +153,15 @@ void ggml__quantize_row_q4_0_ref(const float *restrict x, void *restrict vy, int
 
     for (int64_t i = 0; i < nb; i++) {
         const float *xb = x + i * QK4_0;
-        const float max = signed_absmax(xb, QK4_0);
+        const float max = signed_absmax(xb);
         const float d = max / -8.0f;
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
+        int32_t q[QK4_0];
 
         y[i].d = ggml__fp32_to_fp16(d);
-        for (int j = 0; j < QK4_0 / 2; j++) {
-            /* trunc(v + 8.5) rounds v half-up into 0..16; 16 is clamped */
-            const uint8_t lo = (uint8_t) level(xb[j] * id + 8.5f, 0, 15);
-            const uint8_t hi = (uint8_t) level(xb[j + QK4_0 / 2] * id + 8.5f, 0, 15);
-            y[i].qs[j] = (uint8_t) (lo | (hi << 4));
-        }
+        /* trunc(v + 8.5) rounds v half-up into 0..16; 16 is clamped */
+        truncated_codes(xb, id, 8.5f, 15, q);
+        pack_nibbles(q, y[i].qs);
     }
 }
 
@@ -120,36 +172,58 @@ void ggml__quantize_row_q5_0_ref(const float *restrict x, void *restrict vy, int
 
     for (int64_t i = 0; i < nb; i++) {
         const float *xb = x + i * QK5_0;
-        const float max = signed_absmax(xb, QK5_0);
+        const float max = signed_absmax(xb);
         const float d = max / -16.0f;
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
-        uint32_t qh = 0;
+        int32_t q[QK5_0];
 
         y[i].d = ggml__fp32_to_fp16(d);
-        for (int j = 0; j < QK5_0 / 2; j++) {
-            const uint8_t lo = (uint8_t) level(xb[j] * id + 16.5f, 0, 31);
-            const uint8_t hi = (uint8_t) level(xb[j + QK5_0 / 2] * id + 16.5f, 0, 31);
-            y[i].qs[j] = (uint8_t) ((lo & 0x0fu) | ((hi & 0x0fu) << 4));
-            qh |= (uint32_t) ((lo >> 4) & 1u) << j;
-            qh |= (uint32_t) ((hi >> 4) & 1u) << (j + QK5_0 / 2);
-        }
-        memcpy(y[i].qh, &qh, sizeof qh);
+        truncated_codes(xb, id, 16.5f, 31, q);
+        pack_nibbles(q, y[i].qs);
+        pack_fifth_bits(q, y[i].qh);
     }
 }
 
 /* ------------------------------------------------------ 4/5-bit with a min */
 
-/* Smallest and largest values of a block (NaN is skipped by both tests). */
-static inline void block_min_max(const float *x, int n, float *minp, float *maxp)
+/* The first element of x equal to v (a zero of either sign: its sign). */
+static inline float first_equal(const float *x, float v)
 {
-    float min = FLT_MAX;
-    float max = -FLT_MAX;
-    for (int j = 0; j < n; j++) {
-        min = x[j] < min ? x[j] : min;
-        max = x[j] > max ? x[j] : max;
+    int at = 0;
+    while (x[at] != v)
+        at++;
+    return x[at];
+}
+
+/* Smallest and largest values of a 32-value block (NaN is skipped by both
+   tests); the first one wins a tie, which only a zero's sign can show. */
+static inline void block_min_max(const float *x, float *minp, float *maxp)
+{
+    float lo[LANES], hi[LANES];
+    for (int k = 0; k < LANES; k++) {
+        lo[k] = FLT_MAX;
+        hi[k] = -FLT_MAX;
     }
-    *minp = min;
-    *maxp = max;
+    for (int j = 0; j < 32; j += LANES) {
+        for (int k = 0; k < LANES; k++) {
+            lo[k] = x[j + k] < lo[k] ? x[j + k] : lo[k];
+            hi[k] = x[j + k] > hi[k] ? x[j + k] : hi[k];
+        }
+    }
+    float min = lo[0], max = hi[0];
+    for (int k = 1; k < LANES; k++) {
+        min = lo[k] < min ? lo[k] : min;
+        max = hi[k] > max ? hi[k] : max;
+    }
+    *minp = min == 0.0f ? first_equal(x, 0.0f) : min;
+    *maxp = max == 0.0f ? first_equal(x, 0.0f) : max;
+}
+
+/* Codes trunc((x[j] - min) * id + 0.5) in [0, hi] (NaN: 0). */
+static inline void offset_codes(const float *x, float min, float id, int hi, int32_t q[32])
+{
+    for (int j = 0; j < 32; j++)
+        q[j] = level((x[j] - min) * id + 0.5f, hi);
 }
 
 void ggml__quantize_row_q4_1_ref(const float *restrict x, void *restrict vy, int64_t k)
@@ -160,17 +234,15 @@ void ggml__quantize_row_q4_1_ref(const float *restrict x, void *restrict vy, int
     for (int64_t i = 0; i < nb; i++) {
         const float *xb = x + i * QK4_1;
         float min, max;
-        block_min_max(xb, QK4_1, &min, &max);
+        block_min_max(xb, &min, &max);
         const float d = (max - min) / 15.0f;
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
+        int32_t q[QK4_1];
 
         y[i].d = ggml__fp32_to_fp16(d);
         y[i].m = ggml__fp32_to_fp16(min);
-        for (int j = 0; j < QK4_1 / 2; j++) {
-            const uint8_t lo = (uint8_t) level((xb[j] - min) * id + 0.5f, 0, 15);
-            const uint8_t hi = (uint8_t) level((xb[j + QK4_1 / 2] - min) * id + 0.5f, 0, 15);
-            y[i].qs[j] = (uint8_t) (lo | (hi << 4));
-        }
+        offset_codes(xb, min, id, 15, q);
+        pack_nibbles(q, y[i].qs);
     }
 }
 
@@ -182,22 +254,17 @@ void ggml__quantize_row_q5_1_ref(const float *restrict x, void *restrict vy, int
     for (int64_t i = 0; i < nb; i++) {
         const float *xb = x + i * QK5_1;
         float min, max;
-        block_min_max(xb, QK5_1, &min, &max);
+        block_min_max(xb, &min, &max);
         const float d = (max - min) / 31.0f;
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
-        uint32_t qh = 0;
+        int32_t q[QK5_1];
 
         y[i].d = ggml__fp32_to_fp16(d);
         y[i].m = ggml__fp32_to_fp16(min);
-        for (int j = 0; j < QK5_1 / 2; j++) {
-            /* upstream does not clamp: finite input never exceeds 31 */
-            const unsigned lo = (unsigned) level((xb[j] - min) * id + 0.5f, 0, 31);
-            const unsigned hi = (unsigned) level((xb[j + QK5_1 / 2] - min) * id + 0.5f, 0, 31);
-            y[i].qs[j] = (uint8_t) ((lo & 0x0fu) | ((hi & 0x0fu) << 4));
-            qh |= ((lo >> 4) & 1u) << j;
-            qh |= ((hi >> 4) & 1u) << (j + QK5_1 / 2);
-        }
-        memcpy(y[i].qh, &qh, sizeof qh);
+        /* upstream does not clamp: finite input never exceeds 31 */
+        offset_codes(xb, min, id, 31, q);
+        pack_nibbles(q, y[i].qs);
+        pack_fifth_bits(q, y[i].qh);
     }
 }
 
@@ -224,12 +291,11 @@ void ggml__quantize_row_q5_1_ref(const float *restrict x, void *restrict vy, int
  */
 
 /* Margins in levels: negative ones clip the extreme values. */
-static const float margins[] = { -0.5f, -0.4f, -0.3f, -0.2f, -0.1f, 0.0f, 0.1f, 0.2f, 0.3f, 0.4f,
-                                 0.5f, 0.6f, 0.7f, 0.8f, 1.0f, 1.3f };
+static const float margins[] = { -0.5f, -0.3f, -0.1f, 0.1f, 0.3f, 0.5f, 0.7f, 1.0f };
 static const float affine_margins[] = { -2.0f, -1.7f, -1.4f, -1.2f, -1.0f, -0.9f, -0.8f, -0.7f, -0.6f, -0.5f, -0.4f, -0.3f, -0.2f, -0.1f, 0.0f,
                                         0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f, 0.7f, 0.8f, 0.9f, 1.0f };
 enum { N_MARGINS = sizeof margins / sizeof margins[0], N_AFFINE_MARGINS = sizeof affine_margins / sizeof affine_margins[0],
-       N_REFITS = 4, LANES = 8 };
+       N_REFITS = 4 };
 
 /* A block prepared for the search: x scaled by 1 / amax, w by 1 / max w. */
 struct wblock {
@@ -240,7 +306,8 @@ struct wblock {
 /* Sum of the lanes. */
 static inline float lanes_sum(const float a[LANES])
 {
-    return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+    const float b0 = a[0] + a[4], b1 = a[1] + a[5], b2 = a[2] + a[6], b3 = a[3] + a[7];
+    return (b0 + b2) + (b1 + b3);
 }
 
 /* v rounded to the nearest integer in [lo, hi] (lo <= 0; NaN gives lo). */
@@ -313,7 +380,7 @@ static inline void symmetric_sums(const struct wblock *b, float s, float lo, flo
 }
 
 /* The error of scale d with the nearest levels, and those levels (+ n) in q. */
-static float symmetric_error(const struct wblock *b, float d, float lo, float hi, uint8_t q[QK4_0])
+static float symmetric_error(const struct wblock *b, float d, float lo, float hi, int32_t q[QK4_0])
 {
     const float s = 1.0f / d;
     float e[LANES] = { 0 };
@@ -322,7 +389,7 @@ static float symmetric_error(const struct wblock *b, float d, float lo, float hi
             const float l = nearest_level(b->x[j + k] * s, lo, hi);
             const float r = b->x[j + k] - d * l;
             e[k] += b->w[j + k] * (r * r);
-            q[j + k] = (uint8_t) (int) (l - lo);
+            q[j + k] = (int32_t) (l - lo);
         }
     }
     return lanes_sum(e);
@@ -332,10 +399,11 @@ static float symmetric_error(const struct wblock *b, float d, float lo, float hi
  * The symmetric search for levels -n .. n - 1: returns the binary16 d and
  * fills q with the codes l + n.
  */
-static ggml_fp16_t symmetric_search(const float *x, const float *w, int n, uint8_t q[QK4_0])
+static ggml_fp16_t symmetric_search(const float *x, const float *w, int n, int32_t q[QK4_0])
 {
     struct wblock b;
-    memset(q, n, QK4_0);
+    for (int j = 0; j < QK4_0; j++)
+        q[j] = n;
     if (!wblock_prepare(x, w, &b))
         return 0;
     const float lo = (float) -n, hi = (float) (n - 1);
@@ -373,14 +441,14 @@ static ggml_fp16_t symmetric_search(const float *x, const float *w, int n, uint8
     ggml_fp16_t best_h = 0, tries[4];
     int n_tries = best_xl != 0.0f ? half_neighbours(stored_half(best_xl / best_ll * b.amax), tries) : 0;
     tries[n_tries++] = stored_half(xm * b.amax / (float) -n);
-    uint8_t codes[QK4_0];
+    int32_t codes[QK4_0];
     for (int i = 0; i < n_tries; i++) {
         const float d = ggml__fp16_to_fp32(tries[i]) / b.amax;
         const float e = d != 0.0f ? symmetric_error(&b, d, lo, hi, codes) : best;
         if (e < best) {
             best = e;
             best_h = tries[i];
-            memcpy(q, codes, QK4_0);
+            memcpy(q, codes, sizeof codes);
         }
     }
     return best_h;
@@ -423,7 +491,7 @@ static inline float affine_fit(struct affine_sums a, float w1, float wx, float *
 }
 
 /* The error of d and m with the nearest levels, and those levels in q. */
-static float affine_error(const struct wblock *b, float d, float m, float hi, uint8_t q[QK4_1])
+static float affine_error(const struct wblock *b, float d, float m, float hi, int32_t q[QK4_1])
 {
     const float s = 1.0f / d;
     float e[LANES] = { 0 };
@@ -432,7 +500,7 @@ static float affine_error(const struct wblock *b, float d, float m, float hi, ui
             const float l = nearest_level((b->x[j + k] - m) * s, 0.0f, hi);
             const float r = b->x[j + k] - (d * l + m);
             e[k] += b->w[j + k] * (r * r);
-            q[j + k] = (uint8_t) (int) l;
+            q[j + k] = (int32_t) l;
         }
     }
     return lanes_sum(e);
@@ -440,10 +508,10 @@ static float affine_error(const struct wblock *b, float d, float m, float hi, ui
 
 /* The affine search for levels 0 .. n: fills the binary16 d and m and the codes q. */
 static void affine_search(const float *x, const float *w, int n, ggml_fp16_t *dp, ggml_fp16_t *mp,
-                          uint8_t q[QK4_1])
+                          int32_t q[QK4_1])
 {
     struct wblock b;
-    memset(q, 0, QK4_1);
+    memset(q, 0, QK4_1 * sizeof *q);
     *dp = *mp = 0;
     if (!wblock_prepare(x, w, &b))
         return;
@@ -490,10 +558,10 @@ static void affine_search(const float *x, const float *w, int n, ggml_fp16_t *dp
     for (int i = 0; i < n_tries; i++)
         mins[i] = stored_half(best_m * b.amax);
     float ref_min, ref_max;
-    block_min_max(x, QK4_1, &ref_min, &ref_max);
+    block_min_max(x, &ref_min, &ref_max);
     tries[n_tries] = stored_half((ref_max - ref_min) / (float) n);
     mins[n_tries++] = stored_half(ref_min);
-    uint8_t codes[QK4_1];
+    int32_t codes[QK4_1];
     for (int i = 0; i < n_tries; i++) {
         const float d = ggml__fp16_to_fp32(tries[i]) / b.amax, m = ggml__fp16_to_fp32(mins[i]) / b.amax;
         float e;
@@ -509,33 +577,17 @@ static void affine_search(const float *x, const float *w, int n, ggml_fp16_t *dp
             best = e;
             *dp = tries[i];
             *mp = mins[i];
-            memcpy(q, codes, QK4_1);
+            memcpy(q, codes, sizeof codes);
         }
     }
 }
 
 /* ---- the four formats */
 
-/* Packs 32 codes (< 16 after masking) as nibbles: value j low, j + 16 high. */
-static inline void pack_nibbles(const uint8_t q[32], uint8_t qs[16])
-{
-    for (int j = 0; j < 16; j++)
-        qs[j] = (uint8_t) ((q[j] & 0x0fu) | (q[j + 16] & 0x0fu) << 4);
-}
-
-/* Bit 4 of each of 32 codes, as bit j of the little-endian word qh. */
-static inline void pack_fifth_bits(const uint8_t q[32], uint8_t qh[4])
-{
-    uint32_t bits = 0;
-    for (int j = 0; j < 32; j++)
-        bits |= (uint32_t) ((q[j] >> 4) & 1u) << j;
-    memcpy(qh, &bits, sizeof bits);
-}
-
 static void q4_0_weighted_block(const float *x, const float *w, void *vy)
 {
     block_q4_0 *y = vy;
-    uint8_t q[QK4_0];
+    int32_t q[QK4_0];
     y->d = symmetric_search(x, w, 8, q);
     pack_nibbles(q, y->qs);
 }
@@ -543,7 +595,7 @@ static void q4_0_weighted_block(const float *x, const float *w, void *vy)
 static void q5_0_weighted_block(const float *x, const float *w, void *vy)
 {
     block_q5_0 *y = vy;
-    uint8_t q[QK5_0];
+    int32_t q[QK5_0];
     y->d = symmetric_search(x, w, 16, q);
     pack_nibbles(q, y->qs);
     pack_fifth_bits(q, y->qh);
@@ -552,7 +604,7 @@ static void q5_0_weighted_block(const float *x, const float *w, void *vy)
 static void q4_1_weighted_block(const float *x, const float *w, void *vy)
 {
     block_q4_1 *y = vy;
-    uint8_t q[QK4_1];
+    int32_t q[QK4_1];
     affine_search(x, w, 15, &y->d, &y->m, q);
     pack_nibbles(q, y->qs);
 }
@@ -560,7 +612,7 @@ static void q4_1_weighted_block(const float *x, const float *w, void *vy)
 static void q5_1_weighted_block(const float *x, const float *w, void *vy)
 {
     block_q5_1 *y = vy;
-    uint8_t q[QK5_1];
+    int32_t q[QK5_1];
     affine_search(x, w, 31, &y->d, &y->m, q);
     pack_nibbles(q, y->qs);
     pack_fifth_bits(q, y->qh);
