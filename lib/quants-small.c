@@ -150,10 +150,11 @@ static float abs_max32(const float *x)
     for (int j = 0; j < 32; j += 8)
         for (int k = 0; k < 8; k++)
             lane[k] = fabsf(x[j + k]) > lane[k] ? fabsf(x[j + k]) : lane[k];
-    float amax = lane[0];
-    for (int k = 1; k < 8; k++)
-        amax = lane[k] > amax ? lane[k] : amax;
-    return amax;
+    float half[4];
+    for (int k = 0; k < 4; k++)
+        half[k] = lane[k + 4] > lane[k] ? lane[k + 4] : lane[k];
+    const float a = half[2] > half[0] ? half[2] : half[0], b = half[3] > half[1] ? half[3] : half[1];
+    return b > a ? b : a;
 }
 
 /*

@@ -84,6 +84,26 @@ static inline int64_t row_blocks(const void *x, const void *y, int64_t k, int64_
  */
 enum { LANES = 8 };
 
+/* The largest of the lanes (none NaN), as a tree. */
+static inline float lanes_max(const float a[LANES])
+{
+    float b[LANES / 2];
+    for (int k = 0; k < LANES / 2; k++)
+        b[k] = a[k + LANES / 2] > a[k] ? a[k + LANES / 2] : a[k];
+    const float c0 = b[2] > b[0] ? b[2] : b[0], c1 = b[3] > b[1] ? b[3] : b[1];
+    return c1 > c0 ? c1 : c0;
+}
+
+/* The smallest of the lanes (none NaN), as a tree. */
+static inline float lanes_min(const float a[LANES])
+{
+    float b[LANES / 2];
+    for (int k = 0; k < LANES / 2; k++)
+        b[k] = a[k + LANES / 2] < a[k] ? a[k + LANES / 2] : a[k];
+    const float c0 = b[2] < b[0] ? b[2] : b[0], c1 = b[3] < b[1] ? b[3] : b[1];
+    return c1 < c0 ? c1 : c0;
+}
+
 /* Packs 32 codes (< 16 after masking) as nibbles: value j low, j + 16 high. */
 static inline void pack_nibbles(const int32_t q[32], uint8_t qs[16])
 {
@@ -124,11 +144,7 @@ static inline float signed_absmax(const float *x)
             neg[k] = minus > neg[k] ? minus : neg[k];
         }
     }
-    float p = pos[0], m = neg[0];
-    for (int k = 1; k < LANES; k++) {
-        p = pos[k] > p ? pos[k] : p;
-        m = neg[k] > m ? neg[k] : m;
-    }
+    const float p = lanes_max(pos), m = lanes_max(neg);
     if (p != m)
         return p > m ? p : -m;
     if (p == 0.0f)
@@ -210,11 +226,7 @@ static inline void block_min_max(const float *x, float *minp, float *maxp)
             hi[k] = x[j + k] > hi[k] ? x[j + k] : hi[k];
         }
     }
-    float min = lo[0], max = hi[0];
-    for (int k = 1; k < LANES; k++) {
-        min = lo[k] < min ? lo[k] : min;
-        max = hi[k] > max ? hi[k] : max;
-    }
+    const float min = lanes_min(lo), max = lanes_max(hi);
     *minp = min == 0.0f ? first_equal(x, 0.0f) : min;
     *maxp = max == 0.0f ? first_equal(x, 0.0f) : max;
 }
