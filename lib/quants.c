@@ -213,7 +213,7 @@ static inline float first_equal(const float *x, float v)
 
 /* Smallest and largest values of a 32-value block (NaN is skipped by both
    tests); the first one wins a tie, which only a zero's sign can show. */
-static inline void block_min_max(const float *x, float *minp, float *maxp)
+static inline __attribute__((always_inline)) void block_min_max(const float *x, float *minp, float *maxp)
 {
     float lo[LANES], hi[LANES];
     for (int k = 0; k < LANES; k++) {
