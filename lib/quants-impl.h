@@ -109,6 +109,20 @@ void ggml__dequantize_row_q5_1(const void *restrict x, float *restrict y, int64_
 void ggml__dequantize_row_q8_0(const void *restrict x, float *restrict y, int64_t k);
 /* Not in the type traits (ggml gives q8_1 no to_float); for internal use. */
 void ggml__dequantize_row_q8_1(const void *restrict x, float *restrict y, int64_t k);
+/*
+ * ggml_quantize_chunk's quantizers of q4_0 .. q5_1: nrows rows of n_per_row
+ * values (a multiple of 32); without importance weights (imatrix NULL) the
+ * reference quantizers' bytes, with them a search of each block's scale
+ * (and minimum) for the least weighted squared error.
+ */
+void ggml__quantize_q4_0(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                         const float *imatrix);
+void ggml__quantize_q4_1(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                         const float *imatrix);
+void ggml__quantize_q5_0(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                         const float *imatrix);
+void ggml__quantize_q5_1(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                         const float *imatrix);
 
 
 /* ------------------------------------------------------------------------

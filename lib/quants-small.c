@@ -142,6 +142,44 @@ static float abs_max(const float *x, int n)
     return amax;
 }
 
+/* abs_max of a 32-value block, in eight independent lanes (a maximum of
+   magnitudes does not depend on the order). */
+static float abs_max32(const float *x)
+{
+    float lane[8] = { 0 };
+    for (int j = 0; j < 32; j += 8)
+        for (int k = 0; k < 8; k++)
+            lane[k] = fabsf(x[j + k]) > lane[k] ? fabsf(x[j + k]) : lane[k];
+    float half[4];
+    for (int k = 0; k < 4; k++)
+        half[k] = lane[k + 4] > lane[k] ? lane[k + 4] : lane[k];
+    const float a = half[2] > half[0] ? half[2] : half[0], b = half[3] > half[1] ? half[3] : half[1];
+    return b > a ? b : a;
+}
+
+/*
+ * e2m1_code(x[j], d) for 32 values, when every magnitude of the block and
+ * 12 d are finite: the code's magnitude is the number of midpoints
+ * between neighbouring magnitudes that |x| exceeds, so that an exact tie
+ * keeps the smaller one.  This is e2m1_code's rule: d is a power of two,
+ * so the magnitudes and midpoints (0.25, 0.75, .., 5 in E2M1 units) times
+ * d are exact, and the single-precision errors e2m1_code compares are the
+ * exact distances (the smaller operand is at least half the larger).
+ * NaN exceeds nothing: code 0.
+ */
+static void e2m1_codes32(const float *x, float d, int32_t q[32])
+{
+    static const float mid_doubled[7] = { 0.5f, 1.5f, 2.5f, 3.5f, 5.0f, 7.0f, 10.0f };
+    float t[7];
+    for (int i = 0; i < 7; i++)
+        t[i] = mid_doubled[i] * d;
+    for (int j = 0; j < 32; j++) {
+        const float a = fabsf(x[j]);
+        const int32_t m = (a > t[0]) + (a > t[1]) + (a > t[2]) + (a > t[3]) + (a > t[4]) + (a > t[5]) + (a > t[6]);
+        q[j] = m | ((x[j] < 0.0f) & (m > 0)) << 3;
+    }
+}
+
 /* ----------------------------------------------------------------- MXFP4 */
 
 /*
@@ -158,15 +196,23 @@ void ggml__quantize_row_mxfp4_ref(const float *restrict x, void *restrict vy, in
 
     for (int64_t i = 0; i < nb; i++) {
         const float *xb = x + i * QK_MXFP4;
-        const float amax = abs_max(xb, QK_MXFP4);
+        const float amax = abs_max32(xb);
         const uint8_t e = amax > 0.0f ? (uint8_t) ggml__float_to_int(floorf(log2f(amax)) - 2.0f + 127.0f, 0, 254) : 0;
         const float d = ggml__e8m0_half_to_fp32(e);
 
-        struct e2m1_magnitudes mag;
-        e2m1_magnitudes(d, &mag);
         y[i].e = e;
-        for (int j = 0; j < QK_MXFP4 / 2; j++)
-            y[i].qs[j] = (uint8_t) (e2m1_code(xb[j], &mag) | e2m1_code(xb[j + QK_MXFP4 / 2], &mag) << 4);
+        if (amax <= FLT_MAX) {
+            /* e <= 252: 12 d <= 12 * 2^124 is finite */
+            int32_t q[QK_MXFP4];
+            e2m1_codes32(xb, d, q);
+            for (int j = 0; j < QK_MXFP4 / 2; j++)
+                y[i].qs[j] = (uint8_t) (q[j] | q[j + QK_MXFP4 / 2] << 4);
+        } else {
+            struct e2m1_magnitudes mag;
+            e2m1_magnitudes(d, &mag);
+            for (int j = 0; j < QK_MXFP4 / 2; j++)
+                y[i].qs[j] = (uint8_t) (e2m1_code(xb[j], &mag) | e2m1_code(xb[j + QK_MXFP4 / 2], &mag) << 4);
+        }
     }
 }
 

@@ -39,10 +39,13 @@
 
 /* ------------------------------------------------------------ conversions */
 
-/* The quant level of a scaled value v, truncated, in [lo, hi]. */
-static inline int level(float v, int lo, int hi)
+/* The quant level of a scaled value v, truncated, in [0, hi]: as
+   ggml__trunc_level(v, 0, hi) (NaN fails the first test and gives 0). */
+static inline int level(float v, int hi)
 {
-    return ggml__trunc_level(v, lo, hi);
+    v = v > 0.0f ? v : 0.0f;
+    v = v < (float) hi ? v : (float) hi;
+    return (int) v;
 }
 
 /*
@@ -73,23 +76,90 @@ static inline int64_t row_blocks(const void *x, const void *y, int64_t k, int64_
 /* ------------------------------------------------------- symmetric 4/5-bit */
 
 /*
+ * The loops below work on fixed 32-value blocks in LANES independent lanes
+ * (so that the compiler can keep them in vector registers without
+ * reordering a floating-point sum), and the results do not depend on the
+ * order: a maximum or minimum is the same value whichever equal element
+ * wins, except for the sign of a zero, which is settled afterwards.
+ */
+enum { LANES = 8 };
+
+/* The largest of the lanes (none NaN), as a tree. */
+static inline float lanes_max(const float a[LANES])
+{
+    float b[LANES / 2];
+    for (int k = 0; k < LANES / 2; k++)
+        b[k] = a[k + LANES / 2] > a[k] ? a[k + LANES / 2] : a[k];
+    const float c0 = b[2] > b[0] ? b[2] : b[0], c1 = b[3] > b[1] ? b[3] : b[1];
+    return c1 > c0 ? c1 : c0;
+}
+
+/* The smallest of the lanes (none NaN), as a tree. */
+static inline float lanes_min(const float a[LANES])
+{
+    float b[LANES / 2];
+    for (int k = 0; k < LANES / 2; k++)
+        b[k] = a[k + LANES / 2] < a[k] ? a[k + LANES / 2] : a[k];
+    const float c0 = b[2] < b[0] ? b[2] : b[0], c1 = b[3] < b[1] ? b[3] : b[1];
+    return c1 < c0 ? c1 : c0;
+}
+
+/* Packs 32 codes (< 16 after masking) as nibbles: value j low, j + 16 high. */
+static inline void pack_nibbles(const int32_t q[32], uint8_t qs[16])
+{
+    for (int j = 0; j < 16; j++)
+        qs[j] = (uint8_t) ((q[j] & 0x0f) | (q[j + 16] & 0x0f) << 4);
+}
+
+/* Bit 4 of each of 32 codes, as bit j of the little-endian word qh. */
+static inline void pack_fifth_bits(const int32_t q[32], uint8_t qh[4])
+{
+    static const uint32_t bit_of[32] = {
+        1u << 0,  1u << 1,  1u << 2,  1u << 3,  1u << 4,  1u << 5,  1u << 6,  1u << 7,
+        1u << 8,  1u << 9,  1u << 10, 1u << 11, 1u << 12, 1u << 13, 1u << 14, 1u << 15,
+        1u << 16, 1u << 17, 1u << 18, 1u << 19, 1u << 20, 1u << 21, 1u << 22, 1u << 23,
+        1u << 24, 1u << 25, 1u << 26, 1u << 27, 1u << 28, 1u << 29, 1u << 30, 1u << 31,
+    };
+    uint32_t bits = 0;
+    for (int j = 0; j < 32; j++)
+        bits |= (0u - (((uint32_t) q[j] >> 4) & 1u)) & bit_of[j];
+    memcpy(qh, &bits, sizeof bits);
+}
+
+/*
  * The value of largest magnitude, first one wins on ties; NaN never wins.
  * Its sign matters: the scale is chosen so that this value maps exactly to
  * the most negative quant (-8 or -16), giving the other side one more level.
+ * The largest positive value and the largest negated negative one are
+ * found lane by lane; only when they are equal (and not 0) does the first
+ * of them decide.
  */
-static inline float signed_absmax(const float *x, int n)
+static inline float signed_absmax(const float *x)
 {
-    float amax = 0.0f;
-    for (int j = 0; j < n; j++) {
-        const float a = fabsf(x[j]);
-        amax = a > amax ? a : amax;
+    float pos[LANES] = { 0 }, neg[LANES] = { 0 };
+    for (int j = 0; j < 32; j += LANES) {
+        for (int k = 0; k < LANES; k++) {
+            const float v = x[j + k], minus = -x[j + k];
+            pos[k] = v > pos[k] ? v : pos[k];
+            neg[k] = minus > neg[k] ? minus : neg[k];
+        }
     }
-    if (amax == 0.0f)
+    const float p = lanes_max(pos), m = lanes_max(neg);
+    if (p != m)
+        return p > m ? p : -m;
+    if (p == 0.0f)
         return 0.0f;
     int at = 0;
-    while (fabsf(x[at]) != amax)
+    while (fabsf(x[at]) != p)
         at++;
     return x[at];
+}
+
+/* Codes trunc(x[j] * id + bias) in [0, hi] (NaN: 0), as ggml__trunc_level. */
+static inline void truncated_codes(const float *x, float id, float bias, int hi, int32_t q[32])
+{
+    for (int j = 0; j < 32; j++)
+        q[j] = level(x[j] * id + bias, hi);
 }
 
 void ggml__quantize_row_q4_0_ref(const float *restrict x, void *restrict vy, int64_t k)
@@ -99,17 +169,15 @@ void ggml__quantize_row_q4_0_ref(const float *restrict x, void *restrict vy, int
 
     for (int64_t i = 0; i < nb; i++) {
         const float *xb = x + i * QK4_0;
-        const float max = signed_absmax(xb, QK4_0);
+        const float max = signed_absmax(xb);
         const float d = max / -8.0f;
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
+        int32_t q[QK4_0];
 
         y[i].d = ggml__fp32_to_fp16(d);
-        for (int j = 0; j < QK4_0 / 2; j++) {
-            /* trunc(v + 8.5) rounds v half-up into 0..16; 16 is clamped */
-            const uint8_t lo = (uint8_t) level(xb[j] * id + 8.5f, 0, 15);
-            const uint8_t hi = (uint8_t) level(xb[j + QK4_0 / 2] * id + 8.5f, 0, 15);
-            y[i].qs[j] = (uint8_t) (lo | (hi << 4));
-        }
+        /* trunc(v + 8.5) rounds v half-up into 0..16; 16 is clamped */
+        truncated_codes(xb, id, 8.5f, 15, q);
+        pack_nibbles(q, y[i].qs);
     }
 }
 
@@ -120,36 +188,54 @@ void ggml__quantize_row_q5_0_ref(const float *restrict x, void *restrict vy, int
 
     for (int64_t i = 0; i < nb; i++) {
         const float *xb = x + i * QK5_0;
-        const float max = signed_absmax(xb, QK5_0);
+        const float max = signed_absmax(xb);
         const float d = max / -16.0f;
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
-        uint32_t qh = 0;
+        int32_t q[QK5_0];
 
         y[i].d = ggml__fp32_to_fp16(d);
-        for (int j = 0; j < QK5_0 / 2; j++) {
-            const uint8_t lo = (uint8_t) level(xb[j] * id + 16.5f, 0, 31);
-            const uint8_t hi = (uint8_t) level(xb[j + QK5_0 / 2] * id + 16.5f, 0, 31);
-            y[i].qs[j] = (uint8_t) ((lo & 0x0fu) | ((hi & 0x0fu) << 4));
-            qh |= (uint32_t) ((lo >> 4) & 1u) << j;
-            qh |= (uint32_t) ((hi >> 4) & 1u) << (j + QK5_0 / 2);
-        }
-        memcpy(y[i].qh, &qh, sizeof qh);
+        truncated_codes(xb, id, 16.5f, 31, q);
+        pack_nibbles(q, y[i].qs);
+        pack_fifth_bits(q, y[i].qh);
     }
 }
 
 /* ------------------------------------------------------ 4/5-bit with a min */
 
-/* Smallest and largest values of a block (NaN is skipped by both tests). */
-static inline void block_min_max(const float *x, int n, float *minp, float *maxp)
+/* The first element of x equal to v (a zero of either sign: its sign). */
+static inline float first_equal(const float *x, float v)
 {
-    float min = FLT_MAX;
-    float max = -FLT_MAX;
-    for (int j = 0; j < n; j++) {
-        min = x[j] < min ? x[j] : min;
-        max = x[j] > max ? x[j] : max;
+    int at = 0;
+    while (x[at] != v)
+        at++;
+    return x[at];
+}
+
+/* Smallest and largest values of a 32-value block (NaN is skipped by both
+   tests); the first one wins a tie, which only a zero's sign can show. */
+static inline __attribute__((always_inline)) void block_min_max(const float *x, float *minp, float *maxp)
+{
+    float lo[LANES], hi[LANES];
+    for (int k = 0; k < LANES; k++) {
+        lo[k] = FLT_MAX;
+        hi[k] = -FLT_MAX;
     }
-    *minp = min;
-    *maxp = max;
+    for (int j = 0; j < 32; j += LANES) {
+        for (int k = 0; k < LANES; k++) {
+            lo[k] = x[j + k] < lo[k] ? x[j + k] : lo[k];
+            hi[k] = x[j + k] > hi[k] ? x[j + k] : hi[k];
+        }
+    }
+    const float min = lanes_min(lo), max = lanes_max(hi);
+    *minp = min == 0.0f ? first_equal(x, 0.0f) : min;
+    *maxp = max == 0.0f ? first_equal(x, 0.0f) : max;
+}
+
+/* Codes trunc((x[j] - min) * id + 0.5) in [0, hi] (NaN: 0). */
+static inline void offset_codes(const float *x, float min, float id, int hi, int32_t q[32])
+{
+    for (int j = 0; j < 32; j++)
+        q[j] = level((x[j] - min) * id + 0.5f, hi);
 }
 
 void ggml__quantize_row_q4_1_ref(const float *restrict x, void *restrict vy, int64_t k)
@@ -160,17 +246,15 @@ void ggml__quantize_row_q4_1_ref(const float *restrict x, void *restrict vy, int
     for (int64_t i = 0; i < nb; i++) {
         const float *xb = x + i * QK4_1;
         float min, max;
-        block_min_max(xb, QK4_1, &min, &max);
+        block_min_max(xb, &min, &max);
         const float d = (max - min) / 15.0f;
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
+        int32_t q[QK4_1];
 
         y[i].d = ggml__fp32_to_fp16(d);
         y[i].m = ggml__fp32_to_fp16(min);
-        for (int j = 0; j < QK4_1 / 2; j++) {
-            const uint8_t lo = (uint8_t) level((xb[j] - min) * id + 0.5f, 0, 15);
-            const uint8_t hi = (uint8_t) level((xb[j + QK4_1 / 2] - min) * id + 0.5f, 0, 15);
-            y[i].qs[j] = (uint8_t) (lo | (hi << 4));
-        }
+        offset_codes(xb, min, id, 15, q);
+        pack_nibbles(q, y[i].qs);
     }
 }
 
@@ -182,23 +266,408 @@ void ggml__quantize_row_q5_1_ref(const float *restrict x, void *restrict vy, int
     for (int64_t i = 0; i < nb; i++) {
         const float *xb = x + i * QK5_1;
         float min, max;
-        block_min_max(xb, QK5_1, &min, &max);
+        block_min_max(xb, &min, &max);
         const float d = (max - min) / 31.0f;
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
-        uint32_t qh = 0;
+        int32_t q[QK5_1];
 
         y[i].d = ggml__fp32_to_fp16(d);
         y[i].m = ggml__fp32_to_fp16(min);
-        for (int j = 0; j < QK5_1 / 2; j++) {
-            /* upstream does not clamp: finite input never exceeds 31 */
-            const unsigned lo = (unsigned) level((xb[j] - min) * id + 0.5f, 0, 31);
-            const unsigned hi = (unsigned) level((xb[j + QK5_1 / 2] - min) * id + 0.5f, 0, 31);
-            y[i].qs[j] = (uint8_t) ((lo & 0x0fu) | ((hi & 0x0fu) << 4));
-            qh |= ((lo >> 4) & 1u) << j;
-            qh |= ((hi >> 4) & 1u) << (j + QK5_1 / 2);
-        }
-        memcpy(y[i].qh, &qh, sizeof qh);
+        /* upstream does not clamp: finite input never exceeds 31 */
+        offset_codes(xb, min, id, 31, q);
+        pack_nibbles(q, y[i].qs);
+        pack_fifth_bits(q, y[i].qh);
     }
+}
+
+/* ------------------------------------------- 4/5-bit with importance weights */
+
+/*
+ * Q4_0, Q4_1, Q5_0 and Q5_1 with importance weights (ggml_quantize_chunk
+ * given an imatrix; without one it writes the reference blocks above, as
+ * ggml does).  Each block of 32 values x_j with weights w_j gets the scale
+ * d (and minimum m) and codes that give the least weighted squared error
+ *     E = sum_j w_j (x_j - decoded_j)^2
+ * among the candidates below.  The search runs on the block scaled to
+ * largest magnitude 1 and largest weight 1 (E only changes by a factor), so
+ * no sum can overflow whatever the input; NaN counts as 0 and infinities as
+ * +-FLT_MAX.
+ *
+ * Candidates: inverse scales s that stretch the block's range over the
+ * levels with a margin of t levels (t in margins[]): the values are rounded
+ * to the nearest levels for s, and the levels get their least-squares d
+ * (and m).  The best of them is refined by rounding again for its d (and m)
+ * and refitting, while that lowers E.  Last, d and m are rounded to
+ * binary16 and the codes chosen again for the stored numbers; the
+ * neighbouring binary16 scales are tried too, and the zero block.
+ */
+
+/* Margins in levels: negative ones clip the extreme values. */
+static const float margins[] = { -0.5f, -0.3f, -0.1f, 0.1f, 0.3f, 0.5f, 0.7f, 1.0f };
+static const float affine_margins[] = { -2.0f, -1.7f, -1.4f, -1.2f, -1.0f, -0.9f, -0.8f, -0.7f, -0.6f, -0.5f, -0.4f, -0.3f, -0.2f, -0.1f, 0.0f,
+                                        0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f, 0.7f, 0.8f, 0.9f, 1.0f };
+enum { N_MARGINS = sizeof margins / sizeof margins[0], N_AFFINE_MARGINS = sizeof affine_margins / sizeof affine_margins[0],
+       N_REFITS = 4 };
+
+/* A block prepared for the search: x scaled by 1 / amax, w by 1 / max w. */
+struct wblock {
+    float x[QK4_0], w[QK4_0];
+    float amax;
+};
+
+/* Sum of the lanes. */
+static inline float lanes_sum(const float a[LANES])
+{
+    const float b0 = a[0] + a[4], b1 = a[1] + a[5], b2 = a[2] + a[6], b3 = a[3] + a[7];
+    return (b0 + b2) + (b1 + b3);
+}
+
+/* v rounded to the nearest integer in [lo, hi] (lo <= 0; NaN gives lo). */
+static inline float nearest_level(float v, float lo, float hi)
+{
+    v = v > lo ? v : lo;
+    v = v < hi ? v : hi;
+    return (float) (int) (v - lo + 0.5f) + lo;
+}
+
+/* Prepares b from x and the positive weights w; false for a zero block. */
+static bool wblock_prepare(const float *x, const float *w, struct wblock *b)
+{
+    float amax = 0.0f, wmax = 0.0f;
+    for (int j = 0; j < QK4_0; j++) {
+        float v = x[j] == x[j] ? x[j] : 0.0f;
+        v = v > -FLT_MAX ? v : -FLT_MAX;
+        v = v < FLT_MAX ? v : FLT_MAX;
+        b->x[j] = v;
+        amax = fabsf(v) > amax ? fabsf(v) : amax;
+        wmax = w[j] > wmax ? w[j] : wmax;
+    }
+    if (amax == 0.0f)
+        return false;
+    const float iw = 1.0f / wmax;
+    for (int j = 0; j < QK4_0; j++) {
+        b->x[j] = b->x[j] / amax;
+        b->w[j] = w[j] * iw;
+    }
+    b->amax = amax;
+    return true;
+}
+
+/* binary16 of v, saturated to the largest finite magnitude (NaN: 0). */
+static ggml_fp16_t stored_half(float v)
+{
+    if (!(fabsf(v) <= 65504.0f))
+        v = v != v ? 0.0f : v > 0.0f ? 65504.0f : -65504.0f;
+    return ggml__fp32_to_fp16(v);
+}
+
+/* The binary16 scales tried around h: h and its finite neighbours of the same sign. */
+static int half_neighbours(ggml_fp16_t h, ggml_fp16_t out[3])
+{
+    int n = 0;
+    for (int k = -1; k <= 1; k++) {
+        const ggml_fp16_t c = (ggml_fp16_t) (h + k);
+        if ((c & 0x7c00) != 0x7c00 && ((c ^ h) & 0x8000) == 0)
+            out[n++] = c;
+    }
+    return n;
+}
+
+/* ---- symmetric: x = d * l, l in [-n, n - 1] */
+
+/* sum w x l and sum w l^2 for the levels l of inverse scale s. */
+static inline void symmetric_sums(const struct wblock *b, float s, float lo, float hi, float *sxl, float *sll)
+{
+    float a[LANES] = { 0 }, c[LANES] = { 0 };
+    for (int j = 0; j < QK4_0; j += LANES) {
+        for (int k = 0; k < LANES; k++) {
+            const float l = nearest_level(b->x[j + k] * s, lo, hi);
+            const float wl = b->w[j + k] * l;
+            a[k] += wl * b->x[j + k];
+            c[k] += wl * l;
+        }
+    }
+    *sxl = lanes_sum(a);
+    *sll = lanes_sum(c);
+}
+
+/* The error of scale d with the nearest levels, and those levels (+ n) in q. */
+static float symmetric_error(const struct wblock *b, float d, float lo, float hi, int32_t q[QK4_0])
+{
+    const float s = 1.0f / d;
+    float e[LANES] = { 0 };
+    for (int j = 0; j < QK4_0; j += LANES) {
+        for (int k = 0; k < LANES; k++) {
+            const float l = nearest_level(b->x[j + k] * s, lo, hi);
+            const float r = b->x[j + k] - d * l;
+            e[k] += b->w[j + k] * (r * r);
+            q[j + k] = (int32_t) (l - lo);
+        }
+    }
+    return lanes_sum(e);
+}
+
+/*
+ * The symmetric search for levels -n .. n - 1: returns the binary16 d and
+ * fills q with the codes l + n.
+ */
+static ggml_fp16_t symmetric_search(const float *x, const float *w, int n, int32_t q[QK4_0])
+{
+    struct wblock b;
+    for (int j = 0; j < QK4_0; j++)
+        q[j] = n;
+    if (!wblock_prepare(x, w, &b))
+        return 0;
+    const float lo = (float) -n, hi = (float) (n - 1);
+
+    /* the extreme value (|x| = 1, the first one) at either end of the levels */
+    float xm = 0.0f;
+    for (int j = QK4_0 - 1; j >= 0; j--)
+        xm = fabsf(b.x[j]) == 1.0f ? b.x[j] : xm;
+    float best_xl = 0.0f, best_ll = 1.0f;   /* the least-squares error is sum w x^2 - xl^2 / ll */
+    for (int end = 0; end < 2; end++) {
+        for (int i = 0; i < N_MARGINS; i++) {
+            const float s = end == 0 ? -((float) n + margins[i]) / xm : ((float) (n - 1) + margins[i]) / xm;
+            float xl, ll;
+            symmetric_sums(&b, s, lo, hi, &xl, &ll);
+            if (ll > 0.0f && xl * xl * best_ll > best_xl * best_xl * ll) {
+                best_xl = xl;
+                best_ll = ll;
+            }
+        }
+    }
+    for (int r = 0; r < N_REFITS && best_xl != 0.0f; r++) {
+        float xl, ll;
+        symmetric_sums(&b, best_ll / best_xl, lo, hi, &xl, &ll);
+        if (!(ll > 0.0f && xl * xl * best_ll > best_xl * best_xl * ll))
+            break;
+        best_xl = xl;
+        best_ll = ll;
+    }
+
+    /* the stored scale and its neighbours, the reference quantizer's scale
+       and the zero block */
+    float best = 0.0f;
+    for (int j = 0; j < QK4_0; j++)
+        best += b.w[j] * (b.x[j] * b.x[j]);
+    ggml_fp16_t best_h = 0, tries[4];
+    int n_tries = best_xl != 0.0f ? half_neighbours(stored_half(best_xl / best_ll * b.amax), tries) : 0;
+    tries[n_tries++] = stored_half(xm * b.amax / (float) -n);
+    int32_t codes[QK4_0];
+    for (int i = 0; i < n_tries; i++) {
+        const float d = ggml__fp16_to_fp32(tries[i]) / b.amax;
+        const float e = d != 0.0f ? symmetric_error(&b, d, lo, hi, codes) : best;
+        if (e < best) {
+            best = e;
+            best_h = tries[i];
+            memcpy(q, codes, sizeof codes);
+        }
+    }
+    return best_h;
+}
+
+/* ---- affine: x = d * l + m, l in [0, n] */
+
+/* Weighted sums of a set of levels. */
+struct affine_sums {
+    float l, ll, lx;   /* sum w l, sum w l^2, sum w l x */
+};
+
+/* The sums for the levels l = (x - m) s rounded. */
+static inline struct affine_sums affine_level_sums(const struct wblock *b, float s, float m, float hi)
+{
+    float sl[LANES] = { 0 }, sll[LANES] = { 0 }, slx[LANES] = { 0 };
+    for (int j = 0; j < QK4_1; j += LANES) {
+        for (int k = 0; k < LANES; k++) {
+            const float l = nearest_level((b->x[j + k] - m) * s, 0.0f, hi);
+            const float wl = b->w[j + k] * l;
+            sl[k] += wl;
+            sll[k] += wl * l;
+            slx[k] += wl * b->x[j + k];
+        }
+    }
+    const struct affine_sums r = { lanes_sum(sl), lanes_sum(sll), lanes_sum(slx) };
+    return r;
+}
+
+/* The least-squares d and m of levels with sums a (w1 = sum w, wx = sum w x)
+   and the error they take off sum w x^2; 0 when the levels are all equal. */
+static inline float affine_fit(struct affine_sums a, float w1, float wx, float *d, float *m)
+{
+    const float det = a.ll * w1 - a.l * a.l;
+    if (!(det > 0.0f))
+        return 0.0f;
+    *d = (w1 * a.lx - a.l * wx) / det;
+    *m = (a.ll * wx - a.l * a.lx) / det;
+    return *d * a.lx + *m * wx;
+}
+
+/* The error of d and m with the nearest levels, and those levels in q. */
+static float affine_error(const struct wblock *b, float d, float m, float hi, int32_t q[QK4_1])
+{
+    const float s = 1.0f / d;
+    float e[LANES] = { 0 };
+    for (int j = 0; j < QK4_1; j += LANES) {
+        for (int k = 0; k < LANES; k++) {
+            const float l = nearest_level((b->x[j + k] - m) * s, 0.0f, hi);
+            const float r = b->x[j + k] - (d * l + m);
+            e[k] += b->w[j + k] * (r * r);
+            q[j + k] = (int32_t) l;
+        }
+    }
+    return lanes_sum(e);
+}
+
+/* The affine search for levels 0 .. n: fills the binary16 d and m and the codes q. */
+static void affine_search(const float *x, const float *w, int n, ggml_fp16_t *dp, ggml_fp16_t *mp,
+                          int32_t q[QK4_1])
+{
+    struct wblock b;
+    memset(q, 0, QK4_1 * sizeof *q);
+    *dp = *mp = 0;
+    if (!wblock_prepare(x, w, &b))
+        return;
+    const float hi = (float) n;
+
+    float min = b.x[0], max = b.x[0], w1 = 0.0f, wx = 0.0f, wxx = 0.0f;
+    for (int j = 0; j < QK4_1; j++) {
+        min = b.x[j] < min ? b.x[j] : min;
+        max = b.x[j] > max ? b.x[j] : max;
+        w1 += b.w[j];
+        wx += b.w[j] * b.x[j];
+        wxx += b.w[j] * (b.x[j] * b.x[j]);
+    }
+
+    /* a constant block: d = 0, m = the value */
+    float best_gain = 0.0f, best_d = 0.0f, best_m = min;
+    if (max > min) {
+        for (int i = 0; i < N_AFFINE_MARGINS; i++) {
+            const float s = ((float) n + affine_margins[i]) / (max - min);
+            float d = 0.0f, m = 0.0f;
+            const float gain = affine_fit(affine_level_sums(&b, s, min, hi), w1, wx, &d, &m);
+            if (gain > best_gain) {
+                best_gain = gain;
+                best_d = d;
+                best_m = m;
+            }
+        }
+        for (int r = 0; r < N_REFITS && best_d != 0.0f; r++) {
+            float d = 0.0f, m = 0.0f;
+            const float gain = affine_fit(affine_level_sums(&b, 1.0f / best_d, best_m, hi), w1, wx, &d, &m);
+            if (!(gain > best_gain))
+                break;
+            best_gain = gain;
+            best_d = d;
+            best_m = m;
+        }
+    }
+
+    /* the stored numbers (the scale and its neighbours), the reference
+       quantizer's and d = m = 0 */
+    float best = wxx;
+    ggml_fp16_t tries[4], mins[4];
+    int n_tries = half_neighbours(stored_half(best_d * b.amax), tries);
+    for (int i = 0; i < n_tries; i++)
+        mins[i] = stored_half(best_m * b.amax);
+    float ref_min, ref_max;
+    block_min_max(x, &ref_min, &ref_max);
+    tries[n_tries] = stored_half((ref_max - ref_min) / (float) n);
+    mins[n_tries++] = stored_half(ref_min);
+    int32_t codes[QK4_1];
+    for (int i = 0; i < n_tries; i++) {
+        const float d = ggml__fp16_to_fp32(tries[i]) / b.amax, m = ggml__fp16_to_fp32(mins[i]) / b.amax;
+        float e;
+        if (d != 0.0f) {
+            e = affine_error(&b, d, m, hi, codes);
+        } else {
+            e = 0.0f;
+            for (int j = 0; j < QK4_1; j++)
+                e += b.w[j] * ((b.x[j] - m) * (b.x[j] - m));
+            memset(codes, 0, sizeof codes);
+        }
+        if (e < best) {
+            best = e;
+            *dp = tries[i];
+            *mp = mins[i];
+            memcpy(q, codes, sizeof codes);
+        }
+    }
+}
+
+/* ---- the four formats */
+
+static void q4_0_weighted_block(const float *x, const float *w, void *vy)
+{
+    block_q4_0 *y = vy;
+    int32_t q[QK4_0];
+    y->d = symmetric_search(x, w, 8, q);
+    pack_nibbles(q, y->qs);
+}
+
+static void q5_0_weighted_block(const float *x, const float *w, void *vy)
+{
+    block_q5_0 *y = vy;
+    int32_t q[QK5_0];
+    y->d = symmetric_search(x, w, 16, q);
+    pack_nibbles(q, y->qs);
+    pack_fifth_bits(q, y->qh);
+}
+
+static void q4_1_weighted_block(const float *x, const float *w, void *vy)
+{
+    block_q4_1 *y = vy;
+    int32_t q[QK4_1];
+    affine_search(x, w, 15, &y->d, &y->m, q);
+    pack_nibbles(q, y->qs);
+}
+
+static void q5_1_weighted_block(const float *x, const float *w, void *vy)
+{
+    block_q5_1 *y = vy;
+    int32_t q[QK5_1];
+    affine_search(x, w, 31, &y->d, &y->m, q);
+    pack_nibbles(q, y->qs);
+    pack_fifth_bits(q, y->qh);
+}
+
+void ggml__quantize_q4_0(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                         const float *imatrix)
+{
+    if (imatrix == NULL)
+        ggml__quantize_row_q4_0_ref(x, y, nrows * n_per_row);
+    else
+        ggml__quantize_block_rows(q4_0_weighted_block, QK4_0, sizeof(block_q4_0), x, y, nrows, n_per_row,
+                                  imatrix, __func__);
+}
+
+void ggml__quantize_q4_1(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                         const float *imatrix)
+{
+    if (imatrix == NULL)
+        ggml__quantize_row_q4_1_ref(x, y, nrows * n_per_row);
+    else
+        ggml__quantize_block_rows(q4_1_weighted_block, QK4_1, sizeof(block_q4_1), x, y, nrows, n_per_row,
+                                  imatrix, __func__);
+}
+
+void ggml__quantize_q5_0(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                         const float *imatrix)
+{
+    if (imatrix == NULL)
+        ggml__quantize_row_q5_0_ref(x, y, nrows * n_per_row);
+    else
+        ggml__quantize_block_rows(q5_0_weighted_block, QK5_0, sizeof(block_q5_0), x, y, nrows, n_per_row,
+                                  imatrix, __func__);
+}
+
+void ggml__quantize_q5_1(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
+                         const float *imatrix)
+{
+    if (imatrix == NULL)
+        ggml__quantize_row_q5_1_ref(x, y, nrows * n_per_row);
+    else
+        ggml__quantize_block_rows(q5_1_weighted_block, QK5_1, sizeof(block_q5_1), x, y, nrows, n_per_row,
+                                  imatrix, __func__);
 }
 
 /* ------------------------------------------------------------------ 8-bit */
@@ -445,6 +914,10 @@ static void (*weighted_chunk_quantizer(enum ggml_type type))(const float *restri
                                                                int64_t, const float *)
 {
     switch (type) {
+    case GGML_TYPE_Q4_0: return ggml__quantize_q4_0;
+    case GGML_TYPE_Q4_1: return ggml__quantize_q4_1;
+    case GGML_TYPE_Q5_0: return ggml__quantize_q5_0;
+    case GGML_TYPE_Q5_1: return ggml__quantize_q5_1;
     case GGML_TYPE_Q4_K: return ggml__quantize_q4_K;
     case GGML_TYPE_Q5_K: return ggml__quantize_q5_K;
     case GGML_TYPE_Q6_K: return ggml__quantize_q6_K;

@@ -31,6 +31,7 @@ tap_test_programs = \
 	tests/test-types \
 	tests/test-quants \
 	tests/test-quants-small \
+	tests/test-quants-q45 \
 	tests/test-quants-k \
 	tests/test-quants-k23 \
 	tests/test-quants-tq \
@@ -80,7 +81,7 @@ TESTS += $(tap_test_programs) tests/check-abi.sh tests/check-man.sh tests/check-
 noinst_HEADERS += tests/tap.h tests/op-test.h tests/small-quants-ref.h tests/quant-data.h
 LDADD = libggml-backend.la -lm
 
-EXTRA_DIST += tests/data/smallquants.txt
+EXTRA_DIST += tests/data/smallquants.txt tests/data/q45quants.txt
 EXTRA_DIST += tests/check-abi.sh tests/check-man.sh tests/check-declared.sh tests/abi/libggml-backend.symbols tests/run-levels.sh
 
 # test-numa checks the placement plans directly: lib/cpu/numa-plan.c is

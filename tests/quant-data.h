@@ -12,7 +12,7 @@
  * record is "KIND TYPE [VARIANT] INDEX DATA" where KIND is
  *   block   DATA = the block's bytes in lowercase hex, no separators;
  *   floats  DATA = QK_K decoded floats as 8-digit hex bit patterns;
- *   hash    DATA = a 64-bit hex hash (INDEX: the input set);
+ *   hash    DATA = a 64-bit hex hash, qd_fnv1a (INDEX: the input set);
  *   rmse    DATA = a decimal error (INDEX: the input set; VARIANT "ref"
  *           without importance weights, "imat" with them; always present).
  * VARIANT is present on block and floats lines when the reader is given
@@ -148,6 +148,17 @@ static inline double qd_rmse(const float *x, const float *y, int64_t n, const fl
         ws += wi;
     }
     return sqrt(e / ws);
+}
+
+/* The 64-bit FNV-1a hash of n bytes (the "hash" records of the data files). */
+static inline uint64_t qd_fnv1a(const uint8_t *p, size_t n)
+{
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= UINT64_C(0x100000001b3);
+    }
+    return h;
 }
 
 /* ----------------------------------------------------------- data files */
@@ -377,21 +388,22 @@ enum qd_imatrix_use {
 };
 
 /*
- * ggml_quantize_chunk of QK_K-block type t (named name) on 3 rows of 512
- * Gaussian values: it writes exactly the rows' bytes, rows quantized at
+ * ggml_quantize_chunk of block type t (named name; blocks of QK_K values or
+ * fewer) on 3 rows of 512 Gaussian values: it writes exactly the rows' bytes, rows quantized at
  * their own start offsets give the same blocks, ggml_quantize_init/free
  * change nothing, the importance matrix is used as `use` says (IGNORED:
  * the type's bytes are upstream's reference quantizer's) and
  * ggml_quantize_requires_imatrix agrees, from_float_ref (when has_ref; else
  * it must be NULL, as in ggml) equals a chunk without weights, the blocks
  * are valid also for zero, negative or NaN weights, a row length that is
- * not a multiple of QK_K is refused with one error, and NaN, infinity and
- * -3e38 in one block neither fault nor change the next block.
+ * not a multiple of the block size is refused with one error, and NaN,
+ * infinity and -3e38 in a block neither fault nor change the other blocks.
  */
 static inline void qd_check_chunk(enum ggml_type t, const char *name, enum qd_imatrix_use use, bool has_ref)
 {
     enum { ROWS = 3, COLS = 512, ROOM = ROWS * COLS * 2 };   /* every type has < 2 bytes per value */
     const size_t row = ggml_row_size(t, COLS);
+    const int64_t blck = ggml_blck_size(t);
     static float x[ROWS * COLS], w[COLS], bad_w[COLS];
     static uint8_t whole[ROOM + 1], parts[ROOM + 1], ref[ROOM];
     qd_rng r = { 99u };
@@ -447,7 +459,7 @@ static inline void qd_check_chunk(enum ggml_type t, const char *name, enum qd_im
     ggml_quantize_chunk(t, x, parts, 0, ROWS, COLS, bad_w);
     ok(ggml_validate_row_data(t, parts, ROWS * row), "%s: all-zero weights still give valid blocks", name);
     ggml_quantize_chunk(t, x, parts, 0, 1, COLS - 1, w);
-    logged_one_error("%s: a row length that is not a multiple of %d is refused", name, QK_K);
+    logged_one_error("%s: a row length that is not a multiple of %d is refused", name, (int) blck);
 
     static float odd[2 * QK_K];
     memcpy(odd, x, sizeof odd);
@@ -457,11 +469,17 @@ static inline void qd_check_chunk(enum ggml_type t, const char *name, enum qd_im
     const size_t n_odd = ggml_quantize_chunk(t, odd, parts, 0, 1, 2 * QK_K, w);
     ggml_quantize_chunk(t, x, whole, 0, 1, 2 * QK_K, w);
     const size_t bsize = ggml_type_size(t);
+    /* every block without a bad value is the same as without them */
+    bool others_same = true;
+    for (int64_t b = 0; b < 2 * QK_K / blck; b++) {
+        const bool bad = b == 3 / blck || b == 100 / blck || b == 101 / blck;
+        others_same = others_same && (bad || memcmp(parts + b * bsize, whole + b * bsize, bsize) == 0);
+    }
     /* the formats without weights keep upstream's bytes, whose scale is
        infinite here: their block need not be valid */
-    const bool valid = use == QD_IMATRIX_IGNORED || ggml_validate_row_data(t, parts, 2 * bsize);
-    ok(n_odd == 2 * bsize && memcmp(parts + bsize, whole + bsize, bsize) == 0 && valid,
-       "%s: NaN, infinity and -3e38 in a block: quantized%s, the next block unchanged", name,
+    const bool valid = use == QD_IMATRIX_IGNORED || ggml_validate_row_data(t, parts, n_odd);
+    ok(n_odd == ggml_row_size(t, 2 * QK_K) && others_same && valid,
+       "%s: NaN, infinity and -3e38 in a block: quantized%s, the other blocks unchanged", name,
        use == QD_IMATRIX_IGNORED ? "" : ", valid");
 }
 

@@ -51,18 +51,6 @@ static struct qd_upstream upstream[NTYPES] = {
     { .name = "iq4_xs", .type = GGML_TYPE_IQ4_XS },
 };
 
-/* ------------------------------------------------------------- helpers */
-
-static uint64_t fnv1a(const uint8_t *p, size_t n)
-{
-    uint64_t h = UINT64_C(0xcbf29ce484222325);
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= UINT64_C(0x100000001b3);
-    }
-    return h;
-}
-
 /* ----------------------------------------------------------- the checks */
 
 /* Upstream's blocks decode to upstream's floats. */
@@ -94,7 +82,7 @@ static void check_ternary_bytes(const struct qd_upstream *u, const float *x)
     for (int set = 0; set < 3; set++) {
         qd_fill_rmse_set(set, 555u, big);
         const size_t n = ggml_quantize_chunk(u->type, big, qbig, 0, ROWS, COLS, NULL);
-        ok(n == ROWS * ggml_row_size(u->type, COLS) && u->have_hash[set] && fnv1a(qbig, n) == u->hash[set],
+        ok(n == ROWS * ggml_row_size(u->type, COLS) && u->have_hash[set] && qd_fnv1a(qbig, n) == u->hash[set],
            "%s: set %d (8 rows of 4096) quantizes to upstream's bytes", u->name, set);
     }
 }
