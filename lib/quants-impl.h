@@ -25,6 +25,24 @@
 
 #include "ggml.h"
 
+/*
+ * Sum of n float lanes (n a power of two, at most 16) as a fixed tree:
+ * lane k with lane k + n/2, then k with k + n/4, and so on.  The
+ * quantizers keep their sums in such lanes so that the compiler can
+ * vectorize them without reordering a floating-point sum; the result
+ * depends on n only.
+ */
+static inline float ggml__lanes_sum(const float *a, int n)
+{
+    float b[16];
+    for (int k = 0; k < n; k++)
+        b[k] = a[k];
+    for (int half = n / 2; half >= 1; half /= 2)
+        for (int k = 0; k < half; k++)
+            b[k] += b[k + half];
+    return b[0];
+}
+
 #define QK4_0 32
 #define QK4_1 32
 #define QK5_0 32
@@ -109,21 +127,6 @@ void ggml__dequantize_row_q5_1(const void *restrict x, float *restrict y, int64_
 void ggml__dequantize_row_q8_0(const void *restrict x, float *restrict y, int64_t k);
 /* Not in the type traits (ggml gives q8_1 no to_float); for internal use. */
 void ggml__dequantize_row_q8_1(const void *restrict x, float *restrict y, int64_t k);
-/*
- * ggml_quantize_chunk's quantizers of q4_0 .. q5_1: nrows rows of n_per_row
- * values (a multiple of 32); without importance weights (imatrix NULL) the
- * reference quantizers' bytes, with them a search of each block's scale
- * (and minimum) for the least weighted squared error.
- */
-void ggml__quantize_q4_0(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
-                         const float *imatrix);
-void ggml__quantize_q4_1(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
-                         const float *imatrix);
-void ggml__quantize_q5_0(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
-                         const float *imatrix);
-void ggml__quantize_q5_1(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
-                         const float *imatrix);
-
 
 /* ------------------------------------------------------------------------
  * Formats whose CPU dot product takes Q8_0 blocks: MXFP4, NVFP4, Q1_0,

@@ -77,11 +77,6 @@ static inline float level_of(float v, float lo, float hi)
     return (v + 12582912.0f) - 12582912.0f;
 }
 
-static inline float lanes_sum(const float acc[LANES])
-{
-    return (acc[0] + acc[2]) + (acc[1] + acc[3]);
-}
-
 /* binary16 rounding of a scale, as the block stores it */
 static inline float as_stored(float v)
 {
@@ -219,7 +214,7 @@ static double fit_symmetric(const float *x, const float *w, int n, const struct 
             sxx_lanes[k] += w[j + k] * x[j + k] * x[j + k];
         }
     }
-    const double sxx = lanes_sum(sxx_lanes);
+    const double sxx = ggml__lanes_sum(sxx_lanes, LANES);
     float amax = 0.0f;
     for (int k = 0; k < LANES; k++)
         amax = amax_lanes[k] > amax ? amax_lanes[k] : amax;
@@ -252,7 +247,7 @@ static double fit_symmetric(const float *x, const float *w, int n, const struct 
                         sll_lanes[k] += wl * l;
                     }
                 }
-                const double sxl = lanes_sum(sxl_lanes), sll = lanes_sum(sll_lanes);
+                const double sxl = ggml__lanes_sum(sxl_lanes, LANES), sll = ggml__lanes_sum(sll_lanes, LANES);
                 if (!(sll > 0.0))
                     break;
                 const double err = sxx - sxl * sxl / sll;
@@ -307,7 +302,8 @@ static void fit_affine(const float *x, const float *w, int n, const struct ggml_
     *offset = lo;
     if (!(hi > lo))
         return;
-    const double sw = lanes_sum(sw_lanes), sx = lanes_sum(sx_lanes), sxx = lanes_sum(sxx_lanes);
+    const double sw = ggml__lanes_sum(sw_lanes, LANES), sx = ggml__lanes_sum(sx_lanes, LANES);
+    const double sxx = ggml__lanes_sum(sxx_lanes, LANES);
     /* every value at the offset lo */
     double best = sxx - 2.0 * lo * sx + (double) lo * lo * sw;
     /* from the smallest step up, a larger step must be better by more than
@@ -331,7 +327,8 @@ static void fit_affine(const float *x, const float *w, int n, const struct ggml_
                     sxl_lanes[k] += wl * x[j + k];
                 }
             }
-            const double sl = lanes_sum(sl_lanes), sll = lanes_sum(sll_lanes), sxl = lanes_sum(sxl_lanes);
+            const double sl = ggml__lanes_sum(sl_lanes, LANES), sll = ggml__lanes_sum(sll_lanes, LANES);
+            const double sxl = ggml__lanes_sum(sxl_lanes, LANES);
             const double det = sw * sll - sl * sl;
             double a, b;
             if (det > 0.0) {
@@ -393,7 +390,7 @@ static float affine_sub_error(const float *x, const float *w, int n, float top, 
             acc[k] += w[j + k] * e * e;
         }
     }
-    return lanes_sum(acc);
+    return ggml__lanes_sum(acc, LANES);
 }
 
 /* The codes affine_sub_error chooses. */
@@ -502,11 +499,11 @@ void ggml__quantize_affine_k(const float *x, const float *w, const struct ggml__
                 }
             }
             const double sc = k->sc[s], mn = k->mn[s];
-            saa += sc * sc * lanes_sum(qq);
-            sab -= sc * mn * lanes_sum(wq);
-            sbb += mn * mn * lanes_sum(ww);
-            sax += sc * lanes_sum(wqx);
-            sbx -= mn * lanes_sum(wx);
+            saa += sc * sc * ggml__lanes_sum(qq, LANES);
+            sab -= sc * mn * ggml__lanes_sum(wq, LANES);
+            sbb += mn * mn * ggml__lanes_sum(ww, LANES);
+            sax += sc * ggml__lanes_sum(wqx, LANES);
+            sbx -= mn * ggml__lanes_sum(wx, LANES);
         }
         const double det = saa * sbb - sab * sab;
         if (!(det > 0.0))
@@ -579,7 +576,7 @@ static inline float symmetric_sub_error(const float *x, const float *w, float lo
             acc[k] += w[j + k] * e * e;
         }
     }
-    return lanes_sum(acc);
+    return ggml__lanes_sum(acc, LANES);
 }
 
 static double symmetric_codes(const float *x, const float *w, const struct ggml__symmetric_k_format *f,

@@ -203,16 +203,29 @@ static uint8_t level_code(float v)
 static const float level_values[16] = { -127.0f, -104.0f, -83.0f, -65.0f, -49.0f, -35.0f, -22.0f, -10.0f,
                                         1.0f,    13.0f,   25.0f,  38.0f,  53.0f,  69.0f,  89.0f,  113.0f };
 
-/* The levels (values of ggml__iq4nl_values) of codes level_code(inv * x[k]), k < LANES. */
+/* Differences of neighbouring level_values (exact): level c is level 0 plus the first c of them. */
+static const float level_steps[15] = { 23.0f, 21.0f, 18.0f, 16.0f, 14.0f, 13.0f, 12.0f, 11.0f,
+                                       12.0f, 12.0f, 13.0f, 15.0f, 16.0f, 20.0f, 24.0f };
+
+/*
+ * The levels (values of ggml__iq4nl_values) of codes level_code(inv * x[k]),
+ * k < LANES: level 0 plus the steps of the midpoints below the value, a
+ * sum of small integers, so exact in any order; branch-free and without a
+ * table look-up, so that the lanes vectorize.
+ */
 static inline void nearest_levels(const float *x, float inv, float level[LANES])
 {
-    for (int k = 0; k < LANES; k++)
-        level[k] = level_values[level_code(inv * x[k])];
-}
-
-static inline float lanes_sum(const float acc[LANES])
-{
-    return ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+#define STEP_ABOVE(i) (v > level_midpoints[i] ? level_steps[i] : 0.0f)
+    for (int k = 0; k < LANES; k++) {
+        const float v = inv * x[k];
+        /* a tree of sums, so that the additions do not wait on each other */
+        const float low = ((STEP_ABOVE(0) + STEP_ABOVE(1)) + (STEP_ABOVE(2) + STEP_ABOVE(3))) +
+                          ((STEP_ABOVE(4) + STEP_ABOVE(5)) + (STEP_ABOVE(6) + STEP_ABOVE(7)));
+        const float high = ((STEP_ABOVE(8) + STEP_ABOVE(9)) + (STEP_ABOVE(10) + STEP_ABOVE(11))) +
+                           ((STEP_ABOVE(12) + STEP_ABOVE(13)) + STEP_ABOVE(14));
+        level[k] = level_values[0] + (low + high);
+    }
+#undef STEP_ABOVE
 }
 
 /*
@@ -233,7 +246,7 @@ static double sub_fit(const float *x, const float *w, float inv, double *scale)
             svv_lanes[k] += wv * v[k];
         }
     }
-    const double svx = lanes_sum(svx_lanes), svv = lanes_sum(svv_lanes);
+    const double svx = ggml__lanes_sum(svx_lanes, LANES), svv = ggml__lanes_sum(svv_lanes, LANES);
     *scale = svv > 0.0 ? svx / svv : 0.0;
     return svv > 0.0 ? svx * svx / svv : 0.0;
 }
@@ -296,7 +309,7 @@ static float sub_error(const float *x, const float *w, float d, int l)
             acc[k] += w[j + k] * e * e;
         }
     }
-    return lanes_sum(acc);
+    return ggml__lanes_sum(acc, LANES);
 }
 
 /* The codes sub_error chooses. */
@@ -319,12 +332,14 @@ static float stored_scale(double v)
 
 /*
  * For the super-block scale d, the best integer l[s] in -32..31 near
- * scale[s] / d for each sub-block; returns the block's total error.
+ * scale[s] / d for each sub-block; returns the block's total error, or
+ * stops early with a partial total of at least bound once the total
+ * cannot come under it (the errors are sums of non-negative terms).
  */
-static double xs_levels(const float *x, const float *w, const double *scale, float d, int *l)
+static double xs_levels(const float *x, const float *w, const double *scale, float d, int *l, double bound)
 {
     double total = 0.0;
-    for (int s = 0; s < QK_K / 32; s++) {
+    for (int s = 0; s < QK_K / 32 && total < bound; s++) {
         const int l0 = d != 0.0f ? (int) ggml__float_to_int(nearbyint(scale[s] / d), -32, 31) : 0;
         double best = DBL_MAX;
         for (int a = l0 - 1; a <= l0 + 1; a++) {
@@ -382,7 +397,7 @@ static void iq4_xs_block(const float *xin, const float *w, void *vy)
             if (m == 32 && sign > 0)
                 continue;
             const float d = stored_scale(max_scale / (sign * m));
-            const double err = xs_levels(x, w, scale, d, l);
+            const double err = xs_levels(x, w, scale, d, l, best);
             if (err < best) {
                 best = err;
                 best_d = d;
@@ -404,7 +419,7 @@ static void iq4_xs_block(const float *xin, const float *w, void *vy)
     }
     if (saa > 0.0) {
         const float d = stored_scale(sax / saa);
-        const double err = xs_levels(x, w, scale, d, l);
+        const double err = xs_levels(x, w, scale, d, l, best);
         if (err < best) {
             best = err;
             best_d = d;

@@ -31,6 +31,7 @@
 #include "ggml-impl.h"
 #include "fp16-impl.h"
 #include "quants-impl.h"
+#include "kernels.h"
 
 /* GCC does not contract in ISO C mode; clang needs to be told. */
 #ifdef __clang__
@@ -315,13 +316,6 @@ struct wblock {
     float amax;
 };
 
-/* Sum of the lanes. */
-static inline float lanes_sum(const float a[LANES])
-{
-    const float b0 = a[0] + a[4], b1 = a[1] + a[5], b2 = a[2] + a[6], b3 = a[3] + a[7];
-    return (b0 + b2) + (b1 + b3);
-}
-
 /* v rounded to the nearest integer in [lo, hi] (lo <= 0; NaN gives lo). */
 static inline float nearest_level(float v, float lo, float hi)
 {
@@ -387,8 +381,8 @@ static inline void symmetric_sums(const struct wblock *b, float s, float lo, flo
             c[k] += wl * l;
         }
     }
-    *sxl = lanes_sum(a);
-    *sll = lanes_sum(c);
+    *sxl = ggml__lanes_sum(a, LANES);
+    *sll = ggml__lanes_sum(c, LANES);
 }
 
 /* The error of scale d with the nearest levels, and those levels (+ n) in q. */
@@ -404,7 +398,7 @@ static float symmetric_error(const struct wblock *b, float d, float lo, float hi
             q[j + k] = (int32_t) (l - lo);
         }
     }
-    return lanes_sum(e);
+    return ggml__lanes_sum(e, LANES);
 }
 
 /*
@@ -486,7 +480,8 @@ static inline struct affine_sums affine_level_sums(const struct wblock *b, float
             slx[k] += wl * b->x[j + k];
         }
     }
-    const struct affine_sums r = { lanes_sum(sl), lanes_sum(sll), lanes_sum(slx) };
+    const struct affine_sums r = { ggml__lanes_sum(sl, LANES), ggml__lanes_sum(sll, LANES),
+                                   ggml__lanes_sum(slx, LANES) };
     return r;
 }
 
@@ -515,7 +510,7 @@ static float affine_error(const struct wblock *b, float d, float m, float hi, in
             q[j + k] = (int32_t) l;
         }
     }
-    return lanes_sum(e);
+    return ggml__lanes_sum(e, LANES);
 }
 
 /* The affine search for levels 0 .. n: fills the binary16 d and m and the codes q. */
@@ -630,44 +625,19 @@ static void q5_1_weighted_block(const float *x, const float *w, void *vy)
     pack_fifth_bits(q, y->qh);
 }
 
-void ggml__quantize_q4_0(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
-                         const float *imatrix)
+/*
+ * The importance-weighted block quantizers of the formats whose plain
+ * quantizer (no importance matrix) is their reference one, or NULL.
+ */
+static ggml__k_block_quantizer weighted_block_quantizer(enum ggml_type type)
 {
-    if (imatrix == NULL)
-        ggml__quantize_row_q4_0_ref(x, y, nrows * n_per_row);
-    else
-        ggml__quantize_block_rows(q4_0_weighted_block, QK4_0, sizeof(block_q4_0), x, y, nrows, n_per_row,
-                                  imatrix, __func__);
-}
-
-void ggml__quantize_q4_1(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
-                         const float *imatrix)
-{
-    if (imatrix == NULL)
-        ggml__quantize_row_q4_1_ref(x, y, nrows * n_per_row);
-    else
-        ggml__quantize_block_rows(q4_1_weighted_block, QK4_1, sizeof(block_q4_1), x, y, nrows, n_per_row,
-                                  imatrix, __func__);
-}
-
-void ggml__quantize_q5_0(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
-                         const float *imatrix)
-{
-    if (imatrix == NULL)
-        ggml__quantize_row_q5_0_ref(x, y, nrows * n_per_row);
-    else
-        ggml__quantize_block_rows(q5_0_weighted_block, QK5_0, sizeof(block_q5_0), x, y, nrows, n_per_row,
-                                  imatrix, __func__);
-}
-
-void ggml__quantize_q5_1(const float *restrict x, void *restrict y, int64_t nrows, int64_t n_per_row,
-                         const float *imatrix)
-{
-    if (imatrix == NULL)
-        ggml__quantize_row_q5_1_ref(x, y, nrows * n_per_row);
-    else
-        ggml__quantize_block_rows(q5_1_weighted_block, QK5_1, sizeof(block_q5_1), x, y, nrows, n_per_row,
-                                  imatrix, __func__);
+    switch (type) {
+    case GGML_TYPE_Q4_0: return q4_0_weighted_block;
+    case GGML_TYPE_Q4_1: return q4_1_weighted_block;
+    case GGML_TYPE_Q5_0: return q5_0_weighted_block;
+    case GGML_TYPE_Q5_1: return q5_1_weighted_block;
+    default:             return NULL;
+    }
 }
 
 /* ------------------------------------------------------------------ 8-bit */
@@ -909,15 +879,29 @@ static ggml_from_float_t chunk_quantizer(enum ggml_type type)
     }
 }
 
+/*
+ * The encoder of chunks quantized without importance weights: the CPU
+ * kernel level's encoder where it has one for the format (the reference
+ * quantizer's bytes, kernels.h), else the reference quantizer.
+ */
+static ggml_from_float_t plain_chunk_quantizer(enum ggml_type type)
+{
+    switch (type) {
+    case GGML_TYPE_Q4_0:
+    case GGML_TYPE_Q4_1:
+    case GGML_TYPE_Q5_0:
+    case GGML_TYPE_Q5_1:
+        return ggml__kernels()->from_float[type];
+    default:
+        return chunk_quantizer(type);
+    }
+}
+
 /* The quantizer of the formats that use importance weights, or NULL. */
 static void (*weighted_chunk_quantizer(enum ggml_type type))(const float *restrict, void *restrict, int64_t,
                                                                int64_t, const float *)
 {
     switch (type) {
-    case GGML_TYPE_Q4_0: return ggml__quantize_q4_0;
-    case GGML_TYPE_Q4_1: return ggml__quantize_q4_1;
-    case GGML_TYPE_Q5_0: return ggml__quantize_q5_0;
-    case GGML_TYPE_Q5_1: return ggml__quantize_q5_1;
     case GGML_TYPE_Q4_K: return ggml__quantize_q4_K;
     case GGML_TYPE_Q5_K: return ggml__quantize_q5_K;
     case GGML_TYPE_Q6_K: return ggml__quantize_q6_K;
@@ -1025,9 +1009,12 @@ size_t ggml_quantize_chunk(enum ggml_type type, const float *src, void *dst, int
             return 0;
     } else if (type == GGML_TYPE_IQ4_NL && imatrix != NULL)
         ggml__quantize_rows_iq4_nl(src + start, out, nrows, n_per_row, imatrix);
+    else if (imatrix != NULL && weighted_block_quantizer(type) != NULL)
+        ggml__quantize_block_rows(weighted_block_quantizer(type), (int) blck, type_size, src + start, out, nrows,
+                                  n_per_row, imatrix, __func__);
     else if (weighted_chunk_quantizer(type) != NULL)
         weighted_chunk_quantizer(type)(src + start, out, nrows, n_per_row, imatrix);
     else
-        quantize(src + start, out, nrows * n_per_row);
+        plain_chunk_quantizer(type)(src + start, out, nrows * n_per_row);
     return (size_t) nrows * row_size;
 }

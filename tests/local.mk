@@ -154,3 +154,10 @@ check_PROGRAMS += tests/test-fault
 TESTS += tests/test-fault
 tests_test_fault_SOURCES = tests/test-fault.c tests/fault-alloc.c tests/fault-alloc.h
 tests_test_fault_LDFLAGS = -Wl,--export-dynamic
+
+# test-quant-tables-fault: the lattice quantizers' tables when memory runs
+# out while they are built (the same replaced allocator as test-fault).
+check_PROGRAMS += tests/test-quant-tables-fault
+TESTS += tests/test-quant-tables-fault
+tests_test_quant_tables_fault_SOURCES = tests/test-quant-tables-fault.c tests/fault-alloc.c tests/fault-alloc.h
+tests_test_quant_tables_fault_LDFLAGS = -Wl,--export-dynamic

@@ -702,6 +702,16 @@ static void check_from_float(const struct ggml__cpu_kernels *k, const struct ggm
             for (int i = 0; i < N; i++)
                 v[i] = (i % 3) ? NAN : -NAN;
             all_ok = all_ok && same_encoding(k, generic, t, v, N);
+        } else if (t != GGML_TYPE_Q8_0 && t != GGML_TYPE_Q8_1) {
+            /* NaN among values, all-NaN blocks, signed zeros, ties of opposite signs (not Q8: see convert.c) */
+            for (int i = 0; i < N; i++) {
+                const int block = i / 32;
+                v[i] = block % 4 == 0 ? NAN : rng_unit() * 4.0f;
+                v[i] = block % 4 == 1 && i % 5 == 0 ? NAN : v[i];
+                v[i] = block % 4 == 2 ? ((i % 3) ? 0.0f : -0.0f) : v[i];
+                v[i] = block % 4 == 3 && i % 32 == 7 ? -9.0f : block % 4 == 3 && i % 32 == 20 ? 9.0f : v[i];
+            }
+            all_ok = all_ok && same_encoding(k, generic, t, v, N);
         }
         ok(all_ok, "%s: from_float %s equals generic bit for bit (random, ties, specials, lengths 1..%d)",
            ggml__isa_name(k->level), ggml_type_name(t), N);

@@ -221,6 +221,10 @@ static void fill_avx2(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *
     k->from_float[GGML_TYPE_BF16] = ggml__avx2_f32_to_bf16;
     k->from_float[GGML_TYPE_Q8_0] = ggml__avx2_quantize_row_q8_0;
     k->from_float[GGML_TYPE_Q8_1] = ggml__avx2_quantize_row_q8_1;
+    k->from_float[GGML_TYPE_Q4_0] = ggml__avx2_quantize_row_q4_0;
+    k->from_float[GGML_TYPE_Q4_1] = ggml__avx2_quantize_row_q4_1;
+    k->from_float[GGML_TYPE_Q5_0] = ggml__avx2_quantize_row_q5_0;
+    k->from_float[GGML_TYPE_Q5_1] = ggml__avx2_quantize_row_q5_1;
 
     k->to_float[GGML_TYPE_F16] = ggml__avx2_f16_to_f32;
     k->to_float[GGML_TYPE_BF16] = ggml__avx2_bf16_to_f32;

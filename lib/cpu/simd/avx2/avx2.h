@@ -68,6 +68,10 @@ void ggml__avx2_bf16_to_f32(const void *restrict x, float *restrict y, int64_t n
 void ggml__avx2_f32_to_bf16(const float *restrict x, void *restrict y, int64_t n);
 void ggml__avx2_quantize_row_q8_0(const float *restrict x, void *restrict y, int64_t n);
 void ggml__avx2_quantize_row_q8_1(const float *restrict x, void *restrict y, int64_t n);
+void ggml__avx2_quantize_row_q4_0(const float *restrict x, void *restrict y, int64_t n);
+void ggml__avx2_quantize_row_q4_1(const float *restrict x, void *restrict y, int64_t n);
+void ggml__avx2_quantize_row_q5_0(const float *restrict x, void *restrict y, int64_t n);
+void ggml__avx2_quantize_row_q5_1(const float *restrict x, void *restrict y, int64_t n);
 
 /* vector.c */
 void ggml__avx2_axpy_f32(int64_t n, float *restrict acc, const void *restrict x, float w);

@@ -2,12 +2,15 @@
  * simd/avx2/convert.c - row conversions and activation encoders of the
  * AVX2 level.  Every function gives the generic level's result bit for
  * bit; the Q8 encoders for rows without NaN (a block holding a NaN is
- * encoded by rules of its own at each level).
+ * encoded by rules of its own at each level), the Q4_0 .. Q5_1 encoders
+ * for every row.
  */
 #include "config.h"
 
+#include <float.h>
 #include <immintrin.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ggml-impl.h"
 #include "fp16-impl.h"
@@ -158,5 +161,169 @@ void ggml__avx2_quantize_row_q8_1(const float *restrict x, void *restrict vy, in
         y[b].d = ggml__fp32_to_fp16(d);
         const int sum = encode_block32(xb, d, y[b].qs);
         y[b].s = ggml__fp32_to_fp16((float) sum * d);
+    }
+}
+
+/* ------------------------------------------------------ Q4_0 .. Q5_1 */
+
+/*
+ * The encoders of the 4- and 5-bit formats, the reference quantizers'
+ * arithmetic lane by lane (lib/quants.c): every product, sum and
+ * quotient is the same single-precision operation, maxima and minima
+ * keep the reference's choice for NaN (vmaxps/vminps return their second
+ * operand when either is NaN, as the reference's "v > m ? v : m" does),
+ * and the cases where a lane order could show (a tie of opposite signs,
+ * a zero's sign) are settled in scalar code as the reference settles them.
+ */
+
+/* Largest lane of m (no NaN in m). */
+static inline float hmax8(__m256 m)
+{
+    __m128 h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+    return _mm_cvtss_f32(_mm_max_ss(h, _mm_movehdup_ps(h)));
+}
+
+/* Smallest lane of m (no NaN in m). */
+static inline float hmin8(__m256 m)
+{
+    __m128 h = _mm_min_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+    h = _mm_min_ps(h, _mm_movehl_ps(h, h));
+    return _mm_cvtss_f32(_mm_min_ss(h, _mm_movehdup_ps(h)));
+}
+
+/* The first of the 32 values x equal to v (v is among them). */
+static inline float first_equal32(const float *x, float v)
+{
+    int at = 0;
+    while (x[at] != v)
+        at++;
+    return x[at];
+}
+
+/*
+ * The value of largest magnitude of 32 (NaN never wins; the first wins a
+ * tie of opposite signs; 0 when all are 0 or NaN).
+ */
+static inline float signed_absmax32(const float *x)
+{
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    __m256 pos = _mm256_setzero_ps(), neg = _mm256_setzero_ps();
+    for (int j = 0; j < 32; j += 8) {
+        const __m256 v = _mm256_loadu_ps(x + j);
+        pos = _mm256_max_ps(v, pos);
+        neg = _mm256_max_ps(_mm256_xor_ps(v, sign), neg);
+    }
+    const float p = hmax8(pos), m = hmax8(neg);
+    if (p != m)
+        return p > m ? p : -m;
+    if (p == 0.0f)
+        return 0.0f;
+    int at = 0;
+    while (x[at] != p && x[at] != -p)
+        at++;
+    return x[at];
+}
+
+/* Smallest and largest of 32 values (NaN skipped; a zero's sign: the first zero's). */
+static inline void min_max32(const float *x, float *minp, float *maxp)
+{
+    __m256 lo = _mm256_set1_ps(FLT_MAX), hi = _mm256_set1_ps(-FLT_MAX);
+    for (int j = 0; j < 32; j += 8) {
+        const __m256 v = _mm256_loadu_ps(x + j);
+        lo = _mm256_min_ps(v, lo);
+        hi = _mm256_max_ps(v, hi);
+    }
+    const float min = hmin8(lo), max = hmax8(hi);
+    *minp = min == 0.0f ? first_equal32(x, 0.0f) : min;
+    *maxp = max == 0.0f ? first_equal32(x, 0.0f) : max;
+}
+
+/*
+ * The 32 codes trunc(clamp((x[j] - offset) * scale + bias, 0, hi)) (NaN:
+ * 0) as bytes in order; with offset 0 the subtraction is x[j] - 0 = x[j]
+ * (also for -0 and NaN, which it leaves as they are).
+ */
+static inline __m256i codes32(const float *x, float offset, float scale, float bias, int hi)
+{
+    const __m256 o = _mm256_set1_ps(offset), s = _mm256_set1_ps(scale), b = _mm256_set1_ps(bias);
+    const __m256 top = _mm256_set1_ps((float) hi), zero = _mm256_setzero_ps();
+    __m256i q[4];
+    for (int k = 0; k < 4; k++) {
+        __m256 v = _mm256_add_ps(_mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + 8 * k), o), s), b);
+        v = _mm256_min_ps(_mm256_max_ps(v, zero), top);
+        q[k] = _mm256_cvttps_epi32(v);
+    }
+    /* packs interleave 128-bit lanes; the permutation restores the order */
+    const __m256i bytes = _mm256_packs_epi16(_mm256_packs_epi32(q[0], q[1]), _mm256_packs_epi32(q[2], q[3]));
+    return _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+/* Low nibbles of codes 0..15 and 16..31 as the formats pack them. */
+static inline void store_nibbles(__m256i codes, uint8_t qs[16])
+{
+    const __m128i mask = _mm_set1_epi8(0x0f);
+    const __m128i lo = _mm_and_si128(_mm256_castsi256_si128(codes), mask);
+    const __m128i hi = _mm_and_si128(_mm256_extracti128_si256(codes, 1), mask);
+    _mm_storeu_si128((__m128i *) (void *) qs, _mm_or_si128(lo, _mm_slli_epi16(hi, 4)));
+}
+
+/* Bit 4 of each code as bit j of the little-endian word qh. */
+static inline void store_fifth_bits(__m256i codes, uint8_t qh[4])
+{
+    const uint32_t bits = (uint32_t) _mm256_movemask_epi8(_mm256_slli_epi16(codes, 3));
+    memcpy(qh, &bits, sizeof bits);
+}
+
+/* The symmetric formats: d = max / -levels, codes of x / d + levels + 0.5. */
+static inline __m256i symmetric_block(const float *x, float levels, ggml_fp16_t *d_out)
+{
+    const float d = signed_absmax32(x) / -levels;
+    *d_out = ggml__fp32_to_fp16(d);
+    return codes32(x, 0.0f, d != 0.0f ? 1.0f / d : 0.0f, levels + 0.5f, 2 * (int) levels - 1);
+}
+
+/* The formats with a minimum: d = (max - min) / steps, codes of (x - min) / d + 0.5. */
+static inline __m256i affine_block(const float *x, int steps, ggml_fp16_t *d_out, ggml_fp16_t *m_out)
+{
+    float min, max;
+    min_max32(x, &min, &max);
+    const float d = (max - min) / (float) steps;
+    *d_out = ggml__fp32_to_fp16(d);
+    *m_out = ggml__fp32_to_fp16(min);
+    return codes32(x, min, d != 0.0f ? 1.0f / d : 0.0f, 0.5f, steps);
+}
+
+void ggml__avx2_quantize_row_q4_0(const float *restrict x, void *restrict vy, int64_t n)
+{
+    block_q4_0 *y = vy;
+    for (int64_t b = 0; b < n / QK4_0; b++)
+        store_nibbles(symmetric_block(x + b * QK4_0, 8.0f, &y[b].d), y[b].qs);
+}
+
+void ggml__avx2_quantize_row_q5_0(const float *restrict x, void *restrict vy, int64_t n)
+{
+    block_q5_0 *y = vy;
+    for (int64_t b = 0; b < n / QK5_0; b++) {
+        const __m256i codes = symmetric_block(x + b * QK5_0, 16.0f, &y[b].d);
+        store_nibbles(codes, y[b].qs);
+        store_fifth_bits(codes, y[b].qh);
+    }
+}
+
+void ggml__avx2_quantize_row_q4_1(const float *restrict x, void *restrict vy, int64_t n)
+{
+    block_q4_1 *y = vy;
+    for (int64_t b = 0; b < n / QK4_1; b++)
+        store_nibbles(affine_block(x + b * QK4_1, 15, &y[b].d, &y[b].m), y[b].qs);
+}
+
+void ggml__avx2_quantize_row_q5_1(const float *restrict x, void *restrict vy, int64_t n)
+{
+    block_q5_1 *y = vy;
+    for (int64_t b = 0; b < n / QK5_1; b++) {
+        const __m256i codes = affine_block(x + b * QK5_1, 31, &y[b].d, &y[b].m);
+        store_nibbles(codes, y[b].qs);
+        store_fifth_bits(codes, y[b].qh);
     }
 }
