@@ -29,7 +29,9 @@
  *     bit for bit) and against the generic level.
  *   - transpose32 and transpose16: every element where a transpose
  *     written here puts it, bit for bit, padding between rows untouched,
- *     on shapes that are not multiples of any tile, strides with gaps.
+ *     on shapes that are not multiples of any tile, strides with gaps;
+ *   - gemm_tile and qgemm_tile: every partial tile against double
+ *     precision, nothing outside the tile written.
  */
 #include "config.h"
 
@@ -1311,6 +1313,121 @@ static void check_gemm_tile(const struct ggml__cpu_kernels *k)
        "(worst %.2f of the bound), nothing outside written", ggml__isa_name(k->level), worst);
 }
 
+/* Code i of a Q8_0 or Q4_0 block at p, as the weight it stands for. */
+static int block_weight(enum ggml_type t, const uint8_t *p, int i)
+{
+    if (t == GGML_TYPE_Q8_0)
+        return ((const block_q8_0 *) (const void *) p)->qs[i];
+    const uint8_t byte = ((const block_q4_0 *) (const void *) p)->qs[i % 16];
+    return (i < 16 ? byte & 0x0f : byte >> 4) - 8;
+}
+
+/*
+ * qgemm_tile: every entry a level has (the generic level has none) on
+ * random blocks of raw codes (every byte value, -128 included) and on
+ * blocks of extreme codes, 1 to 64 blocks, every partial shape, against a
+ * double-precision sum computed here from the codes: within 1e-5 of the
+ * sum of |products|, nothing outside the tile written.
+ */
+static void check_qgemm_tile(const struct ggml__cpu_kernels *k)
+{
+    static const int nbs[] = { 1, 2, 5, 64 };
+    enum { ROWS = GGML__QGEMM_ROWS, COLS = GGML__QGEMM_COLS, MAX_NB = 64 };
+    for (int t = 0; t < GGML_TYPE_COUNT; t++) {
+        if (k->qgemm_tile[t] == NULL)
+            continue;
+        const bool q8 = t == GGML_TYPE_Q8_0;
+        const size_t bsize = ggml_type_size((enum ggml_type) t);
+        bool all_ok = (t == GGML_TYPE_Q8_0 || t == GGML_TYPE_Q4_0) &&
+                      ggml_get_type_traits_cpu((enum ggml_type) t)->vec_dot_type == GGML_TYPE_Q8_0;
+        double worst = 0.0;
+        /* rows 6 bytes apart beyond their blocks: only the blocks' 2-byte alignment */
+        const size_t stride = MAX_NB * bsize + 6;
+        uint8_t *a = malloc(ROWS * stride);
+        block_q8_0 *col = malloc(COLS * MAX_NB * sizeof *col);
+        float *cd = malloc(COLS * MAX_NB * sizeof *cd);
+        int32_t *csum = malloc(COLS * MAX_NB * sizeof *csum);
+        for (size_t ni = 0; all_ok && ni < sizeof nbs / sizeof nbs[0]; ni++)
+            for (int extreme = 0; extreme < 2; extreme++)
+                for (int mr = 1; mr <= ROWS; mr++)
+                    for (int nr = 1; nr <= COLS; nr++) {
+                        const int nb = nbs[ni];
+                        for (size_t i = 0; i < ROWS * stride; i++)
+                            a[i] = extreme ? (q8 ? 0x80 : 0x00) : (uint8_t) rng_u32();
+                        for (int r = 0; r < ROWS; r++)
+                            for (int b = 0; b < nb; b++) {
+                                const ggml_fp16_t d = ggml_fp32_to_fp16((0.01f + rng_unit()) * (rng_u32() & 1 ? 1 : -1));
+                                memcpy(a + r * stride + b * bsize, &d, sizeof d);
+                            }
+                        struct ggml__qcolumn cols[COLS];
+                        for (int j = 0; j < COLS; j++) {
+                            for (int b = 0; b < nb; b++) {
+                                block_q8_0 *q = &col[j * MAX_NB + b];
+                                cd[j * MAX_NB + b] = 0.01f + rng_unit();
+                                q->d = ggml_fp32_to_fp16(cd[j * MAX_NB + b]);
+                                cd[j * MAX_NB + b] = ggml_fp16_to_fp32(q->d);
+                                int32_t sum = 0;
+                                for (int i = 0; i < 32; i++) {
+                                    q->qs[i] = extreme ? (j % 2 ? 127 : -128) : (int8_t) rng_u32();
+                                    sum += q->qs[i];
+                                }
+                                csum[j * MAX_NB + b] = sum;
+                            }
+                            cols[j] = (struct ggml__qcolumn) { &col[j * MAX_NB], &cd[j * MAX_NB], &csum[j * MAX_NB] };
+                        }
+                        float cbuf[COLS][ROWS + 2], *c[COLS];
+                        for (int j = 0; j < COLS; j++) {
+                            for (int i = 0; i < ROWS + 2; i++)
+                                cbuf[j][i] = -7.0f;
+                            c[j] = cbuf[j] + 1;
+                        }
+                        k->qgemm_tile[t](nb, a, stride, mr, cols, nr, c);
+                        for (int j = 0; j < COLS; j++)
+                            for (int r = -1; r <= ROWS; r++) {
+                                if (j >= nr || r < 0 || r >= mr) {
+                                    if (c[j][r] != -7.0f) {
+                                        all_ok = false;
+                                        tap_diag("%s nb %d, %d x %d: element (%d, %d) outside the tile written",
+                                                 ggml_type_name((enum ggml_type) t), nb, mr, nr, r, j);
+                                    }
+                                    continue;
+                                }
+                                double want = 0.0, mag = 0.0;
+                                for (int b = 0; b < nb; b++) {
+                                    const uint8_t *blk = a + r * stride + b * bsize;
+                                    ggml_fp16_t dh;
+                                    memcpy(&dh, blk, sizeof dh);
+                                    const double scale = (double) ggml_fp16_to_fp32(dh) * cd[j * MAX_NB + b];
+                                    long isum = 0, iabs = 0;
+                                    for (int i = 0; i < 32; i++) {
+                                        const long p = (long) block_weight((enum ggml_type) t, blk, i) *
+                                                       col[j * MAX_NB + b].qs[i];
+                                        isum += p;
+                                        iabs += p < 0 ? -p : p;
+                                    }
+                                    want += scale * (double) isum;
+                                    mag += fabs(scale) * (double) iabs;
+                                }
+                                const double err = fabs(c[j][r] - want), bound = 1e-5 * mag;
+                                worst = bound > 0 && err / bound > worst ? err / bound : worst;
+                                if (!(err <= bound)) {
+                                    all_ok = false;
+                                    tap_diag("%s nb %d, %d x %d%s: c(%d, %d) = %.9g, reference %.9g",
+                                             ggml_type_name((enum ggml_type) t), nb, mr, nr,
+                                             extreme ? " extreme" : "", r, j, c[j][r], want);
+                                }
+                            }
+                    }
+        free(a);
+        free(col);
+        free(cd);
+        free(csum);
+        ok(all_ok, "%s: qgemm tile %s, %d x %d, every partial shape, 1..64 blocks, raw and extreme codes, within "
+           "1e-5 of |products| (worst %.3f of the bound), nothing outside written",
+           ggml__isa_name(k->level), ggml_type_name((enum ggml_type) t), ROWS, COLS, worst);
+    }
+}
+
 /* Every entry of the table of level l for a CPU with caps. */
 static void check_level(enum ggml__isa l, const struct ggml__isa_caps *caps, const struct ggml__cpu_kernels *generic)
 {
@@ -1326,6 +1443,7 @@ static void check_level(enum ggml__isa l, const struct ggml__isa_caps *caps, con
     check_rows(&k, generic);
     check_transpose(&k);
     check_gemm_tile(&k);
+    check_qgemm_tile(&k);
 }
 
 int main(void)
@@ -1344,6 +1462,7 @@ int main(void)
     check_rows(&generic, &generic);
     check_transpose(&generic);
     check_gemm_tile(&generic);
+    check_qgemm_tile(&generic);
 
     for (int level = GGML__ISA_GENERIC + 1; level < GGML__ISA_COUNT; level++) {
         const enum ggml__isa l = (enum ggml__isa) level;

@@ -34,7 +34,9 @@
  * each gemm_nr columns it packs their KC values of B, every value repeated
  * gemm_lanes times (kept in the level-1 cache), and computes the tiles of
  * C with the level's gemm_tile kernel (lib/cpu/simd/kernels.h).  Products with very few columns (matrix times vector)
- * skip the packing and take dot products of A's rows instead.
+ * skip the packing and take dot products of A's rows instead, and so do
+ * products of quantized weights where the level has an integer tile
+ * (qgemm_tile: Q8_0 and Q4_0 with AVX512_VNNI), whatever their columns.
  *
  * Reference path (use_ref).  Plain loops: every output element is a dot
  * product in double of a converted row of A with b_j.
@@ -559,7 +561,7 @@ static struct operand mul_mat_operand(const struct ggml_tensor *a, const struct 
     return op;
 }
 
-/* ---------------------------------------------- matrix x a few columns */
+/* ------------------------- matrix x a few columns, and integer tiles */
 
 /*
  * Products with at most GEMV_COLS columns per batch (token generation)
@@ -568,6 +570,12 @@ static struct operand mul_mat_operand(const struct ggml_tensor *a, const struct 
  * (Q8_0 or Q8_1: integer block sums), F16 and BF16 weights against src1
  * rounded to that type, as ggml defines the product.  Nothing of src0 is
  * converted, so the product streams the weights once at memory speed.
+ * Products with more columns whose weights the level has an integer
+ * tile for (qgemm_tile) take the same way with tiles of rows by columns
+ * instead of dot products: each weight block loaded serves every column
+ * of the tile, each column block every row; the tiles also need, per
+ * encoded column and block, its scale as a float and the sum of its codes
+ * (column_scales, computed with the encoding).
  *
  * Scratch: src1's rows encoded as vec_dot_type (unless src1 already has
  * such rows), ENCODED_STRIDE bytes apart, then one float row per thread
@@ -578,10 +586,26 @@ static struct operand mul_mat_operand(const struct ggml_tensor *a, const struct 
  * that the system holds back leaves its share to the others.  Which
  * thread computes an output does not change its value.
  */
+typedef void (*qgemm_tile_fn)(int nb, const void *a, size_t a_stride, int mr, const struct ggml__qcolumn *cols,
+                              int nr, float *const *c);
+
+/*
+ * The kernel level's integer tile for the product dst when it takes one:
+ * more columns than the plain dot products take, weights of a type the
+ * level has a qgemm_tile for (their vec_dot_type is Q8_0); else NULL.
+ */
+static qgemm_tile_fn qgemm_tile_for(const struct ggml_tensor *dst)
+{
+    const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
+    if (b->ne[1] <= GEMV_COLS || a->ne[0] > INT32_MAX)
+        return NULL;
+    return ggml__kernels()->qgemm_tile[a->type];
+}
+
 static bool use_dot_products(const struct ggml_tensor *dst)
 {
     const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
-    return b->ne[1] <= GEMV_COLS && a->ne[0] <= INT32_MAX;
+    return (b->ne[1] <= GEMV_COLS || qgemm_tile_for(dst) != NULL) && a->ne[0] <= INT32_MAX;
 }
 
 /* True when src1's rows can be passed to the dot products as they are. */
@@ -593,6 +617,12 @@ static bool src1_encoded_in_place(const struct ggml_tensor *a, const struct ggml
 static size_t encoded_stride(const struct ggml_tensor *a)
 {
     return align_up(ggml_row_size(vec_dot_type_of(a->type), a->ne[0]));
+}
+
+/* Bytes of the column scales of the integer tiles: per src1 row and Q8_0 block, d and the codes' sum. */
+static size_t column_scales_size(const struct ggml_tensor *a, const struct ggml_tensor *b)
+{
+    return (size_t) ggml_nrows(b) * (size_t) (a->ne[0] / QK8_0) * 2 * sizeof(float);
 }
 
 /*
@@ -607,10 +637,20 @@ static size_t encoded_area_size(const struct ggml_tensor *a, const struct ggml_t
     return size + (size_t) nth * align_up((size_t) a->ne[0] * sizeof(float));
 }
 
+/* The encoded area of the product dst and, for the integer tiles, its column scales after it. */
+static size_t dots_area_size(const struct ggml_tensor *dst, int nth)
+{
+    const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
+    size_t size = encoded_area_size(a, b, nth);
+    if (qgemm_tile_for(dst) != NULL)
+        size = align_up(size) + column_scales_size(a, b);
+    return size;
+}
+
 static size_t dots_work_size(const struct ggml_tensor *dst, int nth)
 {
     /* the chunk counter in a line of its own */
-    return SCRATCH_ALIGN + align_up(encoded_area_size(dst->src[0], dst->src[1], nth)) + SCRATCH_ALIGN;
+    return SCRATCH_ALIGN + align_up(dots_area_size(dst, nth)) + SCRATCH_ALIGN;
 }
 
 /* Outputs a chunk of the dot products (a multiple of the 16-row blocks): some eight chunks a thread. */
@@ -713,24 +753,109 @@ static void dots_for_outputs(const struct ggml__compute_params *params, struct g
     }
 }
 
+/*
+ * The integer tiles' column scales of this thread's share of src1's
+ * encoded rows (the same share encode_src1_rows encoded): for row r, nb
+ * floats d[i] at scales + r * 2 * nb, then nb int32 sums of the blocks'
+ * codes (kernels.h, struct ggml__qcolumn).
+ */
+static void column_scales(const struct ggml__compute_params *params, const struct encoded_rows *er, int64_t nb,
+                          float *scales)
+{
+    int64_t first, last;
+    ggml__split_rows(ggml_nrows(er->src1), params->ith, params->nth, &first, &last);
+    for (int64_t r = first; r < last; r++) {
+        const block_q8_0 *q = (const block_q8_0 *) (const void *) encoded_row(er, r);
+        float *d = scales + r * 2 * nb;
+        int32_t *sum = (int32_t *) (void *) (d + nb);
+        for (int64_t i = 0; i < nb; i++) {
+            int32_t s = 0;
+            for (int j = 0; j < QK8_0; j++)
+                s += q[i].qs[j];
+            d[i] = ggml_fp16_to_fp32(q[i].d);
+            sum[i] = s;
+        }
+    }
+}
+
+/* Column r's data in the scales area (see column_scales). */
+static struct ggml__qcolumn qcolumn(const struct encoded_rows *er, const float *scales, int64_t nb, int64_t r)
+{
+    const float *d = scales + r * 2 * nb;
+    return (struct ggml__qcolumn) { encoded_row(er, r), d, (const int32_t *) (const void *) (d + nb) };
+}
+
+/*
+ * The outputs [f0, f1) of the flat range of (batch, row of src0) of the
+ * product dst by the integer tiles: columns GGML__QGEMM_COLS at a time
+ * (their blocks stay in the level-1 cache) against every group of
+ * GGML__QGEMM_ROWS rows of the range.
+ */
+static void tiles_for_outputs(struct ggml_tensor *dst, qgemm_tile_fn tile, const struct encoded_rows *er,
+                              const float *scales, int64_t f0, int64_t f1)
+{
+    const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
+    const int64_t M = a->ne[1], N = b->ne[1], nb = a->ne[0] / QK8_0;
+    for (int64_t f = f0; f < f1;) {
+        const int64_t bt = f / M, m_begin = f % M;
+        const int64_t m_end = f1 - bt * M < M ? f1 - bt * M : M;
+        const int64_t i12 = bt % b->ne[2], i13 = bt / b->ne[2];
+        const struct operand op = mul_mat_operand(a, b, i12, i13);
+        for (int64_t j0 = 0; j0 < N; j0 += GGML__QGEMM_COLS) {
+            const int nr = (int) (N - j0 < GGML__QGEMM_COLS ? N - j0 : GGML__QGEMM_COLS);
+            struct ggml__qcolumn cols[GGML__QGEMM_COLS];
+            float *crow[GGML__QGEMM_COLS], *c[GGML__QGEMM_COLS];
+            for (int j = 0; j < nr; j++) {
+                const int64_t r = j0 + j + b->ne[1] * (i12 + b->ne[2] * i13);
+                cols[j] = qcolumn(er, scales, nb, r);
+                crow[j] = (float *) (void *) ((char *) dst->data + (j0 + j) * dst->nb[1] + i12 * dst->nb[2] +
+                                              i13 * dst->nb[3]);
+            }
+            for (int64_t m = m_begin; m < m_end; m += GGML__QGEMM_ROWS) {
+                const int mr = (int) (m_end - m < GGML__QGEMM_ROWS ? m_end - m : GGML__QGEMM_ROWS);
+                for (int j = 0; j < nr; j++)
+                    c[j] = crow[j] + m;
+                tile((int) nb, op.data + m * op.stride, op.stride, mr, cols, nr, c);
+            }
+        }
+        f = bt * M + m_end;
+    }
+}
+
+/* The outputs [f0, f1) of the product dst, by the integer tiles when tile is not NULL. */
+static void outputs(const struct ggml__compute_params *params, struct ggml_tensor *dst, qgemm_tile_fn tile,
+                    const struct encoded_rows *er, const float *scales, int64_t f0, int64_t f1)
+{
+    if (tile != NULL)
+        tiles_for_outputs(dst, tile, er, scales, f0, f1);
+    else
+        dots_for_outputs(params, dst, er, f0, f1);
+}
+
 static void mul_mat_by_dots(const struct ggml__compute_params *params, struct ggml_tensor *dst)
 {
     const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
     char *area = scratch_base(params);
     const struct encoded_rows er = encode_src1_rows(params, a, b, area);
+    const qgemm_tile_fn tile = qgemm_tile_for(dst);
+    float *scales = NULL;
+    if (tile != NULL) {
+        scales = (float *) (void *) (area + align_up(encoded_area_size(a, b, params->nth)));
+        column_scales(params, &er, a->ne[0] / QK8_0, scales);
+    }
     const int64_t total = b->ne[2] * b->ne[3] * a->ne[1];
     if (params->pool == NULL) {
-        dots_for_outputs(params, dst, &er, 0, total);
+        outputs(params, dst, tile, &er, scales, 0, total);
         return;
     }
-    atomic_llong *next = (atomic_llong *) (void *) (area + align_up(encoded_area_size(a, b, params->nth)));
+    atomic_llong *next = (atomic_llong *) (void *) (area + align_up(dots_area_size(dst, params->nth)));
     /* every thread passed the barrier before this node: none reads the counter any more */
     if (params->ith == 0)
         atomic_store_explicit(next, 0, memory_order_relaxed);
     ggml__threadpool_barrier(params->pool);   /* src1 encoded, counter set */
     const int64_t chunk = dots_chunk_rows(total, params->nth);
     for (int64_t f0; (f0 = atomic_fetch_add_explicit(next, chunk, memory_order_relaxed)) < total;)
-        dots_for_outputs(params, dst, &er, f0, total - f0 < chunk ? total : f0 + chunk);
+        outputs(params, dst, tile, &er, scales, f0, total - f0 < chunk ? total : f0 + chunk);
 }
 
 static size_t mul_mat_work_size(const struct ggml_tensor *dst, int n_tasks)

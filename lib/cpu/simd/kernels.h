@@ -82,6 +82,21 @@ struct ggml__isa_caps {
 #define GGML__GEMM_NR_MAX 8
 #define GGML__GEMM_B_MAX 24
 
+/* The shape of a qgemm_tile call: at most this many rows and columns. */
+#define GGML__QGEMM_ROWS 8
+#define GGML__QGEMM_COLS 16
+
+/*
+ * A column of the integer matrix product (qgemm_tile): an activation row
+ * encoded as Q8_0 blocks q, and per block b its scale d[b] as a float and
+ * the sum of its 32 codes, sum[b].
+ */
+struct ggml__qcolumn {
+    const void *q;
+    const float *d;
+    const int32_t *sum;
+};
+
 struct ggml__cpu_kernels {
     enum ggml__isa level;
     /* Outputs of at least this many bytes (the last-level cache's size)
@@ -114,6 +129,21 @@ struct ggml__cpu_kernels {
     int gemm_mr, gemm_nr, gemm_lanes;
     void (*gemm_tile)(int kc, const float *restrict apack, const float *restrict bpack, float *const *c, int mr,
                       int nr, bool accumulate);
+
+    /*
+     * qgemm_tile[t]: the matrix product in integer arithmetic for weights
+     * of type t against Q8_0 columns (NULL: the level has none; the
+     * product then takes the F32 tiles):
+     *   c[j][r] = sum over blocks b < nb of
+     *             d_t(r, b) * d_j[b] * sum_i w_t(r, b, i) * q_j(b, i)
+     * for rows r < mr of A (row r at a + r * a_stride bytes, nb blocks of
+     * t) and columns j < nr (cols[j]), mr <= GGML__QGEMM_ROWS, nr <=
+     * GGML__QGEMM_COLS; nothing else is written.  The sums over a block's
+     * 32 products are exact integers; each c[j][r] is within 1e-5 of the
+     * sum of |products| of the double-precision value.
+     */
+    void (*qgemm_tile[GGML_TYPE_COUNT])(int nb, const void *a, size_t a_stride, int mr,
+                                        const struct ggml__qcolumn *cols, int nr, float *const *c);
 
     /*
      * vec_dot_rows[t]: s[r] = vec_dot of row r of x (at x + r * bx bytes)

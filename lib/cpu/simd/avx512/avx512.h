@@ -48,6 +48,11 @@ void ggml__avx512_vnni_vec_dot_q4_1_q8_1(GGML__VEC_DOT_PARAMS);
 void ggml__avx512_vnni_vec_dot_q5_0_q8_0(GGML__VEC_DOT_PARAMS);
 void ggml__avx512_vnni_vec_dot_q5_1_q8_1(GGML__VEC_DOT_PARAMS);
 void ggml__avx512_vnni_vec_dot_q8_0_q8_0(GGML__VEC_DOT_PARAMS);
+/* qgemm-vnni.c (AVX512_VNNI): qgemm_tile entries */
+void ggml__avx512_vnni_qgemm_tile_q8_0(int nb, const void *a, size_t a_stride, int mr,
+                                       const struct ggml__qcolumn *cols, int nr, float *const *c);
+void ggml__avx512_vnni_qgemm_tile_q4_0(int nb, const void *a, size_t a_stride, int mr,
+                                       const struct ggml__qcolumn *cols, int nr, float *const *c);
 
 /* elementwise.c: unary and glu entries (approximation bounds: simd/vmath-template.h) */
 void ggml__avx512_unary_abs(int64_t n, float *y, const float *x);

@@ -1,0 +1,144 @@
+/*
+ * simd/avx512/qgemm-vnni.c - the integer tile of the quantized matrix
+ * product (kernels.h, qgemm_tile) with AVX512_VNNI on 256-bit vectors:
+ * 8 rows of Q8_0 or Q4_0 weights by up to 8 Q8_0 columns.
+ *
+ * Per block of 32 values, the 8 rows' codes are made unsigned, u = w +
+ * offset (128 for Q8_0, 8 for Q4_0), and transposed so that vector q
+ * holds codes 4q .. 4q + 3 of the 8 rows, one row per 32-bit lane.  A
+ * column's block then takes 8 vpdpbusd, each multiplying the 8 rows'
+ * four codes by the column's four codes at the same place (broadcast),
+ * which leaves the 8 rows' integer sums sum u * q (exact: at most 32 *
+ * 255 * 128) in the 8 lanes.  The offset comes out, still in integers,
+ * with the column's precomputed sum of codes: sum w q = sum u q - offset *
+ * sum q.  One conversion, a multiply by the column's scale and a
+ * multiply-add by the 8 rows' own block scales then finish the block.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "intrin.h"
+#include "ggml-impl.h"
+#include "quants-impl.h"
+#include "avx512.h"
+
+#define ROWS GGML__QGEMM_ROWS
+#define COLS GGML__QGEMM_COLS
+
+_Static_assert(ROWS == 8 && COLS == 16, "the tile below is 8 x 16");
+
+/* v[q] lane r = 32-bit word q of v[r] on return (an 8 x 8 transpose). */
+static inline void transpose_words(__m256i v[8])
+{
+    const __m256i t0 = _mm256_unpacklo_epi32(v[0], v[1]), t1 = _mm256_unpackhi_epi32(v[0], v[1]);
+    const __m256i t2 = _mm256_unpacklo_epi32(v[2], v[3]), t3 = _mm256_unpackhi_epi32(v[2], v[3]);
+    const __m256i t4 = _mm256_unpacklo_epi32(v[4], v[5]), t5 = _mm256_unpackhi_epi32(v[4], v[5]);
+    const __m256i t6 = _mm256_unpacklo_epi32(v[6], v[7]), t7 = _mm256_unpackhi_epi32(v[6], v[7]);
+    const __m256i u0 = _mm256_unpacklo_epi64(t0, t2), u1 = _mm256_unpackhi_epi64(t0, t2);
+    const __m256i u2 = _mm256_unpacklo_epi64(t1, t3), u3 = _mm256_unpackhi_epi64(t1, t3);
+    const __m256i u4 = _mm256_unpacklo_epi64(t4, t6), u5 = _mm256_unpackhi_epi64(t4, t6);
+    const __m256i u6 = _mm256_unpacklo_epi64(t5, t7), u7 = _mm256_unpackhi_epi64(t5, t7);
+    v[0] = _mm256_permute2x128_si256(u0, u4, 0x20);
+    v[4] = _mm256_permute2x128_si256(u0, u4, 0x31);
+    v[1] = _mm256_permute2x128_si256(u1, u5, 0x20);
+    v[5] = _mm256_permute2x128_si256(u1, u5, 0x31);
+    v[2] = _mm256_permute2x128_si256(u2, u6, 0x20);
+    v[6] = _mm256_permute2x128_si256(u2, u6, 0x31);
+    v[3] = _mm256_permute2x128_si256(u3, u7, 0x20);
+    v[7] = _mm256_permute2x128_si256(u3, u7, 0x31);
+}
+
+/* The 32 codes of a Q8_0 block plus 128, unsigned, in element order. */
+static inline __m256i unsigned_q8_0(const block_q8_0 *b)
+{
+    return _mm256_xor_si256(_mm256_loadu_si256((const __m256i *) (const void *) b->qs), _mm256_set1_epi8((char) 0x80));
+}
+
+/* The 32 codes of a Q4_0 block plus 8 (its nibbles), in element order. */
+static inline __m256i unsigned_q4_0(const block_q4_0 *b)
+{
+    const __m128i packed = _mm_loadu_si128((const __m128i *) (const void *) b->qs);
+    const __m128i mask = _mm_set1_epi8(0x0f);
+    return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(packed, 4), mask), _mm_and_si128(packed, mask));
+}
+
+/* Four codes of a column's block, at byte offset 4q, in every lane. */
+typedef int32_t unaligned_word __attribute__((aligned(1), may_alias));
+
+static inline __m256i column_quad(const block_q8_0 *b, int q)
+{
+    return _mm256_set1_epi32(*(const unaligned_word *) (const void *) (b->qs + 4 * q));
+}
+
+/*
+ * The tile for weights of type t (Q8_0 or Q4_0, a constant after
+ * inlining): rows past mr read row 0, columns past nr read column 0;
+ * neither is stored.
+ */
+static inline __attribute__((always_inline)) void tile(enum ggml_type t, int nb, const void *a, size_t a_stride,
+                                                       int mr, const struct ggml__qcolumn *cols, int nr,
+                                                       float *const *c)
+{
+    const size_t block_bytes = t == GGML_TYPE_Q8_0 ? sizeof(block_q8_0) : sizeof(block_q4_0);
+    const int offset = t == GGML_TYPE_Q8_0 ? 128 : 8;
+    const char *row[ROWS];
+    for (int r = 0; r < ROWS; r++)
+        row[r] = (const char *) a + (r < mr ? (size_t) r * a_stride : 0);
+    const block_q8_0 *col[COLS];
+    const float *cd[COLS];
+    const int32_t *csum[COLS];
+    for (int j = 0; j < COLS; j++) {
+        const struct ggml__qcolumn *cj = &cols[j < nr ? j : 0];
+        col[j] = cj->q;
+        cd[j] = cj->d;
+        csum[j] = cj->sum;
+    }
+    __m256 acc[COLS];
+#pragma GCC unroll 16
+    for (int j = 0; j < COLS; j++)
+        acc[j] = _mm256_setzero_ps();
+
+    for (int b = 0; b < nb; b++) {
+        __m256i v[ROWS];
+        ggml_fp16_t d[ROWS];
+#pragma GCC unroll 8
+        for (int r = 0; r < ROWS; r++) {
+            const char *blk = row[r] + (size_t) b * block_bytes;
+            memcpy(&d[r], blk, sizeof d[r]);   /* d opens both formats' blocks */
+            v[r] = t == GGML_TYPE_Q8_0 ? unsigned_q8_0((const block_q8_0 *) (const void *) blk)
+                                       : unsigned_q4_0((const block_q4_0 *) (const void *) blk);
+        }
+        transpose_words(v);
+        const __m256 da = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (const void *) d));
+#pragma GCC unroll 16
+        for (int j = 0; j < COLS; j++) {
+            const block_q8_0 *q = col[j] + b;
+            __m256i s = _mm256_setzero_si256();
+#pragma GCC unroll 8
+            for (int k = 0; k < 8; k++)
+                s = _mm256_dpbusd_epi32(s, v[k], column_quad(q, k));
+            s = _mm256_sub_epi32(s, _mm256_set1_epi32(offset * csum[j][b]));
+            const __m256 scaled = _mm256_mul_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(cd[j][b]));
+            acc[j] = _mm256_fmadd_ps(da, scaled, acc[j]);
+        }
+    }
+    for (int j = 0; j < nr; j++) {
+        float out[ROWS];
+        _mm256_storeu_ps(out, acc[j]);
+        for (int r = 0; r < mr; r++)
+            c[j][r] = out[r];
+    }
+}
+
+void ggml__avx512_vnni_qgemm_tile_q8_0(int nb, const void *a, size_t a_stride, int mr,
+                                       const struct ggml__qcolumn *cols, int nr, float *const *c)
+{
+    tile(GGML_TYPE_Q8_0, nb, a, a_stride, mr, cols, nr, c);
+}
+
+void ggml__avx512_vnni_qgemm_tile_q4_0(int nb, const void *a, size_t a_stride, int mr,
+                                       const struct ggml__qcolumn *cols, int nr, float *const *c)
+{
+    tile(GGML_TYPE_Q4_0, nb, a, a_stride, mr, cols, nr, c);
+}
