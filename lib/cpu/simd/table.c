@@ -364,8 +364,10 @@ static void fill_avx512(struct ggml__cpu_kernels *k, const struct ggml__isa_caps
         k->qgemm_tile[GGML_TYPE_Q8_0] = ggml__avx512_vnni_qgemm_tile_q8_0;
         k->qgemm_tile[GGML_TYPE_Q4_0] = ggml__avx512_vnni_qgemm_tile_q4_0;
     }
-    if (caps->avx512_bf16)
+    if (caps->avx512_bf16) {
         k->vec_dot[GGML_TYPE_BF16] = ggml__avx512_bf16_vec_dot_bf16;
+        k->vec_dot_rows[GGML_TYPE_BF16] = ggml__avx512_bf16_vec_dot_rows_bf16;
+    }
 #    else
     (void) caps;
 #    endif

@@ -43,6 +43,7 @@ void ggml__avx512_axpy_f16(int64_t n, float *restrict acc, const void *restrict 
 
 /* dot-vnni.c (AVX512_VNNI, AVX512_BF16) */
 void ggml__avx512_bf16_vec_dot_bf16(GGML__VEC_DOT_PARAMS);
+void ggml__avx512_bf16_vec_dot_rows_bf16(int n, float *s, const void *x, size_t bx, const void *y, int nr);
 void ggml__avx512_vnni_vec_dot_q4_0_q8_0(GGML__VEC_DOT_PARAMS);
 void ggml__avx512_vnni_vec_dot_q4_1_q8_1(GGML__VEC_DOT_PARAMS);
 void ggml__avx512_vnni_vec_dot_q5_0_q8_0(GGML__VEC_DOT_PARAMS);
