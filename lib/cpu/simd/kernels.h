@@ -83,7 +83,7 @@ struct ggml__isa_caps {
 #define GGML__GEMM_B_MAX 24
 
 /* The shape of a qgemm_tile call: at most this many rows and columns. */
-#define GGML__QGEMM_ROWS 8
+#define GGML__QGEMM_ROWS 16
 #define GGML__QGEMM_COLS 16
 
 /*

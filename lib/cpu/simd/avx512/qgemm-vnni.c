@@ -1,18 +1,18 @@
 /*
  * simd/avx512/qgemm-vnni.c - the integer tile of the quantized matrix
- * product (kernels.h, qgemm_tile) with AVX512_VNNI on 256-bit vectors:
- * 8 rows of Q8_0 or Q4_0 weights by up to 8 Q8_0 columns.
+ * product (kernels.h, qgemm_tile) with AVX512_VNNI: 16 rows of Q8_0 or
+ * Q4_0 weights by up to 16 Q8_0 columns.
  *
- * Per block of 32 values, the 8 rows' codes are made unsigned, u = w +
+ * Per block of 32 values, the 16 rows' codes are made unsigned, u = w +
  * offset (128 for Q8_0, 8 for Q4_0), and transposed so that vector q
- * holds codes 4q .. 4q + 3 of the 8 rows, one row per 32-bit lane.  A
- * column's block then takes 8 vpdpbusd, each multiplying the 8 rows'
+ * holds codes 4q .. 4q + 3 of the 16 rows, one row per 32-bit lane.  A
+ * column's block then takes 8 vpdpbusd, each multiplying the 16 rows'
  * four codes by the column's four codes at the same place (broadcast),
- * which leaves the 8 rows' integer sums sum u * q (exact: at most 32 *
- * 255 * 128) in the 8 lanes.  The offset comes out, still in integers,
+ * which leaves the 16 rows' integer sums sum u * q (exact: at most 32 *
+ * 255 * 128) in the 16 lanes.  The offset comes out, still in integers,
  * with the column's precomputed sum of codes: sum w q = sum u q - offset *
  * sum q.  One conversion, a multiply by the column's scale and a
- * multiply-add by the 8 rows' own block scales then finish the block.
+ * multiply-add by the 16 rows' own block scales then finish the block.
  */
 #include "config.h"
 
@@ -26,7 +26,7 @@
 #define ROWS GGML__QGEMM_ROWS
 #define COLS GGML__QGEMM_COLS
 
-_Static_assert(ROWS == 8 && COLS == 16, "the tile below is 8 x 16");
+_Static_assert(ROWS == 16 && COLS == 16, "the tile below is 16 x 16");
 
 /* v[q] lane r = 32-bit word q of v[r] on return (an 8 x 8 transpose). */
 static inline void transpose_words(__m256i v[8])
@@ -63,12 +63,19 @@ static inline __m256i unsigned_q4_0(const block_q4_0 *b)
     return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(packed, 4), mask), _mm_and_si128(packed, mask));
 }
 
-/* Four codes of a column's block, at byte offset 4q, in every lane. */
-typedef int32_t unaligned_word __attribute__((aligned(1), may_alias));
-
-static inline __m256i column_quad(const block_q8_0 *b, int q)
+/* Four codes of a column's block, at byte offset 4q, as one 32-bit word. */
+static inline int32_t column_word(const block_q8_0 *b, int q)
 {
-    return _mm256_set1_epi32(*(const unaligned_word *) (const void *) (b->qs + 4 * q));
+    int32_t word;
+    memcpy(&word, b->qs + 4 * q, sizeof word);
+    return word;
+}
+
+/* The 32 codes of row r's block b, unsigned (u = w + offset), in element order. */
+static inline __m256i unsigned_codes(enum ggml_type t, const char *blk)
+{
+    return t == GGML_TYPE_Q8_0 ? unsigned_q8_0((const block_q8_0 *) (const void *) blk)
+                               : unsigned_q4_0((const block_q4_0 *) (const void *) blk);
 }
 
 /*
@@ -94,41 +101,45 @@ static inline __attribute__((always_inline)) void tile(enum ggml_type t, int nb,
         cd[j] = cj->d;
         csum[j] = cj->sum;
     }
-    __m256 acc[COLS];
+    __m512 acc[COLS];
 #pragma GCC unroll 16
     for (int j = 0; j < COLS; j++)
-        acc[j] = _mm256_setzero_ps();
+        acc[j] = _mm512_setzero_ps();
 
     for (int b = 0; b < nb; b++) {
-        __m256i v[ROWS];
+        /* rows 0..7 and 8..15 transposed apart, then joined: lane r of v[q] is row r */
+        __m256i lo[8], hi[8];
         ggml_fp16_t d[ROWS];
 #pragma GCC unroll 8
-        for (int r = 0; r < ROWS; r++) {
-            const char *blk = row[r] + (size_t) b * block_bytes;
-            memcpy(&d[r], blk, sizeof d[r]);   /* d opens both formats' blocks */
-            v[r] = t == GGML_TYPE_Q8_0 ? unsigned_q8_0((const block_q8_0 *) (const void *) blk)
-                                       : unsigned_q4_0((const block_q4_0 *) (const void *) blk);
+        for (int r = 0; r < 8; r++) {
+            const char *blk_lo = row[r] + (size_t) b * block_bytes, *blk_hi = row[r + 8] + (size_t) b * block_bytes;
+            memcpy(&d[r], blk_lo, sizeof d[r]);   /* d opens both formats' blocks */
+            memcpy(&d[r + 8], blk_hi, sizeof d[r + 8]);
+            lo[r] = unsigned_codes(t, blk_lo);
+            hi[r] = unsigned_codes(t, blk_hi);
         }
-        transpose_words(v);
-        const __m256 da = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (const void *) d));
+        transpose_words(lo);
+        transpose_words(hi);
+        __m512i v[8];
+#pragma GCC unroll 8
+        for (int q = 0; q < 8; q++)
+            v[q] = _mm512_inserti64x4(_mm512_castsi256_si512(lo[q]), hi[q], 1);
+        const __m512 da = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (const void *) d));
 #pragma GCC unroll 16
         for (int j = 0; j < COLS; j++) {
             const block_q8_0 *q = col[j] + b;
-            __m256i s = _mm256_setzero_si256();
+            __m512i s = _mm512_setzero_si512();
 #pragma GCC unroll 8
             for (int k = 0; k < 8; k++)
-                s = _mm256_dpbusd_epi32(s, v[k], column_quad(q, k));
-            s = _mm256_sub_epi32(s, _mm256_set1_epi32(offset * csum[j][b]));
-            const __m256 scaled = _mm256_mul_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(cd[j][b]));
-            acc[j] = _mm256_fmadd_ps(da, scaled, acc[j]);
+                s = _mm512_dpbusd_epi32(s, v[k], _mm512_set1_epi32(column_word(q, k)));
+            s = _mm512_sub_epi32(s, _mm512_set1_epi32(offset * csum[j][b]));
+            const __m512 scaled = _mm512_mul_ps(_mm512_cvtepi32_ps(s), _mm512_set1_ps(cd[j][b]));
+            acc[j] = _mm512_fmadd_ps(da, scaled, acc[j]);
         }
     }
-    for (int j = 0; j < nr; j++) {
-        float out[ROWS];
-        _mm256_storeu_ps(out, acc[j]);
-        for (int r = 0; r < mr; r++)
-            c[j][r] = out[r];
-    }
+    const __mmask16 rows_kept = (__mmask16) (mr >= 16 ? 0xffffu : (1u << mr) - 1u);
+    for (int j = 0; j < nr; j++)
+        _mm512_mask_storeu_ps(c[j], rows_kept, acc[j]);
 }
 
 void ggml__avx512_vnni_qgemm_tile_q8_0(int nb, const void *a, size_t a_stride, int mr,
