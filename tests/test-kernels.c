@@ -1313,13 +1313,26 @@ static void check_gemm_tile(const struct ggml__cpu_kernels *k)
        "(worst %.2f of the bound), nothing outside written", ggml__isa_name(k->level), worst);
 }
 
-/* Code i of a Q8_0 or Q4_0 block at p, as the weight it stands for. */
+/* Weight i of a Q8_0, Q4_0, Q5_0 or IQ4_NL block at p (its value over the block's scale d). */
 static int block_weight(enum ggml_type t, const uint8_t *p, int i)
 {
-    if (t == GGML_TYPE_Q8_0)
+    switch (t) {
+    case GGML_TYPE_Q8_0:
         return ((const block_q8_0 *) (const void *) p)->qs[i];
-    const uint8_t byte = ((const block_q4_0 *) (const void *) p)->qs[i % 16];
-    return (i < 16 ? byte & 0x0f : byte >> 4) - 8;
+    case GGML_TYPE_Q5_0: {
+        const block_q5_0 *b = (const void *) p;
+        const int nibble = i < 16 ? b->qs[i] & 0x0f : b->qs[i - 16] >> 4;
+        return (nibble | ((b->qh[i / 8] >> (i % 8)) & 1) << 4) - 16;
+    }
+    case GGML_TYPE_IQ4_NL: {
+        const block_iq4_nl *b = (const void *) p;
+        return ggml__iq4nl_values[i < 16 ? b->qs[i] & 0x0f : b->qs[i - 16] >> 4];
+    }
+    default: {
+        const uint8_t byte = ((const block_q4_0 *) (const void *) p)->qs[i % 16];
+        return (i < 16 ? byte & 0x0f : byte >> 4) - 8;
+    }
+    }
 }
 
 /*
@@ -1338,7 +1351,7 @@ static void check_qgemm_tile(const struct ggml__cpu_kernels *k)
             continue;
         const bool q8 = t == GGML_TYPE_Q8_0;
         const size_t bsize = ggml_type_size((enum ggml_type) t);
-        bool all_ok = (t == GGML_TYPE_Q8_0 || t == GGML_TYPE_Q4_0) &&
+        bool all_ok = (t == GGML_TYPE_Q8_0 || t == GGML_TYPE_Q4_0 || t == GGML_TYPE_Q5_0 || t == GGML_TYPE_IQ4_NL) &&
                       ggml_get_type_traits_cpu((enum ggml_type) t)->vec_dot_type == GGML_TYPE_Q8_0;
         double worst = 0.0;
         /* rows 6 bytes apart beyond their blocks: only the blocks' 2-byte alignment */
@@ -1353,7 +1366,7 @@ static void check_qgemm_tile(const struct ggml__cpu_kernels *k)
                     for (int nr = 1; nr <= COLS; nr++) {
                         const int nb = nbs[ni];
                         for (size_t i = 0; i < ROWS * stride; i++)
-                            a[i] = extreme ? (q8 ? 0x80 : 0x00) : (uint8_t) rng_u32();
+                            a[i] = extreme ? (q8 ? 0x80 : t == GGML_TYPE_IQ4_NL ? 0xff : 0x00) : (uint8_t) rng_u32();
                         for (int r = 0; r < ROWS; r++)
                             for (int b = 0; b < nb; b++) {
                                 const ggml_fp16_t d = ggml_fp32_to_fp16((0.01f + rng_unit()) * (rng_u32() & 1 ? 1 : -1));

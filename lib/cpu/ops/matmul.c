@@ -36,7 +36,8 @@
  * C with the level's gemm_tile kernel (lib/cpu/simd/kernels.h).  Products with very few columns (matrix times vector)
  * skip the packing and take dot products of A's rows instead, and so do
  * products of quantized weights where the level has an integer tile
- * (qgemm_tile: Q8_0 and Q4_0 with AVX512_VNNI), whatever their columns.
+ * (qgemm_tile: Q4_0, Q5_0, Q8_0 and IQ4_NL with AVX512_VNNI), whatever
+ * their columns.
  *
  * Reference path (use_ref).  Plain loops: every output element is a dot
  * product in double of a converted row of A with b_j.

@@ -1,10 +1,11 @@
 /*
  * simd/avx512/qgemm-vnni.c - the integer tile of the quantized matrix
- * product (kernels.h, qgemm_tile) with AVX512_VNNI: 16 rows of Q8_0 or
- * Q4_0 weights by up to 16 Q8_0 columns.
+ * product (kernels.h, qgemm_tile) with AVX512_VNNI: 16 rows of Q4_0,
+ * Q5_0, Q8_0 or IQ4_NL weights by up to 16 Q8_0 columns.
  *
- * Per block of 32 values, the 16 rows' codes are made unsigned, u = w +
- * offset (128 for Q8_0, 8 for Q4_0), and transposed so that vector q
+ * Per block of 32 values, the 16 rows' weights are made unsigned, u = w
+ * + offset (8 for Q4_0, 16 for Q5_0, 128 for Q8_0 and IQ4_NL, whose
+ * weights are its levels), and transposed so that vector q
  * holds codes 4q .. 4q + 3 of the 16 rows, one row per 32-bit lane.  A
  * column's block then takes 8 vpdpbusd, each multiplying the 16 rows'
  * four codes by the column's four codes at the same place (broadcast),
@@ -55,12 +56,35 @@ static inline __m256i unsigned_q8_0(const block_q8_0 *b)
     return _mm256_xor_si256(_mm256_loadu_si256((const __m256i *) (const void *) b->qs), _mm256_set1_epi8((char) 0x80));
 }
 
-/* The 32 codes of a Q4_0 block plus 8 (its nibbles), in element order. */
-static inline __m256i unsigned_q4_0(const block_q4_0 *b)
+/* The 32 nibbles of a 4-bit block (element j in the low nibble of byte j, element j + 16 in its high one), in element order. */
+static inline __m256i nibbles(const uint8_t qs[16])
 {
-    const __m128i packed = _mm_loadu_si128((const __m128i *) (const void *) b->qs);
+    const __m128i packed = _mm_loadu_si128((const __m128i *) (const void *) qs);
     const __m128i mask = _mm_set1_epi8(0x0f);
     return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(packed, 4), mask), _mm_and_si128(packed, mask));
+}
+
+/* The 32 codes of a Q5_0 block plus 16: its nibbles and fifth bits, in element order. */
+static inline __m256i unsigned_q5_0(const block_q5_0 *b)
+{
+    uint32_t qh;
+    memcpy(&qh, b->qh, sizeof qh);
+    return _mm256_or_si256(nibbles(b->qs), _mm256_maskz_mov_epi8((__mmask32) qh, _mm256_set1_epi8(0x10)));
+}
+
+/* ggml__iq4nl_values plus 128 (unsigned bytes), in both 128-bit lanes. */
+static inline __m256i iq4_nl_unsigned_levels(void)
+{
+    uint8_t shifted[16];
+    for (int i = 0; i < 16; i++)
+        shifted[i] = (uint8_t) (ggml__iq4nl_values[i] + 128);
+    return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) (const void *) shifted));
+}
+
+/* The 32 values of an IQ4_NL block plus 128 (levels: iq4_nl_unsigned_levels), in element order. */
+static inline __m256i unsigned_iq4_nl(const block_iq4_nl *b, __m256i levels)
+{
+    return _mm256_shuffle_epi8(levels, nibbles(b->qs));
 }
 
 /* Four codes of a column's block, at byte offset 4q, as one 32-bit word. */
@@ -71,24 +95,46 @@ static inline int32_t column_word(const block_q8_0 *b, int q)
     return word;
 }
 
-/* The 32 codes of row r's block b, unsigned (u = w + offset), in element order. */
-static inline __m256i unsigned_codes(enum ggml_type t, const char *blk)
+/* The weights of a block at blk plus type_offset(t), unsigned, in element order (levels: IQ4_NL's). */
+static inline __attribute__((always_inline)) __m256i unsigned_codes(enum ggml_type t, const char *blk,
+                                                                    __m256i levels)
 {
-    return t == GGML_TYPE_Q8_0 ? unsigned_q8_0((const block_q8_0 *) (const void *) blk)
-                               : unsigned_q4_0((const block_q4_0 *) (const void *) blk);
+    switch (t) {
+    case GGML_TYPE_Q8_0: return unsigned_q8_0((const block_q8_0 *) (const void *) blk);
+    case GGML_TYPE_Q5_0: return unsigned_q5_0((const block_q5_0 *) (const void *) blk);
+    case GGML_TYPE_IQ4_NL: return unsigned_iq4_nl((const block_iq4_nl *) (const void *) blk, levels);
+    default: return nibbles(((const block_q4_0 *) (const void *) blk)->qs);
+    }
+}
+
+/* What unsigned_codes adds to the weights of a type t block. */
+static inline __attribute__((always_inline)) int type_offset(enum ggml_type t)
+{
+    return t == GGML_TYPE_Q4_0 ? 8 : t == GGML_TYPE_Q5_0 ? 16 : 128;
+}
+
+/* Bytes of a type t block (each opens with its binary16 scale d). */
+static inline __attribute__((always_inline)) size_t block_bytes_of(enum ggml_type t)
+{
+    switch (t) {
+    case GGML_TYPE_Q8_0: return sizeof(block_q8_0);
+    case GGML_TYPE_Q5_0: return sizeof(block_q5_0);
+    case GGML_TYPE_IQ4_NL: return sizeof(block_iq4_nl);
+    default: return sizeof(block_q4_0);
+    }
 }
 
 /*
- * The tile for weights of type t (Q8_0 or Q4_0, a constant after
- * inlining): rows past mr read row 0, columns past nr read column 0;
+ * The tile for weights of type t (a constant after inlining): rows past mr read row 0, columns past nr read column 0;
  * neither is stored.
  */
 static inline __attribute__((always_inline)) void tile(enum ggml_type t, int nb, const void *a, size_t a_stride,
                                                        int mr, const struct ggml__qcolumn *cols, int nr,
                                                        float *const *c)
 {
-    const size_t block_bytes = t == GGML_TYPE_Q8_0 ? sizeof(block_q8_0) : sizeof(block_q4_0);
-    const int offset = t == GGML_TYPE_Q8_0 ? 128 : 8;
+    const size_t block_bytes = block_bytes_of(t);
+    const int offset = type_offset(t);
+    const __m256i levels = t == GGML_TYPE_IQ4_NL ? iq4_nl_unsigned_levels() : _mm256_setzero_si256();
     const char *row[ROWS];
     for (int r = 0; r < ROWS; r++)
         row[r] = (const char *) a + (r < mr ? (size_t) r * a_stride : 0);
@@ -113,10 +159,10 @@ static inline __attribute__((always_inline)) void tile(enum ggml_type t, int nb,
 #pragma GCC unroll 8
         for (int r = 0; r < 8; r++) {
             const char *blk_lo = row[r] + (size_t) b * block_bytes, *blk_hi = row[r + 8] + (size_t) b * block_bytes;
-            memcpy(&d[r], blk_lo, sizeof d[r]);   /* d opens both formats' blocks */
+            memcpy(&d[r], blk_lo, sizeof d[r]);   /* d opens the block */
             memcpy(&d[r + 8], blk_hi, sizeof d[r + 8]);
-            lo[r] = unsigned_codes(t, blk_lo);
-            hi[r] = unsigned_codes(t, blk_hi);
+            lo[r] = unsigned_codes(t, blk_lo, levels);
+            hi[r] = unsigned_codes(t, blk_hi, levels);
         }
         transpose_words(lo);
         transpose_words(hi);
@@ -152,4 +198,16 @@ void ggml__avx512_vnni_qgemm_tile_q4_0(int nb, const void *a, size_t a_stride, i
                                        const struct ggml__qcolumn *cols, int nr, float *const *c)
 {
     tile(GGML_TYPE_Q4_0, nb, a, a_stride, mr, cols, nr, c);
+}
+
+void ggml__avx512_vnni_qgemm_tile_q5_0(int nb, const void *a, size_t a_stride, int mr,
+                                       const struct ggml__qcolumn *cols, int nr, float *const *c)
+{
+    tile(GGML_TYPE_Q5_0, nb, a, a_stride, mr, cols, nr, c);
+}
+
+void ggml__avx512_vnni_qgemm_tile_iq4_nl(int nb, const void *a, size_t a_stride, int mr,
+                                         const struct ggml__qcolumn *cols, int nr, float *const *c)
+{
+    tile(GGML_TYPE_IQ4_NL, nb, a, a_stride, mr, cols, nr, c);
 }
