@@ -259,9 +259,17 @@ static const float *operand_row(const struct operand *a, int64_t m, int64_t k0, 
     return buf;
 }
 
-/* pack[k][i] = A(m0 + i, k0 + k) for i < mr, 0 for mr <= i < tile_mr. */
+/* The B panel's space holds a tile's rows of A while they are packed (see pack_panel). */
+_Static_assert(GGML__GEMM_B_MAX >= GGML__GEMM_MR_MAX, "the B panel holds a tile's rows of A");
+
+/*
+ * pack[k][i] = A(m0 + i, k0 + k) for i < mr, 0 for mr <= i < tile_mr.
+ * Rows mode: the mr rows, as floats (converted into rows, which holds
+ * tile_mr x kc floats, unless they are F32 already), are transposed by
+ * the level's transpose32 kernel.
+ */
 static void pack_panel(const struct operand *a, int64_t m0, int mr, int tile_mr, int64_t k0, int kc,
-                       float *restrict pack, float *restrict buf)
+                       float *restrict pack, float *restrict rows)
 {
     if (a->columns) {
         for (int k = 0; k < kc; k++) {
@@ -274,16 +282,19 @@ static void pack_panel(const struct operand *a, int64_t m0, int mr, int tile_mr,
         }
         return;
     }
-    for (int i = 0; i < tile_mr; i++) {
-        if (i >= mr) {
-            for (int k = 0; k < kc; k++)
-                pack[k * tile_mr + i] = 0.0f;
-            continue;
-        }
-        const float *row = operand_row(a, m0 + i, k0, kc, buf);
-        for (int k = 0; k < kc; k++)
-            pack[k * tile_mr + i] = row[k];
+    const void *src = rows;
+    ptrdiff_t src_stride = (ptrdiff_t) (kc * sizeof(float));
+    if (a->type == GGML_TYPE_F32) {
+        src = a->data + m0 * a->stride + k0 * (int64_t) sizeof(float);
+        src_stride = (ptrdiff_t) a->stride;
+    } else {
+        for (int i = 0; i < mr; i++)
+            (void) operand_row(a, m0 + i, k0, kc, rows + (size_t) i * kc);
     }
+    ggml__kernels()->transpose32(mr, kc, src, src_stride, pack, (ptrdiff_t) (tile_mr * sizeof(float)));
+    for (int k = 0; mr < tile_mr && k < kc; k++)
+        for (int i = mr; i < tile_mr; i++)
+            pack[k * tile_mr + i] = 0.0f;
 }
 
 /* bpack[k][j][0..lanes) = b[j][k] for j < nr, 0 for nr <= j < tile_nr. */
@@ -349,7 +360,7 @@ static void product_block(const struct operand *a, int64_t m0, int64_t m1, int64
             const int64_t mc_end = m1 - mc < MC ? m1 : mc + MC;
             for (int64_t mb = mc; mb < mc_end; mb += tile_mr) {
                 const int mr = (int) (mc_end - mb < tile_mr ? mc_end - mb : tile_mr);
-                pack_panel(a, mb, mr, tile_mr, k0, kc, ws->apack + (mb - mc) * kc, ws->row);
+                pack_panel(a, mb, mr, tile_mr, k0, kc, ws->apack + (mb - mc) * kc, ws->bpack);
             }
             for (int j0 = 0; j0 < ncols; j0 += tile_nr) {
                 const int nr = ncols - j0 < tile_nr ? ncols - j0 : tile_nr;
