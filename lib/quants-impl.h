@@ -43,6 +43,33 @@ static inline float ggml__lanes_sum(const float *a, int n)
     return b[0];
 }
 
+/*
+ * The signed value of largest magnitude of the block x, from its largest
+ * value p and its largest negated value m (both >= 0, NaN never counted):
+ * the sign of the larger; on a tie the first element of that magnitude
+ * decides; 0 when both are 0.  The reference encoders' rule (Q4_0, Q5_0).
+ */
+static inline float ggml__signed_absmax_of(const float *x, float p, float m)
+{
+    if (p != m)
+        return p > m ? p : -m;
+    if (p == 0.0f)
+        return 0.0f;
+    int at = 0;
+    while (x[at] != p && x[at] != -p)
+        at++;
+    return x[at];
+}
+
+/* The first element of x equal to v (one is): the sign of a zero found by comparison. */
+static inline float ggml__first_equal(const float *x, float v)
+{
+    int at = 0;
+    while (x[at] != v)
+        at++;
+    return x[at];
+}
+
 #define QK4_0 32
 #define QK4_1 32
 #define QK5_0 32

@@ -145,15 +145,7 @@ static inline float signed_absmax(const float *x)
             neg[k] = minus > neg[k] ? minus : neg[k];
         }
     }
-    const float p = lanes_max(pos), m = lanes_max(neg);
-    if (p != m)
-        return p > m ? p : -m;
-    if (p == 0.0f)
-        return 0.0f;
-    int at = 0;
-    while (fabsf(x[at]) != p)
-        at++;
-    return x[at];
+    return ggml__signed_absmax_of(x, lanes_max(pos), lanes_max(neg));
 }
 
 /* Codes trunc(x[j] * id + bias) in [0, hi] (NaN: 0), as ggml__trunc_level. */
@@ -203,15 +195,6 @@ void ggml__quantize_row_q5_0_ref(const float *restrict x, void *restrict vy, int
 
 /* ------------------------------------------------------ 4/5-bit with a min */
 
-/* The first element of x equal to v (a zero of either sign: its sign). */
-static inline float first_equal(const float *x, float v)
-{
-    int at = 0;
-    while (x[at] != v)
-        at++;
-    return x[at];
-}
-
 /* Smallest and largest values of a 32-value block (NaN is skipped by both
    tests); the first one wins a tie, which only a zero's sign can show. */
 static inline __attribute__((always_inline)) void block_min_max(const float *x, float *minp, float *maxp)
@@ -228,8 +211,8 @@ static inline __attribute__((always_inline)) void block_min_max(const float *x, 
         }
     }
     const float min = lanes_min(lo), max = lanes_max(hi);
-    *minp = min == 0.0f ? first_equal(x, 0.0f) : min;
-    *maxp = max == 0.0f ? first_equal(x, 0.0f) : max;
+    *minp = min == 0.0f ? ggml__first_equal(x, 0.0f) : min;
+    *maxp = max == 0.0f ? ggml__first_equal(x, 0.0f) : max;
 }
 
 /* Codes trunc((x[j] - min) * id + 0.5) in [0, hi] (NaN: 0). */

@@ -192,15 +192,6 @@ static inline float hmin8(__m256 m)
     return _mm_cvtss_f32(_mm_min_ss(h, _mm_movehdup_ps(h)));
 }
 
-/* The first of the 32 values x equal to v (v is among them). */
-static inline float first_equal32(const float *x, float v)
-{
-    int at = 0;
-    while (x[at] != v)
-        at++;
-    return x[at];
-}
-
 /*
  * The value of largest magnitude of 32 (NaN never wins; the first wins a
  * tie of opposite signs; 0 when all are 0 or NaN).
@@ -214,15 +205,7 @@ static inline float signed_absmax32(const float *x)
         pos = _mm256_max_ps(v, pos);
         neg = _mm256_max_ps(_mm256_xor_ps(v, sign), neg);
     }
-    const float p = hmax8(pos), m = hmax8(neg);
-    if (p != m)
-        return p > m ? p : -m;
-    if (p == 0.0f)
-        return 0.0f;
-    int at = 0;
-    while (x[at] != p && x[at] != -p)
-        at++;
-    return x[at];
+    return ggml__signed_absmax_of(x, hmax8(pos), hmax8(neg));
 }
 
 /* Smallest and largest of 32 values (NaN skipped; a zero's sign: the first zero's). */
@@ -235,8 +218,8 @@ static inline void min_max32(const float *x, float *minp, float *maxp)
         hi = _mm256_max_ps(v, hi);
     }
     const float min = hmin8(lo), max = hmax8(hi);
-    *minp = min == 0.0f ? first_equal32(x, 0.0f) : min;
-    *maxp = max == 0.0f ? first_equal32(x, 0.0f) : max;
+    *minp = min == 0.0f ? ggml__first_equal(x, 0.0f) : min;
+    *maxp = max == 0.0f ? ggml__first_equal(x, 0.0f) : max;
 }
 
 /*
