@@ -44,6 +44,9 @@
 #include <unistd.h>
 
 #include "fault-alloc.h"
+#if defined(FAULT_ASAN)
+#include <sanitizer/lsan_interface.h>
+#endif
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -245,10 +248,23 @@ static void *remembered(void *p, size_t size)
 
 /* ------------------------------------------------------------ the API */
 
+void fault_load_unwinder(void)
+{
+    /* the dynamic linker's blocks are not the program's (LeakSanitizer
+     * knows them by their caller, which the allocator here hides) */
+    void *frame[2];
+#if defined(FAULT_ASAN)
+    __lsan_disable();
+#endif
+    backtrace(frame, 2);
+#if defined(FAULT_ASAN)
+    __lsan_enable();
+#endif
+}
+
 void fault_arm(long n)
 {
-    void *warm[2];
-    backtrace(warm, 2); /* loads the unwinder now (if not yet), not at the failure */
+    fault_load_unwinder(); /* now (if not yet), not at the failure */
     lock();
     memset(record, 0, sizeof record);
     live_blocks = 0;

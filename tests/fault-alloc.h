@@ -33,6 +33,10 @@
 /* The frames recorded where the injected failure happened. */
 #define FAULT_MAX_FRAMES 24
 
+/* Loads the unwinder that records where a failure happened (backtrace
+ * dlopens it on first use), with LeakSanitizer off where built in;
+ * fault_arm calls it, a program that forks may call it once first. */
+void fault_load_unwinder(void);
 /* Starts counting events; the fail_at-th fails (0: none does). */
 void fault_arm(long fail_at);
 /* Stops counting; later calls go straight to the real functions. */

@@ -63,9 +63,6 @@
 #include <unistd.h>
 
 #include "fault-alloc.h"
-#if defined(FAULT_ASAN)
-#include <sanitizer/lsan_interface.h>
-#endif
 
 #include "tap.h"
 #include "op-test.h"
@@ -971,17 +968,8 @@ int main(int argc, char **argv)
         return 99;
     }
     unlink(path);
-    /* the unwinder is loaded (dlopen) here, not in every child; the
-     * dynamic linker's blocks are not the program's (LeakSanitizer knows
-     * them by their caller, which the allocator here hides) */
-    void *frame[1];
-#if defined(FAULT_ASAN)
-    __lsan_disable();
-#endif
-    backtrace(frame, 1);
-#if defined(FAULT_ASAN)
-    __lsan_enable();
-#endif
+    /* the unwinder is loaded here, not in every child */
+    fault_load_unwinder();
     two_nodes = may_run_on_pus_0_and_1();
     verbose = getenv("FAULT_VERBOSE") != NULL;
     /* LeakSanitizer, where built in, checks every child at its exit */

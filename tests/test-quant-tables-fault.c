@@ -20,16 +20,12 @@
  */
 #include "config.h"
 
-#include <execinfo.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ggml-cpu.h"
 #include "fault-alloc.h"
-#if defined(FAULT_ASAN)
-#include <sanitizer/lsan_interface.h>
-#endif
 #include "tap.h"
 
 enum { N_ROWS = 2, N_PER_ROW = 512 };
@@ -138,17 +134,6 @@ static void sweep(enum ggml_type t)
 
 int main(void)
 {
-    /* the unwinder that fault_arm warms up is loaded (dlopen) here with
-     * LeakSanitizer off: the dynamic linker's blocks are not the
-     * program's, and the allocator here hides their caller from it */
-    void *frame[1];
-#if defined(FAULT_ASAN)
-    __lsan_disable();
-#endif
-    backtrace(frame, 1);
-#if defined(FAULT_ASAN)
-    __lsan_enable();
-#endif
     tap_capture_log();
     make_inputs();
     static const enum ggml_type types[] = {
