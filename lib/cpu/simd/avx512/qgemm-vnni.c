@@ -56,7 +56,10 @@ static inline __m256i unsigned_q8_0(const block_q8_0 *b)
     return _mm256_xor_si256(_mm256_loadu_si256((const __m256i *) (const void *) b->qs), _mm256_set1_epi8((char) 0x80));
 }
 
-/* The 32 nibbles of a 4-bit block (element j in the low nibble of byte j, element j + 16 in its high one), in element order. */
+/*
+ * The 32 nibbles of a 4-bit block (element j in the low nibble of byte j,
+ * element j + 16 in its high one), in element order.
+ */
 static inline __m256i nibbles(const uint8_t qs[16])
 {
     const __m128i packed = _mm_loadu_si128((const __m128i *) (const void *) qs);
