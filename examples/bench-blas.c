@@ -10,8 +10,9 @@
  *       reads F32 operands in place, so the ratio should be close to 1.
  *   bench-blas sweep [n_threads]
  *       the CPU backend against the BLAS device (min_batch=1) for square
- *       weights of F32, F16 and Q4_0 and batches 1 to 256: the data
- *       behind the device's default min_batch.
+ *       weights of 1024 and 4096, types F32, F16, BF16, Q4_0, Q8_0, Q4_1,
+ *       Q4_K and Q6_K, and batches 1 to 2048: the data behind the
+ *       device's choice of products.
  *
  * The plugin is found as ggml_backend_blas_init finds it: from the build
  * tree, run with GGML_BACKEND_PATH=$PWD/lib/blas/.libs.  Built by
@@ -150,9 +151,10 @@ static int compare_with_sgemm(ggml_backend_t blas, int n_threads, int reps)
 
 static int sweep(ggml_backend_t blas, int n_threads)
 {
-    static const int sizes[] = { 256, 1024, 4096 };
-    static const int batches[] = { 1, 2, 4, 8, 16, 32, 64, 128, 256 };
-    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_Q4_0 };
+    static const int sizes[] = { 1024, 4096 };
+    static const int batches[] = { 1, 8, 32, 128, 512, 2048 };
+    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q4_0,
+                                            GGML_TYPE_Q8_0, GGML_TYPE_Q4_1, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K };
     ggml_backend_t cpu = ggml_backend_cpu_init();
     if (cpu == NULL)
         return 1;

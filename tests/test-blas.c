@@ -21,8 +21,10 @@
  *     CPU's own rounding of src1 (test-op-matmul's loose thresholds);
  *   - the whole block (rms_norm, softmax, add, silu and the products)
  *     through a scheduler {BLAS, CPU} against the CPU alone;
- *   - where the scheduler puts nodes, and how min_batch (params and
- *     GGML_BLAS_MIN_BATCH) changes it; the eval callback sees BLAS nodes;
+ *   - where the scheduler puts nodes: the measured defaults, how min_batch
+ *     (params and GGML_BLAS_MIN_BATCH) changes them, products the CPU
+ *     does in integer arithmetic never on BLAS; the eval callback sees
+ *     BLAS nodes;
  *   - error paths.
  */
 #include "config.h"
@@ -523,6 +525,14 @@ static void test_empty_sum(ggml_backend_t blas)
     ggml_free(ctx);
 }
 
+/* What the CPU backend tells the BLAS plugin about weights of type. */
+static bool cpu_multiplies_in_integers(enum ggml_type type)
+{
+    bool (*fn)(enum ggml_type) = (bool (*)(enum ggml_type)) ggml_backend_reg_get_proc_address(
+        ggml_backend_cpu_reg(), "ggml_backend_cpu_integer_products");
+    return fn != NULL && fn(type);
+}
+
 static void test_block(ggml_backend_t blas, ggml_backend_t cpu)
 {
     struct block b;
@@ -562,10 +572,12 @@ static void test_block(ggml_backend_t blas, ggml_backend_t cpu)
     struct seen seen = { .want = b.products[0] };
     ggml_backend_sched_set_eval_callback(sched, eval_cb, &seen);
     ok(ggml_backend_sched_graph_compute(sched, b.graph) == GGML_STATUS_SUCCESS, "block on {BLAS, CPU}");
-    int on_blas = 0;
-    for (int i = 0; i < b.n_products; i++)
+    int on_blas = 0, for_blas = 0;
+    for (int i = 0; i < b.n_products; i++) {
         on_blas += ggml_backend_sched_get_tensor_backend(sched, b.products[i]) == blas;
-    is_int(on_blas, b.n_products, "every product of the block ran on BLAS");
+        for_blas += !cpu_multiplies_in_integers(b.products[i]->src[0]->type);
+    }
+    is_int(on_blas, for_blas, "every product of the block ran on BLAS but those the CPU does in integers");
     is_ptr(ggml_backend_sched_get_tensor_backend(sched, b.out), cpu, "the final ADD ran on the CPU");
     ok(seen.asked && seen.observed, "the eval callback saw a BLAS product");
     double nmse = nmse_between(b.out, want);
@@ -595,25 +607,29 @@ static void test_block(ggml_backend_t blas, ggml_backend_t cpu)
 /* -------------------------------------------------------- the scheduler */
 
 struct placement {
-    ggml_backend_t f32, f16, vec, add;  /* where each node ran */
+    ggml_backend_t f32, f16, q8, vec, add;  /* where each node ran */
 };
 
-static bool place(ggml_backend_t blas, ggml_backend_t cpu, struct placement *p)
+/* Products of 256 x 256 weights with a batch of n columns and with one column, through {BLAS, CPU}. */
+static bool place(ggml_backend_t blas, ggml_backend_t cpu, int64_t n, struct placement *p)
 {
     struct ggml_context *ctx = new_context();
     struct ggml_tensor *w32 = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 256, 256);
     struct ggml_tensor *w16 = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, 256, 256);
+    struct ggml_tensor *w8 = ggml_new_tensor_2d(ctx, GGML_TYPE_Q8_0, 256, 256);
     ggml_backend_buffer_t weights = ggml_backend_alloc_ctx_tensors_from_buft(ctx, ggml_backend_cpu_buffer_type());
     ggml_backend_buffer_set_usage(weights, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
     optest_fill(w32, &seed, -1.0, 1.0);
     optest_fill(w16, &seed, -1.0, 1.0);
-    struct ggml_tensor *x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 256, 64);
+    optest_fill(w8, &seed, -1.0, 1.0);
+    struct ggml_tensor *x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 256, n);
     struct ggml_tensor *v = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 256, 1);
     ggml_set_input(x);
     ggml_set_input(v);
     struct ggml_tensor *y32 = ggml_mul_mat(ctx, w32, x), *y16 = ggml_mul_mat(ctx, w16, x);
+    struct ggml_tensor *y8 = ggml_mul_mat(ctx, w8, x);
     struct ggml_tensor *yv = ggml_mul_mat(ctx, w32, v);
-    struct ggml_tensor *sum = ggml_add(ctx, y32, y16);
+    struct ggml_tensor *sum = ggml_add(ctx, ggml_add(ctx, y32, y16), y8);
     struct ggml_cgraph *g = ggml_new_graph(ctx);
     ggml_build_forward_expand(g, sum);
     ggml_build_forward_expand(g, yv);
@@ -621,8 +637,8 @@ static bool place(ggml_backend_t blas, ggml_backend_t cpu, struct placement *p)
     ggml_backend_sched_t sched = ggml_backend_sched_new(both, NULL, 2, 256, false, true);
     bool good = ggml_backend_sched_alloc_graph(sched, g);
     if (good) {
-        float *data = malloc(256 * 64 * sizeof *data);
-        for (int i = 0; i < 256 * 64; i++)
+        float *data = malloc((size_t) n * 256 * sizeof *data);
+        for (int64_t i = 0; i < n * 256; i++)
             data[i] = (float) (i % 7) - 3.0f;
         ggml_backend_tensor_set(x, data, 0, ggml_nbytes(x));
         ggml_backend_tensor_set(v, data, 0, ggml_nbytes(v));
@@ -631,6 +647,7 @@ static bool place(ggml_backend_t blas, ggml_backend_t cpu, struct placement *p)
     }
     p->f32 = ggml_backend_sched_get_tensor_backend(sched, y32);
     p->f16 = ggml_backend_sched_get_tensor_backend(sched, y16);
+    p->q8 = ggml_backend_sched_get_tensor_backend(sched, y8);
     p->vec = ggml_backend_sched_get_tensor_backend(sched, yv);
     p->add = ggml_backend_sched_get_tensor_backend(sched, sum);
     ggml_backend_sched_free(sched);
@@ -642,39 +659,48 @@ static bool place(ggml_backend_t blas, ggml_backend_t cpu, struct placement *p)
 static void test_scheduler(ggml_backend_dev_t dev, ggml_backend_t cpu)
 {
     struct placement p;
+    const bool integer_q8 = cpu_multiplies_in_integers(GGML_TYPE_Q8_0);
     unsetenv("GGML_BLAS_MIN_BATCH");
     ggml_backend_t blas = ggml_backend_dev_init(dev, NULL);
-    ok(place(blas, cpu, &p), "scheduler {BLAS, CPU} computes the graph");
-    is_ptr(p.f32, blas, "a 256x256x64 F32 product goes to BLAS");
-    is_ptr(p.f16, blas, "and with F16 weights");
+    ok(place(blas, cpu, 64, &p), "scheduler {BLAS, CPU} computes the graph");
+    is_ptr(p.f32, cpu, "by default, a 256x256x64 F32 product stays on the CPU");
+    is_ptr(p.f16, cpu, "and with F16 weights");
     is_ptr(p.vec, cpu, "a matrix-vector product stays on the CPU");
     is_ptr(p.add, cpu, "ADD stays on the CPU");
+    ok(place(blas, cpu, 1024, &p), "the same with a batch of 1024");
+    is_ptr(p.f32, blas, "by default, a 256x256x1024 F32 product goes to BLAS");
+    is_ptr(p.f16, blas, "and with F16 weights");
+    is_ptr(p.q8, integer_q8 ? cpu : blas, "Q8_0 weights: %s", integer_q8 ? "CPU (integer products)" : "BLAS");
     ggml_backend_free(blas);
 
     blas = ggml_backend_dev_init(dev, "min_batch=128");
-    ok(place(blas, cpu, &p), "with min_batch=128");
+    ok(place(blas, cpu, 256, &p), "with min_batch=128");
+    is_ptr(p.f32, blas, "params min_batch=128 send a batch of 256 to BLAS");
+    is_ptr(p.f16, blas, "with F16 weights too (one threshold for every type)");
+    ok(place(blas, cpu, 64, &p), "with min_batch=128, a batch of 64");
     is_ptr(p.f32, cpu, "params min_batch=128 keep a batch of 64 on the CPU");
     ggml_backend_free(blas);
 
     blas = ggml_backend_dev_init(dev, "min_batch=1");
-    ok(place(blas, cpu, &p), "with min_batch=1");
+    ok(place(blas, cpu, 64, &p), "with min_batch=1");
     is_ptr(p.vec, blas, "params min_batch=1 send the matrix-vector product to BLAS");
+    is_ptr(p.q8, integer_q8 ? cpu : blas, "but Q8_0 weights to %s", integer_q8 ? "the CPU" : "BLAS");
     ggml_backend_free(blas);
 
     setenv("GGML_BLAS_MIN_BATCH", "100", 1);
     blas = ggml_backend_dev_init(dev, NULL);
-    ok(place(blas, cpu, &p), "with GGML_BLAS_MIN_BATCH=100");
+    ok(place(blas, cpu, 64, &p), "with GGML_BLAS_MIN_BATCH=100");
     is_ptr(p.f16, cpu, "GGML_BLAS_MIN_BATCH=100 keeps a batch of 64 on the CPU");
     ggml_backend_free(blas);
     blas = ggml_backend_dev_init(dev, "min_batch=64");
-    ok(place(blas, cpu, &p), "params over the environment");
+    ok(place(blas, cpu, 64, &p), "params over the environment");
     is_ptr(p.f16, blas, "params min_batch=64 win over GGML_BLAS_MIN_BATCH");
     ggml_backend_free(blas);
     unsetenv("GGML_BLAS_MIN_BATCH");
 
     blas = ggml_backend_dev_init(dev, NULL);
-    ok(place(blas, cpu, &p), "back to the default");
-    is_ptr(p.f32, blas, "the default sends the batch of 64 to BLAS again");
+    ok(place(blas, cpu, 64, &p), "back to the default");
+    is_ptr(p.f32, cpu, "the default keeps the batch of 64 on the CPU again");
     ggml_backend_free(blas);
     is_int(tap_log_errors(), 0, "no error logged by the scheduler tests");
 }
@@ -696,7 +722,7 @@ int main(void)
     test_backend_functions(dev);
     test_products(dev);
 
-    ggml_backend_t blas = ggml_backend_dev_init(dev, NULL);
+    ggml_backend_t blas = ggml_backend_dev_init(dev, "min_batch=1");
     ggml_backend_t cpu = ggml_backend_cpu_init();
     test_empty_sum(blas);
     test_block(blas, cpu);

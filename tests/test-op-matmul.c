@@ -661,7 +661,7 @@ static void test_out_prod(void)
 }
 
 /*
- * The 256-value formats (k_types): the dot path (N <= 3 columns) and the packed path, src1
+ * The 256-value formats (k_types): the dot path (few columns: how many depends on the type) and the packed path, src1
  * laid out in every way, broadcasting, K over several blocks.
  */
 static void test_mul_mat_k(void)
@@ -687,6 +687,9 @@ static void test_mul_mat_k(void)
             }
         const struct mm_case big = { ta, GGML_TYPE_F32, 1280, 67, 100, 1, 1, 1, 1, CONTIGUOUS, false };
         check_mul_mat(&big, &seed);
+        /* more columns than any type's dot products take: the packed path */
+        const struct mm_case wide = { ta, GGML_TYPE_F32, 512, 17, 200, 1, 1, 1, 1, CONTIGUOUS, false };
+        check_mul_mat(&wide, &seed);
         check_mul_mat_id(ta, 256, 31, 4, 2, 2, 5, false, &seed);
         check_mul_mat_id(ta, 512, 3, 6, 3, 1, 33, false, &seed);
         check_out_prod(ta, 256, 33, 31, 1, 1, 1, 1, false, &seed);

@@ -27,25 +27,39 @@
  * When a product is worth it (supports_op): MUL_MAT's batch N =
  * src1->ne[1], or OUT_PROD's summed length K, must be at least min_batch,
  * and the two other dimensions at least min(32, min_batch).  Below that
- * the product stays on the CPU backend.  graph_compute itself takes any
- * product of the right types and shapes, however small.
+ * the product stays on the CPU backend, and so do MUL_MATs whose weights
+ * the CPU backend multiplies in 8-bit integer arithmetic (it says which:
+ * "ggml_backend_cpu_integer_products" of the CPU registry), at any batch.
+ * graph_compute itself takes any product of the right types and shapes,
+ * however small.
  *
- * The default min_batch, 8, was measured on a 2-core x86-64 machine
- * (AVX-512, OpenBLAS 0.3.21 pthreads, 2 threads on both sides) with
- * `bench-blas sweep` (examples/bench-blas.c): the CPU backend's mul_mat
- * against this device, conversion of the weights included, for square
- * weights of 256, 1024 and 4096 and batches of 1 to 256.  CPU time over
- * BLAS time, weights 1024 / 4096:
- *             batch 1     2     4     8    16    32    64
- *   F32          0.37  0.52  2.15  2.44  3.49  3.10  3.79
- *                0.40  0.41  1.28  1.87  1.49  3.69  3.68
- *   F16          0.59  0.51  0.96  1.17  1.37  1.48  1.55
- *                0.62  0.62  1.19  1.36  1.49  1.36  2.41
- *   Q4_0         0.75  0.30  0.59  1.55  1.89  2.12  2.74
- *                0.41  0.52  1.54  1.71  1.60  2.59  3.55
- * F32 gains from a batch of 4, converted weights from 8; matrix-vector
- * products stay faster on the CPU.  (The machine was shared: single
- * figures vary by some 20%, the crossover did not move.)  The threshold is a property of the device,
+ * min_batch, unless set, is 512 for F32 and quantized weights and 1024
+ * for F16 and BF16 ones.  Measured on a 2-core x86-64 machine (AVX-512
+ * with VNNI and BF16, OpenBLAS 0.3.21 pthreads, 2 threads on both sides)
+ * with `bench-blas sweep` (examples/bench-blas.c): the CPU backend's
+ * mul_mat against this device, conversion of the weights included, for
+ * square weights of 1024 and 4096 and batches of 1 to 2048.  CPU time
+ * over BLAS time, weights 1024 / 4096 (the CPU's products of K-quants
+ * with up to 128 columns now take its dot products, faster than shown):
+ *             batch 8     32    128   512  2048
+ *   F32          0.45  0.75  1.84  1.14  1.08
+ *                0.57  0.76  0.90  1.08  1.23
+ *   F16          0.17  0.27  0.57  0.89  1.27
+ *                0.35  0.34  0.75  0.98  1.06
+ *   BF16         0.26  0.45  0.76  0.94  0.56
+ *                0.43  0.76  0.78  0.93  1.10
+ *   Q4_1         0.54  0.48  0.58  1.18  1.27
+ *                0.51  0.78  1.04  1.19  1.30
+ *   Q4_K         0.72  0.92  1.12  1.05  1.23
+ *                0.85  1.12  0.82  1.09  1.37
+ *   Q6_K         0.70  0.78  1.07  1.19  1.50
+ *                0.92  0.97  1.08  1.03  1.33
+ *   Q4_0, Q8_0   0.03 to 0.55 at every size and batch (integer tiles)
+ * The CPU's own tiles convert the weights panel by panel and reach
+ * sgemm's speed for F32, so BLAS gains only once the batch is large
+ * enough to pay for converting the whole weight matrix at once.  (The
+ * machine was shared: single figures vary by some 20%.)  An explicit
+ * min_batch applies to every type alike; it is a property of the device,
  * shared by its backends: GGML_BLAS_MIN_BATCH in the environment sets it
  * when the plugin loads and whenever a backend is created, and the params
  * "min_batch=N" of ggml_backend_dev_init set it, taking precedence.
@@ -86,13 +100,15 @@
 #include "ggml.h"
 #include "ggml-backend.h"
 #include "ggml-backend-impl.h"
+#include "ggml-cpu.h"
 
 #include "blas-guid.h"
 #include "team.h"
 
-/* Measured default (see the header comment), and the cap on the other
+/* Measured defaults (see the header comment), and the cap on the other
  * two dimensions' minimum. */
-#define DEFAULT_MIN_BATCH 8
+#define DEFAULT_MIN_BATCH      512
+#define DEFAULT_MIN_BATCH_HALF 1024   /* F16 and BF16 weights */
 #define MIN_OTHER_DIMS    32
 #define MAX_THREADS       512
 
@@ -126,7 +142,8 @@ static void blas_log(enum ggml_log_level level, const char *func, const char *fm
 
 /* ------------------------------------------------------- device settings */
 
-/* The device's threshold (see the header comment); -1 until first read. */
+/* The device's threshold (see the header comment): 0 for the measured
+ * defaults per type, -1 until first read. */
 static atomic_int device_min_batch = -1;
 
 /* Parses a whole decimal number in lo..hi; false when s is anything else. */
@@ -146,17 +163,17 @@ static bool parse_int(const char *s, size_t len, int lo, int hi, int *out)
     return true;
 }
 
-/* min_batch from the environment, or the default (a bad value is logged). */
+/* min_batch from the environment, or 0 for the defaults (a bad value is logged). */
 static int min_batch_from_env(const char *func)
 {
     const char *env = getenv(MIN_BATCH_ENV);
     int value;
     if (env == NULL || env[0] == '\0')
-        return DEFAULT_MIN_BATCH;
+        return 0;
     if (!parse_int(env, strlen(env), 1, INT_MAX, &value)) {
-        blas_log(GGML_LOG_LEVEL_WARN, func, "%s=%s is not a positive number: using %d", MIN_BATCH_ENV, env,
-                 DEFAULT_MIN_BATCH);
-        return DEFAULT_MIN_BATCH;
+        blas_log(GGML_LOG_LEVEL_WARN, func, "%s=%s is not a positive number: using the defaults", MIN_BATCH_ENV,
+                 env);
+        return 0;
     }
     return value;
 }
@@ -300,9 +317,24 @@ static bool product_computable(const struct ggml_tensor *node)
            (n <= 1 || node->nb[1] / sizeof(float) >= (size_t) m) && node->nb[1] / sizeof(float) <= INT_MAX;
 }
 
-/* Whether BLAS is worth it for the node (see the header comment). */
+/* The CPU backend's answer to "ggml_backend_cpu_integer_products", resolved once by blas_reg_get. */
+static bool (*cpu_integer_products)(enum ggml_type);
+
+static void find_cpu_integer_products(void)
+{
+    ggml_backend_reg_t cpu = ggml_backend_cpu_reg();
+    void *fn = cpu != NULL ? ggml_backend_reg_get_proc_address(cpu, "ggml_backend_cpu_integer_products") : NULL;
+    cpu_integer_products = (bool (*)(enum ggml_type)) fn;
+}
+
+/* Whether BLAS is worth it for the node, min_batch 0 meaning the defaults (see the header comment). */
 static bool product_worth_it(const struct ggml_tensor *node, int min_batch)
 {
+    const enum ggml_type type = node->src[0]->type;
+    if (node->op == GGML_OP_MUL_MAT && cpu_integer_products != NULL && cpu_integer_products(type))
+        return false;
+    if (min_batch == 0)
+        min_batch = type == GGML_TYPE_F16 || type == GGML_TYPE_BF16 ? DEFAULT_MIN_BATCH_HALF : DEFAULT_MIN_BATCH;
     const struct product p = product_of(node);
     const int64_t batch = node->op == GGML_OP_MUL_MAT ? p.n : p.k;
     const int64_t other = node->op == GGML_OP_MUL_MAT ? p.k : p.n;
@@ -826,6 +858,7 @@ static void describe_library(void)
 static ggml_backend_reg_t blas_reg_get(void)
 {
     describe_library();
+    find_cpu_integer_products();
     current_min_batch();
     return &blas_reg;
 }

@@ -379,6 +379,9 @@ static void *cpu_reg_get_proc_address(ggml_backend_reg_t reg, const char *name)
     /* this library's: size_t (*)(int n_threads, char *buf, size_t size), see ggml_numa_init(3) */
     if (strcmp(name, "ggml_backend_cpu_describe_placement") == 0)
         return (void *) ggml__cpu_describe_placement;
+    /* this library's: bool (*)(enum ggml_type), for the BLAS plugin */
+    if (strcmp(name, "ggml_backend_cpu_integer_products") == 0)
+        return (void *) ggml__cpu_integer_products;
     return NULL;
 }
 

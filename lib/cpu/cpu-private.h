@@ -105,6 +105,15 @@ void ggml__numa_free_pages(void *ptr, size_t size);
 size_t ggml__cpu_describe_placement(int n_threads, char *buf, size_t size);
 
 /*
+ * True when the running kernel level multiplies weights of type by
+ * columns in 8-bit integer arithmetic whatever the number of columns
+ * (ops/matmul.c; the BLAS plugin leaves those products to the CPU).
+ * Reached as "ggml_backend_cpu_integer_products" through the CPU
+ * registry's get_proc_address.
+ */
+bool ggml__cpu_integer_products(enum ggml_type type);
+
+/*
  * For MIRROR: where thread ith of pool reads tensor t's data, when t lives
  * in a replicated CPU buffer and the thread's node has its own copy; NULL
  * otherwise (read t->data).

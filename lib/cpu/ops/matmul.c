@@ -33,8 +33,9 @@
  * (kept in the level-2 cache and reused by every column of the panel); for
  * each gemm_nr columns it packs their KC values of B, every value repeated
  * gemm_lanes times (kept in the level-1 cache), and computes the tiles of
- * C with the level's gemm_tile kernel (lib/cpu/simd/kernels.h).  Products with very few columns (matrix times vector)
- * skip the packing and take dot products of A's rows instead, and so do
+ * C with the level's gemm_tile kernel (lib/cpu/simd/kernels.h).  Products with few columns (matrix times vector;
+ * up to dot_columns_max for types slow to convert) skip the packing and
+ * take dot products of A's rows instead, and so do
  * products of quantized weights where the level has an integer tile
  * (qgemm_tile: Q4_0, Q5_0, Q8_0 and IQ4_NL with AVX512_VNNI), whatever
  * their columns.
@@ -606,6 +607,42 @@ typedef void (*qgemm_tile_fn)(int nb, const void *a, size_t a_stride, int mr, co
  * more columns than the plain dot products take, weights of a type the
  * level has a qgemm_tile for (their vec_dot_type is Q8_0); else NULL.
  */
+/*
+ * Columns per batch up to which a product of weights of type takes dot
+ * products rather than converted tiles (types with an integer tile take
+ * them whatever their columns).  Converting a type whose blocks are slow
+ * to decode costs as much as many columns' dot products: these are the
+ * crossovers measured with `ggml-backend-bench --device CPU --op mul_mat`
+ * on 4096 x 4096 weights, 8 to 256 columns, 2 threads, AVX-512 level
+ * (the two paths' times in ms at 8 and 64 columns, tiles / dots):
+ *   Q4_K 23.9/2.2  34.3/20.3     Q6_K 38.2/3.3  49.2/16.6
+ *   Q5_K 20.6/2.9  29.6/22.0     Q2_K 28.2/21.0 at 48
+ *   TQ2_0 18.3/4.4 (16)  37.3/39.0 (128)   TQ1_0 12.6/3.7  28.5/26.5
+ *   IQ3_XXS 68.6/11.4  78.2/79.5   IQ3_S 60.1/64.1 at 48
+ *   Q1_0 45.5/8.7  52.7/59.3       IQ2_S 51.8/29.3 at 24, 60.9/109.8
+ *   Q4_1 9.0/6.5 at 16, 17.6/18.9 at 32   Q5_1 21.6/35.8 at 48
+ *   Q3_K 28.3/13.2  33.3/42.6 at 24
+ *   IQ4_XS, MXFP4, NVFP4 and the float types: tiles from 16 columns
+ *   on (10.3/13.0, 11.3/16.0, 15.7/36.6 at 16 or 24).
+ * IQ2_XXS, IQ2_XS, IQ1_S and IQ1_M, which the bench cannot quantize
+ * (they need importance weights), are given IQ2_S's crossover.
+ */
+static int64_t dot_columns_max(enum ggml_type type)
+{
+    switch (type) {
+    case GGML_TYPE_Q4_K: case GGML_TYPE_Q6_K:  return 128;
+    case GGML_TYPE_TQ2_0:                       return 96;
+    case GGML_TYPE_Q5_K: case GGML_TYPE_Q2_K:
+    case GGML_TYPE_TQ1_0: case GGML_TYPE_IQ3_XXS: return 64;
+    case GGML_TYPE_IQ3_S: case GGML_TYPE_Q1_0: return 40;
+    case GGML_TYPE_IQ2_XXS: case GGML_TYPE_IQ2_XS: case GGML_TYPE_IQ2_S:
+    case GGML_TYPE_IQ1_S: case GGML_TYPE_IQ1_M:  return 32;
+    case GGML_TYPE_Q5_1:                        return 24;
+    case GGML_TYPE_Q4_1: case GGML_TYPE_Q3_K:  return 16;
+    default:                                    return GEMV_COLS;
+    }
+}
+
 static qgemm_tile_fn qgemm_tile_for(const struct ggml_tensor *dst)
 {
     const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
@@ -614,10 +651,15 @@ static qgemm_tile_fn qgemm_tile_for(const struct ggml_tensor *dst)
     return ggml__kernels()->qgemm_tile[a->type];
 }
 
+bool ggml__cpu_integer_products(enum ggml_type type)
+{
+    return (unsigned) type < GGML_TYPE_COUNT && ggml__kernels()->qgemm_tile[type] != NULL;
+}
+
 static bool use_dot_products(const struct ggml_tensor *dst)
 {
     const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
-    return (b->ne[1] <= GEMV_COLS || qgemm_tile_for(dst) != NULL) && a->ne[0] <= INT32_MAX;
+    return (b->ne[1] <= dot_columns_max(a->type) || qgemm_tile_for(dst) != NULL) && a->ne[0] <= INT32_MAX;
 }
 
 /* True when src1's rows can be passed to the dot products as they are. */
@@ -749,17 +791,15 @@ static void dots_for_outputs(const struct ggml__compute_params *params, struct g
         const int64_t m_end = f1 - bt * M < M ? f1 - bt * M : M;
         const int64_t i12 = bt % b->ne[2], i13 = bt / b->ne[2];
         const struct operand op = mul_mat_operand(a, b, i12, i13);
-        const char *brow[GEMV_COLS];
-        float *crow[GEMV_COLS];
-        for (int64_t j = 0; j < N; j++) {
-            brow[j] = encoded_row(er, j + b->ne[1] * (i12 + b->ne[2] * i13));
-            crow[j] = (float *) (void *) ((char *) dst->data + j * dst->nb[1] + i12 * dst->nb[2] + i13 * dst->nb[3]);
-        }
         /* blocks of rows, read from cache for the other columns */
         for (int64_t m = m_begin; m < m_end; m += 16) {
             const int64_t m_stop = m_end - m < 16 ? m_end : m + 16;
-            for (int64_t j = 0; j < N; j++)
-                dots_for_rows(params->kernels, a->type, K, op.data, op.stride, m, m_stop, brow[j], crow[j]);
+            for (int64_t j = 0; j < N; j++) {
+                const char *brow = encoded_row(er, j + b->ne[1] * (i12 + b->ne[2] * i13));
+                float *crow = (float *) (void *) ((char *) dst->data + j * dst->nb[1] + i12 * dst->nb[2] +
+                                                  i13 * dst->nb[3]);
+                dots_for_rows(params->kernels, a->type, K, op.data, op.stride, m, m_stop, brow, crow);
+            }
         }
         f = bt * M + m_end;
     }
