@@ -58,6 +58,7 @@ libggml_backend_core_la_SOURCES = \
 	lib/sched.c \
 	lib/meta.c \
 	lib/cpu/buffer.c \
+	lib/cpu/repack.c \
 	lib/cpu/cpu-private.h \
 	lib/cpu/threadpool.c \
 	lib/cpu/numa.c \
@@ -81,6 +82,7 @@ libggml_backend_core_la_SOURCES = \
 	lib/cpu/simd/vmath-template.h \
 	lib/cpu/simd/transpose-tiles.h \
 	lib/cpu/simd/prefetch-rows.h \
+	lib/cpu/simd/packed-rows.h \
 	lib/cpu/simd/table.c \
 	lib/cpu/simd/generic/generic.h \
 	lib/cpu/simd/generic/lanes.h \
@@ -97,6 +99,7 @@ libggml_backend_core_la_SOURCES = \
 	lib/cpu/simd/generic/rows.c \
 	lib/cpu/simd/generic/transpose.c \
 	lib/cpu/simd/generic/gemm.c \
+	lib/cpu/simd/generic/qgemm.c \
 	lib/ops-binary.c \
 	lib/ops-unary.c \
 	lib/ops-reduce.c \

@@ -60,6 +60,7 @@ tap_test_programs = \
 	tests/test-op-unary \
 	tests/test-op-reduce \
 	tests/test-op-matmul \
+	tests/test-op-repack \
 	tests/test-op-rows \
 	tests/test-op-rope \
 	tests/test-op-attention \

@@ -1441,6 +1441,111 @@ static void check_qgemm_tile(const struct ggml__cpu_kernels *k)
     }
 }
 
+/*
+ * qgemm_packed_tile: 16 rows interleaved as packed-rows.h documents (the
+ * layout written here from that description) against a double sum of
+ * the codes, and bit for bit against the generic entry.
+ */
+static void check_qgemm_packed_tile(const struct ggml__cpu_kernels *k, const struct ggml__cpu_kernels *generic)
+{
+    static const int nbs[] = { 1, 3, 64 };
+    enum { ROWS = GGML__QGEMM_ROWS, COLS = GGML__QGEMM_COLS, MAX_NB = 64 };
+    for (int t = 0; t < GGML_TYPE_COUNT; t++) {
+        if (k->qgemm_packed_tile[t] == NULL && generic->qgemm_packed_tile[t] == NULL)
+            continue;
+        const size_t bsize = ggml_type_size((enum ggml_type) t);
+        bool all_ok = k->qgemm_packed_tile[t] != NULL && generic->qgemm_packed_tile[t] != NULL &&
+                      (t == GGML_TYPE_Q8_0 || t == GGML_TYPE_Q4_0 || t == GGML_TYPE_IQ4_NL);
+        double worst = 0.0;
+        uint8_t *rows = malloc(ROWS * MAX_NB * bsize), *group = malloc(ROWS * MAX_NB * bsize);
+        block_q8_0 *col = malloc(COLS * MAX_NB * sizeof *col);
+        float *cd = malloc(COLS * MAX_NB * sizeof *cd);
+        int32_t *csum = malloc(COLS * MAX_NB * sizeof *csum);
+        for (size_t ni = 0; all_ok && ni < sizeof nbs / sizeof nbs[0]; ni++)
+            for (int shape = 0; shape < 4; shape++) {
+                const int nb = nbs[ni], mr = shape < 2 ? ROWS : 1 + (int) (rng_u32() % ROWS);
+                const int nr = shape % 2 ? COLS : 1 + (int) (rng_u32() % COLS);
+                for (size_t i = 0; i < ROWS * (size_t) nb * bsize; i++)
+                    rows[i] = (uint8_t) rng_u32();
+                for (int r = 0; r < ROWS; r++)
+                    for (int b = 0; b < nb; b++) {
+                        const ggml_fp16_t d = ggml_fp32_to_fp16((0.01f + rng_unit()) * (rng_u32() & 1 ? 1 : -1));
+                        memcpy(rows + ((size_t) r * nb + b) * bsize, &d, sizeof d);
+                    }
+                /* the group: per block, 16 scales, then word w of row r at 32 + 4 (16 w + r) */
+                for (int b = 0; b < nb; b++)
+                    for (int r = 0; r < ROWS; r++) {
+                        const uint8_t *blk = rows + ((size_t) r * nb + b) * bsize;
+                        uint8_t *g = group + (size_t) b * ROWS * bsize;
+                        memcpy(g + 2 * r, blk, 2);
+                        for (size_t w = 0; w < (bsize - 2) / 4; w++)
+                            memcpy(g + 2 * ROWS + 4 * (ROWS * w + (size_t) r), blk + 2 + 4 * w, 4);
+                    }
+                struct ggml__qcolumn cols[COLS];
+                for (int j = 0; j < COLS; j++) {
+                    for (int b = 0; b < nb; b++) {
+                        block_q8_0 *q = &col[j * MAX_NB + b];
+                        q->d = ggml_fp32_to_fp16(0.01f + rng_unit());
+                        cd[j * MAX_NB + b] = ggml_fp16_to_fp32(q->d);
+                        int32_t sum = 0;
+                        for (int i = 0; i < 32; i++)
+                            sum += q->qs[i] = (int8_t) rng_u32();
+                        csum[j * MAX_NB + b] = sum;
+                    }
+                    cols[j] = (struct ggml__qcolumn) { &col[j * MAX_NB], &cd[j * MAX_NB], &csum[j * MAX_NB] };
+                }
+                float got[COLS][ROWS + 2], want[COLS][ROWS + 2], *c[COLS], *cw[COLS];
+                for (int j = 0; j < COLS; j++) {
+                    for (int i = 0; i < ROWS + 2; i++)
+                        got[j][i] = want[j][i] = -7.0f;
+                    c[j] = got[j] + 1;
+                    cw[j] = want[j] + 1;
+                }
+                k->qgemm_packed_tile[t](nb, group, 0, mr, cols, nr, c);
+                generic->qgemm_packed_tile[t](nb, group, 0, mr, cols, nr, cw);
+                for (int j = 0; j < COLS; j++)
+                    for (int r = -1; r <= ROWS; r++) {
+                        if (memcmp(&c[j][r], &cw[j][r], sizeof(float)) != 0) {
+                            all_ok = false;
+                            tap_diag("%s nb %d, %d x %d: c(%d, %d) = %.9g, generic %.9g",
+                                     ggml_type_name((enum ggml_type) t), nb, mr, nr, r, j, c[j][r], cw[j][r]);
+                        }
+                        if (j >= nr || r < 0 || r >= mr) {
+                            all_ok = all_ok && c[j][r] == -7.0f;
+                            continue;
+                        }
+                        double ref = 0.0, mag = 0.0;
+                        for (int b = 0; b < nb; b++) {
+                            const uint8_t *blk = rows + ((size_t) r * nb + b) * bsize;
+                            ggml_fp16_t dh;
+                            memcpy(&dh, blk, sizeof dh);
+                            const double scale = (double) ggml_fp16_to_fp32(dh) * cd[j * MAX_NB + b];
+                            long isum = 0, iabs = 0;
+                            for (int i = 0; i < 32; i++) {
+                                const long p = (long) block_weight((enum ggml_type) t, blk, i) *
+                                               col[j * MAX_NB + b].qs[i];
+                                isum += p;
+                                iabs += p < 0 ? -p : p;
+                            }
+                            ref += scale * (double) isum;
+                            mag += fabs(scale) * (double) iabs;
+                        }
+                        const double err = fabs(c[j][r] - ref), bound = 1e-5 * mag;
+                        worst = bound > 0 && err / bound > worst ? err / bound : worst;
+                        all_ok = all_ok && err <= bound;
+                    }
+            }
+        free(rows);
+        free(group);
+        free(col);
+        free(cd);
+        free(csum);
+        ok(all_ok, "%s: packed qgemm tile %s, full and partial tiles, 1..64 blocks, the generic floats bit for bit, "
+           "within 1e-5 of |products| (worst %.3f of the bound), nothing outside written",
+           ggml__isa_name(k->level), ggml_type_name((enum ggml_type) t), worst);
+    }
+}
+
 /* Every entry of the table of level l for a CPU with caps. */
 static void check_level(enum ggml__isa l, const struct ggml__isa_caps *caps, const struct ggml__cpu_kernels *generic)
 {
@@ -1457,6 +1562,7 @@ static void check_level(enum ggml__isa l, const struct ggml__isa_caps *caps, con
     check_transpose(&k);
     check_gemm_tile(&k);
     check_qgemm_tile(&k);
+    check_qgemm_packed_tile(&k, generic);
 }
 
 int main(void)
@@ -1476,6 +1582,7 @@ int main(void)
     check_transpose(&generic);
     check_gemm_tile(&generic);
     check_qgemm_tile(&generic);
+    check_qgemm_packed_tile(&generic, &generic);
 
     for (int level = GGML__ISA_GENERIC + 1; level < GGML__ISA_COUNT; level++) {
         const enum ggml__isa l = (enum ggml__isa) level;

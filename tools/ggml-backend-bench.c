@@ -63,7 +63,7 @@
 #define STRINGIFY_(x) #x
 #define STRINGIFY(x)  STRINGIFY_(x)
 
-/* The block's dimensions: a small llama-style model, prompt of T tokens. */
+/* The block's dimensions: a small llama-style model, prompt of T tokens (N_TOKENS unless --tokens). */
 #define N_EMBD    1024
 #define N_HEAD    16
 #define N_HEAD_KV 4
@@ -102,6 +102,7 @@ struct options {
     int n_shapes;
     int n_threads;
     int reps;
+    int n_tokens;   /* the block's tokens */
     const char *devices[MAX_DEVICES];
     int n_devices;
     bool compare_blas, compare_stream;
@@ -186,6 +187,7 @@ static void progress(int done, int total, const char *what)
 struct config {
     char label[64];
     ggml_backend_dev_t dev;   /* the device in front (the CPU for CPU alone) */
+    ggml_backend_buffer_type_t wbuft;   /* the weights' buffer type; NULL: the device's */
 };
 
 static void set_threads(ggml_backend_t backend, int n_threads)
@@ -222,6 +224,19 @@ static int list_configs(const struct options *o, struct config *configs, int max
     if (cpu != NULL && selected(o, ggml_backend_dev_name(cpu))) {
         configs[n].dev = cpu;
         snprintf(configs[n].label, sizeof configs[n].label, "%s", ggml_backend_dev_name(cpu));
+        n++;
+    }
+    /* the CPU alone with its weights in one of the device's extra buffer types (CPU_REPACK) */
+    typedef ggml_backend_buffer_type_t *(*extra_bufts_fn)(ggml_backend_dev_t);
+    ggml_backend_reg_t reg = cpu != NULL ? ggml_backend_dev_backend_reg(cpu) : NULL;
+    extra_bufts_fn extra =
+        reg != NULL ? (extra_bufts_fn) ggml_backend_reg_get_proc_address(reg, "ggml_backend_dev_get_extra_bufts") : NULL;
+    for (ggml_backend_buffer_type_t *b = extra != NULL ? extra(cpu) : NULL; b != NULL && *b != NULL && n < max; b++) {
+        if (!selected(o, ggml_backend_buft_name(*b)))
+            continue;
+        configs[n].dev = cpu;
+        configs[n].wbuft = *b;
+        snprintf(configs[n].label, sizeof configs[n].label, "%s", ggml_backend_buft_name(*b));
         n++;
     }
     return n;
@@ -292,9 +307,9 @@ static double product_flop(const struct ggml_tensor *w, int64_t n)
 
 /* The block's graph; false when a constructor failed (logged). */
 static bool build_block(struct run *r, struct weight_cache *cache, enum ggml_type type, bool flash,
-                        ggml_backend_buffer_type_t wbuft)
+                        ggml_backend_buffer_type_t wbuft, int n_tokens)
 {
-    const int T = N_TOKENS, n_kv_embd = N_HEAD_KV * HEAD_DIM;
+    const int T = n_tokens, n_kv_embd = N_HEAD_KV * HEAD_DIM;
     struct ggml_init_params wp = { 16 * ggml_tensor_overhead(), NULL, true };
     r->wctx = ggml_init(wp);
     if (r->wctx == NULL)
@@ -843,7 +858,9 @@ static void usage(FILE *out)
             "                     (default: 2048x512x2048, 4096x4096x32, 4096x4096x1)\n"
             "  --threads N        threads of every backend and reference (default: online CPUs)\n"
             "  --reps N           timed repetitions after one warm-up; the best counts (default: 3)\n"
-            "  --device LIST      devices to run on: D runs D+CPU, CPU runs the CPU alone\n"
+            "  --tokens N         tokens of the block workloads, 1..4096 (default: " STRINGIFY(N_TOKENS) ")\n"
+            "  --device LIST      devices to run on: D runs D+CPU, CPU runs the CPU alone,\n"
+            "                     CPU_REPACK the CPU alone, weights in that buffer type\n"
             "  --numa STRATEGY    ggml_numa_init(STRATEGY) first: disabled, distribute, isolate,\n"
             "                     numactl or mirror (default: not called)\n"
             "  --compare-blas     ratio against cblas_sgemm of each mul_mat shape\n"
@@ -955,7 +972,7 @@ static int parse_options(int argc, char **argv, struct options *o)
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *value = NULL, *bad = NULL;
         static const char *const with_value[] = { "--op", "--type", "--shape", "--threads", "--reps", "--device",
-                                                    "--numa" };
+                                                    "--numa", "--tokens" };
         for (size_t j = 0; j < sizeof with_value / sizeof with_value[0]; j++) {
             size_t len = strlen(with_value[j]);
             if (strncmp(arg, with_value[j], len) == 0 && (arg[len] == '\0' || arg[len] == '=')) {
@@ -986,6 +1003,10 @@ static int parse_options(int argc, char **argv, struct options *o)
             if (!tool_parse_int(value, 1, GGML_MAX_N_THREADS, &v))
                 return bad_usage("bad thread count (1.." STRINGIFY(GGML_MAX_N_THREADS) ")", value);
             o->n_threads = (int) v;
+        } else if (strcmp(arg, "--tokens") == 0) {
+            if (!tool_parse_int(value, 1, 4096, &v))
+                return bad_usage("bad token count (1..4096)", value);
+            o->n_tokens = (int) v;
         } else if (strcmp(arg, "--reps") == 0) {
             if (!tool_parse_int(value, 1, 100000, &v))
                 return bad_usage("bad repetition count", value);
@@ -1029,7 +1050,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 
 int main(int argc, char **argv)
 {
-    struct options o = { .n_threads = default_threads(), .reps = 3, .numa = GGML_NUMA_STRATEGY_COUNT };
+    struct options o = { .n_threads = default_threads(), .reps = 3, .n_tokens = N_TOKENS,
+                         .numa = GGML_NUMA_STRATEGY_COUNT };
     int status = parse_options(argc, argv, &o);
     if (status >= 0)
         return status;
@@ -1041,8 +1063,9 @@ int main(int argc, char **argv)
         ggml_numa_init(o.numa); /* before any backend, pool or buffer exists */
     ggml_backend_load_all();
 
-    struct config configs[MAX_DEVICES + 1];
-    const int n_configs = list_configs(&o, configs, MAX_DEVICES + 1);
+    struct config configs[MAX_DEVICES + 4];
+    memset(configs, 0, sizeof configs);
+    const int n_configs = list_configs(&o, configs, MAX_DEVICES + 4);
     if (n_configs == 0) {
         fprintf(stderr, PROGRAM ": no device matches --device");
         for (int i = 0; i < o.n_devices; i++)
@@ -1102,7 +1125,7 @@ int main(int argc, char **argv)
                     else if (op == OP_DISPATCH)
                         snprintf(row->workload, sizeof row->workload, "dispatch %d nodes", DISPATCH_NODES);
                     else
-                        snprintf(row->workload, sizeof row->workload, "%s T=%d", op_names[op], N_TOKENS);
+                        snprintf(row->workload, sizeof row->workload, "%s T=%d", op_names[op], o.n_tokens);
                     row->type = type_label(op == OP_DISPATCH ? GGML_TYPE_F32 : (enum ggml_type) t);
                     memcpy(row->device, configs[c].label, sizeof row->device);
                     char what[160];
@@ -1110,10 +1133,12 @@ int main(int argc, char **argv)
                     progress(done++, total, what);
 
                     struct run run = { 0 };
-                    ggml_backend_buffer_type_t wbuft = ggml_backend_dev_buffer_type(configs[c].dev);
+                    ggml_backend_buffer_type_t wbuft =
+                        configs[c].wbuft != NULL ? configs[c].wbuft : ggml_backend_dev_buffer_type(configs[c].dev);
                     bool built = op == OP_MUL_MAT    ? build_mul_mat(&run, &cache, (enum ggml_type) t, o.shapes[s], wbuft)
                                  : op == OP_DISPATCH ? build_dispatch(&run)
-                                                     : build_block(&run, &cache, (enum ggml_type) t, op == OP_BLOCK_FA, wbuft);
+                                                     : build_block(&run, &cache, (enum ggml_type) t, op == OP_BLOCK_FA, wbuft,
+                                                                   o.n_tokens);
                     row->seconds = built ? time_run(&run, &configs[c], o.n_threads, o.reps) : NAN;
                     row->flop = run.flop;
                     row->bytes = run.bytes;

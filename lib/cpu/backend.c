@@ -289,7 +289,7 @@ static ggml_backend_buffer_t cpu_dev_buffer_from_host_ptr(ggml_backend_dev_t dev
     return ggml_backend_cpu_buffer_from_ptr(ptr, size);
 }
 
-/* Host memory only: every source must be readable by the CPU. */
+/* Host memory, or CPU_REPACK buffers as far as their packed tensors allow. */
 static bool cpu_dev_supports_op(ggml_backend_dev_t dev, const struct ggml_tensor *op)
 {
     (void) dev;
@@ -298,16 +298,16 @@ static bool cpu_dev_supports_op(ggml_backend_dev_t dev, const struct ggml_tensor
         if (src == NULL)
             continue;
         ggml_backend_buffer_t buffer = src->view_src ? src->view_src->buffer : src->buffer;
-        if (buffer != NULL && !ggml_backend_buft_is_host(buffer->buft))
+        if (buffer != NULL && !ggml_backend_buft_is_host(buffer->buft) && !ggml__cpu_is_repack_buft(buffer->buft))
             return false;
     }
-    return ggml__cpu_supports(op);
+    return ggml__cpu_repack_allows(op) && ggml__cpu_supports(op);
 }
 
 static bool cpu_dev_supports_buft(ggml_backend_dev_t dev, ggml_backend_buffer_type_t buft)
 {
     (void) dev;
-    return ggml_backend_buft_is_host(buft);
+    return ggml_backend_buft_is_host(buft) || ggml__cpu_is_repack_buft(buft);
 }
 
 static struct ggml_backend_reg cpu_reg;
@@ -379,6 +379,8 @@ static void *cpu_reg_get_proc_address(ggml_backend_reg_t reg, const char *name)
     /* this library's: size_t (*)(int n_threads, char *buf, size_t size), see ggml_numa_init(3) */
     if (strcmp(name, "ggml_backend_cpu_describe_placement") == 0)
         return (void *) ggml__cpu_describe_placement;
+    if (strcmp(name, "ggml_backend_dev_get_extra_bufts") == 0)
+        return (void *) ggml__cpu_extra_bufts;
     /* this library's: bool (*)(enum ggml_type), for the BLAS plugin */
     if (strcmp(name, "ggml_backend_cpu_integer_products") == 0)
         return (void *) ggml__cpu_integer_products;

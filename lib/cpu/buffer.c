@@ -98,13 +98,17 @@ static void cpu_buffer_memset_tensor(ggml_backend_buffer_t buffer, struct ggml_t
         memset((char *) b->copies[i] + at, value, size);
 }
 
+void ggml__cpu_buffer_write(ggml_backend_buffer_t buffer, size_t at, const void *data, size_t size)
+{
+    const struct cpu_buffer *b = buffer->context;
+    for (int i = 0; i < b->n_copies; i++)
+        memcpy((char *) b->copies[i] + at, data, size);
+}
+
 static void cpu_buffer_set_tensor(ggml_backend_buffer_t buffer, struct ggml_tensor *tensor,
                                   const void *data, size_t offset, size_t size)
 {
-    const struct cpu_buffer *b = buffer->context;
-    const size_t at = offset_in_buffer(buffer, tensor) + offset;
-    for (int i = 0; i < b->n_copies; i++)
-        memcpy((char *) b->copies[i] + at, data, size);
+    ggml__cpu_buffer_write(buffer, offset_in_buffer(buffer, tensor) + offset, data, size);
 }
 
 static void cpu_buffer_get_tensor(ggml_backend_buffer_t buffer, const struct ggml_tensor *tensor,
@@ -197,7 +201,8 @@ static ggml_backend_buffer_t wrap_memory(ggml_backend_buffer_type_t buft, struct
  * buffer of GGML__HUGE_PAGE_BYTES or more is asked to sit on huge pages
  * (cpu-private.h).
  */
-static ggml_backend_buffer_t cpu_buft_alloc_buffer(ggml_backend_buffer_type_t buft, size_t size)
+ggml_backend_buffer_t ggml__cpu_buffer_alloc(ggml_backend_buffer_type_t buft, struct ggml_backend_buffer_i iface,
+                                             size_t size)
 {
     /* padded so that the last tensor may be read a full vector at a time */
     if (size > PTRDIFF_MAX - CPU_BUFFER_ALIGNMENT)
@@ -210,13 +215,23 @@ static ggml_backend_buffer_t cpu_buft_alloc_buffer(ggml_backend_buffer_type_t bu
         if (posix_memalign(&data, alignment, padded) != 0)
             return NULL;
         ggml__advise_huge_pages(data, padded);
-        return wrap_memory(buft, cpu_buffer_iface, data, size, padded, CPU_MEMORY_HEAP);
+        return wrap_memory(buft, iface, data, size, padded, CPU_MEMORY_HEAP);
     }
     void *pages = ggml__numa_alloc_pages(padded);
     if (pages == NULL)
         return NULL;
     ggml__numa_place_memory(pages, padded, ggml__numa_plan_buffer(layout, GGML_BACKEND_BUFFER_USAGE_ANY), false);
-    return wrap_memory(buft, cpu_buffer_iface, pages, size, padded, CPU_MEMORY_PAGES);
+    return wrap_memory(buft, iface, pages, size, padded, CPU_MEMORY_PAGES);
+}
+
+static ggml_backend_buffer_t cpu_buft_alloc_buffer(ggml_backend_buffer_type_t buft, size_t size)
+{
+    return ggml__cpu_buffer_alloc(buft, cpu_buffer_iface, size);
+}
+
+struct ggml_backend_buffer_i ggml__cpu_buffer_iface(void)
+{
+    return cpu_buffer_iface;
 }
 
 /* MIRROR: one copy per node of the layout, refreshed from copies[0] when

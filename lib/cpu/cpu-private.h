@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <stdbool.h>
 
+#include "ggml-backend-impl.h"
 #include "ggml-cpu.h"
 #include "ggml-impl.h"
 #include "fp16-impl.h"
@@ -112,6 +113,30 @@ size_t ggml__cpu_describe_placement(int n_threads, char *buf, size_t size);
  * registry's get_proc_address.
  */
 bool ggml__cpu_integer_products(enum ggml_type type);
+
+/*
+ * CPU buffers with another interface (repack.c): new memory placed as
+ * the CPU buffer type places it, the CPU buffer's own interface, and a
+ * write of size bytes at byte at of the buffer into every per-node copy.
+ */
+ggml_backend_buffer_t ggml__cpu_buffer_alloc(ggml_backend_buffer_type_t buft, struct ggml_backend_buffer_i iface,
+                                             size_t size);
+struct ggml_backend_buffer_i ggml__cpu_buffer_iface(void);
+void ggml__cpu_buffer_write(ggml_backend_buffer_t buffer, size_t at, const void *data, size_t size);
+
+/*
+ * The "CPU_REPACK" buffer type (repack.c).  would_pack: t is stored
+ * interleaved when placed in such a buffer; tensor_packed: t is (its
+ * data is in the interleaved layout); repack_allows: op touches no
+ * packed data other than as MUL_MAT's src0; extra_bufts: the device's
+ * "ggml_backend_dev_get_extra_bufts" (the repack type when the kernel
+ * level has integer tiles).
+ */
+bool ggml__cpu_would_pack(const struct ggml_tensor *t);
+bool ggml__cpu_tensor_packed(const struct ggml_tensor *t);
+bool ggml__cpu_is_repack_buft(ggml_backend_buffer_type_t buft);
+bool ggml__cpu_repack_allows(const struct ggml_tensor *op);
+ggml_backend_buffer_type_t *ggml__cpu_extra_bufts(ggml_backend_dev_t dev);
 
 /*
  * For MIRROR: where thread ith of pool reads tensor t's data, when t lives

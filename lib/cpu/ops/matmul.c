@@ -38,7 +38,8 @@
  * take dot products of A's rows instead, and so do
  * products of quantized weights where the level has an integer tile
  * (qgemm_tile: Q4_0, Q5_0, Q8_0 and IQ4_NL with AVX512_VNNI), whatever
- * their columns.
+ * their columns, and weights stored interleaved for the integer tiles
+ * (CPU_REPACK buffers, cpu/repack.c: qgemm_packed_tile, every level).
  *
  * Reference path (use_ref).  Plain loops: every output element is a dot
  * product in double of a converted row of A with b_j.
@@ -647,6 +648,8 @@ static int64_t dot_columns_max(enum ggml_type type)
 static qgemm_tile_fn qgemm_tile_for(const struct ggml_tensor *dst)
 {
     const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
+    if (ggml__cpu_tensor_packed(a))
+        return ggml__kernels()->qgemm_packed_tile[a->type];
     if (b->ne[1] <= GEMV_COLS || a->ne[0] > INT32_MAX)
         return NULL;
     return ggml__kernels()->qgemm_tile[a->type];
@@ -657,9 +660,12 @@ bool ggml__cpu_integer_products(enum ggml_type type)
     return (unsigned) type < GGML_TYPE_COUNT && ggml__kernels()->qgemm_tile[type] != NULL;
 }
 
+/* Weights packed for the integer tiles (CPU_REPACK buffers) are read by them only, whatever the columns. */
 static bool use_dot_products(const struct ggml_tensor *dst)
 {
     const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
+    if (ggml__cpu_tensor_packed(a))
+        return true;
     return (b->ne[1] <= dot_columns_max(a->type) || qgemm_tile_for(dst) != NULL) && a->ne[0] <= INT32_MAX;
 }
 
@@ -982,7 +988,8 @@ static void mul_mat_kernel(const struct ggml__compute_params *params, struct ggm
         }
         return;
     }
-    if (!params->use_ref && use_dot_products(dst)) {
+    /* packed weights: the tiles, bit for bit the same at every level, serve as reference too */
+    if ((!params->use_ref || ggml__cpu_tensor_packed(a)) && use_dot_products(dst)) {
         mul_mat_by_dots(params, dst);
         return;
     }

@@ -11,6 +11,7 @@
  *                      for the vector levels' widths (each level's vmath.h)
  *   transpose-tiles.h  the cache tiles of the vector levels' transposes
  *   prefetch-rows.h    software prefetch of the rows after a vec_dot_rows call
+ *   packed-rows.h      the interleaved weight rows of the integer tiles
  *   generic/           portable C: the fallback, and what every level is
  *                      tested against (compiled with the library's flags)
  *   avx2/              x86-64 with AVX2, FMA and F16C (-mavx2 -mfma -mf16c)
@@ -144,6 +145,18 @@ struct ggml__cpu_kernels {
      */
     void (*qgemm_tile[GGML_TYPE_COUNT])(int nb, const void *a, size_t a_stride, int mr,
                                         const struct ggml__qcolumn *cols, int nr, float *const *c);
+
+    /*
+     * qgemm_packed_tile[t]: qgemm_tile for GGML__QGEMM_ROWS rows stored
+     * interleaved (packed-rows.h: "CPU_REPACK" buffers), group at a
+     * (a_stride unused).  Present at every level for the types
+     * packed-rows.h packs (the generic entry is portable C); every level
+     * gives the generic level's floats bit for bit: per block, the exact
+     * integer sum converted, times d_j[b], then one fused multiply-add
+     * by d_t(r, b) into c[j][r].
+     */
+    void (*qgemm_packed_tile[GGML_TYPE_COUNT])(int nb, const void *a, size_t a_stride, int mr,
+                                               const struct ggml__qcolumn *cols, int nr, float *const *c);
 
     /*
      * vec_dot_rows[t]: s[r] = vec_dot of row r of x (at x + r * bx bytes)

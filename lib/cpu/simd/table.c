@@ -81,6 +81,9 @@ static void fill_generic(struct ggml__cpu_kernels *k, const struct ggml__isa_cap
 {
     (void) caps;
     k->vec_dot[GGML_TYPE_F32] = ggml__generic_vec_dot_f32;
+    k->qgemm_packed_tile[GGML_TYPE_Q4_0] = ggml__generic_qgemm_packed_tile_q4_0;
+    k->qgemm_packed_tile[GGML_TYPE_Q8_0] = ggml__generic_qgemm_packed_tile_q8_0;
+    k->qgemm_packed_tile[GGML_TYPE_IQ4_NL] = ggml__generic_qgemm_packed_tile_iq4_nl;
     k->vec_dot[GGML_TYPE_F16] = ggml__generic_vec_dot_f16;
     k->vec_dot[GGML_TYPE_BF16] = ggml__generic_vec_dot_bf16;
     k->vec_dot[GGML_TYPE_Q4_0] = ggml__generic_vec_dot_q4_0_q8_0;
@@ -365,6 +368,9 @@ static void fill_avx512(struct ggml__cpu_kernels *k, const struct ggml__isa_caps
         k->qgemm_tile[GGML_TYPE_Q4_0] = ggml__avx512_vnni_qgemm_tile_q4_0;
         k->qgemm_tile[GGML_TYPE_Q5_0] = ggml__avx512_vnni_qgemm_tile_q5_0;
         k->qgemm_tile[GGML_TYPE_IQ4_NL] = ggml__avx512_vnni_qgemm_tile_iq4_nl;
+        k->qgemm_packed_tile[GGML_TYPE_Q8_0] = ggml__avx512_vnni_qgemm_packed_tile_q8_0;
+        k->qgemm_packed_tile[GGML_TYPE_Q4_0] = ggml__avx512_vnni_qgemm_packed_tile_q4_0;
+        k->qgemm_packed_tile[GGML_TYPE_IQ4_NL] = ggml__avx512_vnni_qgemm_packed_tile_iq4_nl;
     }
     if (caps->avx512_bf16) {
         k->vec_dot[GGML_TYPE_BF16] = ggml__avx512_bf16_vec_dot_bf16;

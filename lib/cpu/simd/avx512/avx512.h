@@ -58,6 +58,12 @@ void ggml__avx512_vnni_qgemm_tile_q5_0(int nb, const void *a, size_t a_stride, i
                                        const struct ggml__qcolumn *cols, int nr, float *const *c);
 void ggml__avx512_vnni_qgemm_tile_iq4_nl(int nb, const void *a, size_t a_stride, int mr,
                                          const struct ggml__qcolumn *cols, int nr, float *const *c);
+void ggml__avx512_vnni_qgemm_packed_tile_q8_0(int nb, const void *a, size_t a_stride, int mr,
+                                              const struct ggml__qcolumn *cols, int nr, float *const *c);
+void ggml__avx512_vnni_qgemm_packed_tile_q4_0(int nb, const void *a, size_t a_stride, int mr,
+                                              const struct ggml__qcolumn *cols, int nr, float *const *c);
+void ggml__avx512_vnni_qgemm_packed_tile_iq4_nl(int nb, const void *a, size_t a_stride, int mr,
+                                                const struct ggml__qcolumn *cols, int nr, float *const *c);
 
 /* elementwise.c: unary and glu entries (approximation bounds: simd/vmath-template.h) */
 void ggml__avx512_unary_abs(int64_t n, float *y, const float *x);

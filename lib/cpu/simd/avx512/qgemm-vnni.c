@@ -14,6 +14,11 @@
  * with the column's precomputed sum of codes: sum w q = sum u q - offset *
  * sum q.  One conversion, a multiply by the column's scale and a
  * multiply-add by the 16 rows' own block scales then finish the block.
+ *
+ * Rows stored interleaved (packed-rows.h, "CPU_REPACK" buffers) are in
+ * that transposed order already: their tile loads each block's codes of
+ * the 16 rows in four (4-bit types) or eight loads and skips the
+ * transpose.
  */
 #include "config.h"
 
@@ -128,14 +133,75 @@ static inline __attribute__((always_inline)) size_t block_bytes_of(enum ggml_typ
 }
 
 /*
- * The tile for weights of type t (a constant after inlining): rows past mr read row 0, columns past nr read column 0;
- * neither is stored.
+ * Block b of 16 rows (row[r], rows of type t), as the tile multiplies
+ * it: v[q] lane r = codes 4q .. 4q + 3 of row r made unsigned, *da lane r
+ * = row r's scale.
  */
-static inline __attribute__((always_inline)) void tile(enum ggml_type t, int nb, const void *a, size_t a_stride,
-                                                       int mr, const struct ggml__qcolumn *cols, int nr,
-                                                       float *const *c)
+static inline __attribute__((always_inline)) void rows_block(enum ggml_type t, const char *const *row, int b,
+                                                             __m256i levels, __m512i v[8], __m512 *da)
 {
     const size_t block_bytes = block_bytes_of(t);
+    /* rows 0..7 and 8..15 transposed apart, then joined: lane r of v[q] is row r */
+    __m256i lo[8], hi[8];
+    ggml_fp16_t d[ROWS];
+#pragma GCC unroll 8
+    for (int r = 0; r < 8; r++) {
+        const char *blk_lo = row[r] + (size_t) b * block_bytes, *blk_hi = row[r + 8] + (size_t) b * block_bytes;
+        memcpy(&d[r], blk_lo, sizeof d[r]);   /* d opens the block */
+        memcpy(&d[r + 8], blk_hi, sizeof d[r + 8]);
+        lo[r] = unsigned_codes(t, blk_lo, levels);
+        hi[r] = unsigned_codes(t, blk_hi, levels);
+    }
+    transpose_words(lo);
+    transpose_words(hi);
+#pragma GCC unroll 8
+    for (int q = 0; q < 8; q++)
+        v[q] = _mm512_inserti64x4(_mm512_castsi256_si512(lo[q]), hi[q], 1);
+    *da = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (const void *) d));
+}
+
+/*
+ * The same from a group of interleaved rows (packed-rows.h): the scales
+ * and the code words are loaded as they are, 16 rows a load.
+ */
+static inline __attribute__((always_inline)) void packed_block(enum ggml_type t, const char *group, int b,
+                                                               __m256i levels, __m512i v[8], __m512 *da)
+{
+    const char *g = group + (size_t) b * ROWS * block_bytes_of(t);
+    *da = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (const void *) g));
+    const char *words = g + 2 * ROWS;
+    if (t == GGML_TYPE_Q8_0) {
+#pragma GCC unroll 8
+        for (int q = 0; q < 8; q++)
+            v[q] = _mm512_xor_si512(_mm512_loadu_si512(words + 64 * q), _mm512_set1_epi8((char) 0x80));
+        return;
+    }
+    /* 4-bit codes: word q holds codes 4q .. 4q + 3 low and 16 + 4q .. 16 + 4q + 3 high */
+    const __m512i mask = _mm512_set1_epi8(0x0f);
+    const __m512i levels4 = _mm512_broadcast_i64x4(levels);
+#pragma GCC unroll 4
+    for (int q = 0; q < 4; q++) {
+        const __m512i packed = _mm512_loadu_si512(words + 64 * q);
+        __m512i low = _mm512_and_si512(packed, mask), high = _mm512_and_si512(_mm512_srli_epi16(packed, 4), mask);
+        if (t == GGML_TYPE_IQ4_NL) {
+            low = _mm512_shuffle_epi8(levels4, low);
+            high = _mm512_shuffle_epi8(levels4, high);
+        }
+        v[q] = low;
+        v[q + 4] = high;
+    }
+}
+
+/*
+ * The tile for weights of type t (a constant after inlining), rows at a
+ * a_stride bytes apart or, packed, one group of interleaved rows at a,
+ * computing width columns (nr <= width <= COLS): rows past mr read row
+ * 0, columns past nr read column 0; neither is stored.
+ */
+static inline __attribute__((always_inline)) void tile_of(enum ggml_type t, bool packed, const int width, int nb,
+                                                          const void *a, size_t a_stride, int mr,
+                                                          const struct ggml__qcolumn *cols, int nr, float *const *c)
+{
     const int offset = type_offset(t);
     const __m256i levels = t == GGML_TYPE_IQ4_NL ? iq4_nl_unsigned_levels() : _mm256_setzero_si256();
     const char *row[ROWS];
@@ -144,7 +210,7 @@ static inline __attribute__((always_inline)) void tile(enum ggml_type t, int nb,
     const block_q8_0 *col[COLS];
     const float *cd[COLS];
     const int32_t *csum[COLS];
-    for (int j = 0; j < COLS; j++) {
+    for (int j = 0; j < width; j++) {
         const struct ggml__qcolumn *cj = &cols[j < nr ? j : 0];
         col[j] = cj->q;
         cd[j] = cj->d;
@@ -152,30 +218,18 @@ static inline __attribute__((always_inline)) void tile(enum ggml_type t, int nb,
     }
     __m512 acc[COLS];
 #pragma GCC unroll 16
-    for (int j = 0; j < COLS; j++)
+    for (int j = 0; j < width; j++)
         acc[j] = _mm512_setzero_ps();
 
     for (int b = 0; b < nb; b++) {
-        /* rows 0..7 and 8..15 transposed apart, then joined: lane r of v[q] is row r */
-        __m256i lo[8], hi[8];
-        ggml_fp16_t d[ROWS];
-#pragma GCC unroll 8
-        for (int r = 0; r < 8; r++) {
-            const char *blk_lo = row[r] + (size_t) b * block_bytes, *blk_hi = row[r + 8] + (size_t) b * block_bytes;
-            memcpy(&d[r], blk_lo, sizeof d[r]);   /* d opens the block */
-            memcpy(&d[r + 8], blk_hi, sizeof d[r + 8]);
-            lo[r] = unsigned_codes(t, blk_lo, levels);
-            hi[r] = unsigned_codes(t, blk_hi, levels);
-        }
-        transpose_words(lo);
-        transpose_words(hi);
         __m512i v[8];
-#pragma GCC unroll 8
-        for (int q = 0; q < 8; q++)
-            v[q] = _mm512_inserti64x4(_mm512_castsi256_si512(lo[q]), hi[q], 1);
-        const __m512 da = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (const void *) d));
+        __m512 da;
+        if (packed)
+            packed_block(t, a, b, levels, v, &da);
+        else
+            rows_block(t, row, b, levels, v, &da);
 #pragma GCC unroll 16
-        for (int j = 0; j < COLS; j++) {
+        for (int j = 0; j < width; j++) {
             const block_q8_0 *q = col[j] + b;
             __m512i s = _mm512_setzero_si512();
 #pragma GCC unroll 8
@@ -191,26 +245,60 @@ static inline __attribute__((always_inline)) void tile(enum ggml_type t, int nb,
         _mm512_mask_storeu_ps(c[j], rows_kept, acc[j]);
 }
 
+/* The tile with as few columns computed as cover nr (a constant width each: the accumulators stay in registers). */
+static inline __attribute__((always_inline)) void tile(enum ggml_type t, bool packed, int nb, const void *a,
+                                                       size_t a_stride, int mr, const struct ggml__qcolumn *cols,
+                                                       int nr, float *const *c)
+{
+    if (nr <= 1)
+        tile_of(t, packed, 1, nb, a, a_stride, mr, cols, nr, c);
+    else if (nr <= 4)
+        tile_of(t, packed, 4, nb, a, a_stride, mr, cols, nr, c);
+    else if (nr <= 8)
+        tile_of(t, packed, 8, nb, a, a_stride, mr, cols, nr, c);
+    else
+        tile_of(t, packed, COLS, nb, a, a_stride, mr, cols, nr, c);
+}
+
 void ggml__avx512_vnni_qgemm_tile_q8_0(int nb, const void *a, size_t a_stride, int mr,
                                        const struct ggml__qcolumn *cols, int nr, float *const *c)
 {
-    tile(GGML_TYPE_Q8_0, nb, a, a_stride, mr, cols, nr, c);
+    tile(GGML_TYPE_Q8_0, false, nb, a, a_stride, mr, cols, nr, c);
 }
 
 void ggml__avx512_vnni_qgemm_tile_q4_0(int nb, const void *a, size_t a_stride, int mr,
                                        const struct ggml__qcolumn *cols, int nr, float *const *c)
 {
-    tile(GGML_TYPE_Q4_0, nb, a, a_stride, mr, cols, nr, c);
+    tile(GGML_TYPE_Q4_0, false, nb, a, a_stride, mr, cols, nr, c);
 }
 
 void ggml__avx512_vnni_qgemm_tile_q5_0(int nb, const void *a, size_t a_stride, int mr,
                                        const struct ggml__qcolumn *cols, int nr, float *const *c)
 {
-    tile(GGML_TYPE_Q5_0, nb, a, a_stride, mr, cols, nr, c);
+    tile(GGML_TYPE_Q5_0, false, nb, a, a_stride, mr, cols, nr, c);
 }
 
 void ggml__avx512_vnni_qgemm_tile_iq4_nl(int nb, const void *a, size_t a_stride, int mr,
                                          const struct ggml__qcolumn *cols, int nr, float *const *c)
 {
-    tile(GGML_TYPE_IQ4_NL, nb, a, a_stride, mr, cols, nr, c);
+    tile(GGML_TYPE_IQ4_NL, false, nb, a, a_stride, mr, cols, nr, c);
+}
+
+/* qgemm_packed_tile entries */
+void ggml__avx512_vnni_qgemm_packed_tile_q8_0(int nb, const void *a, size_t a_stride, int mr,
+                                              const struct ggml__qcolumn *cols, int nr, float *const *c)
+{
+    tile(GGML_TYPE_Q8_0, true, nb, a, a_stride, mr, cols, nr, c);
+}
+
+void ggml__avx512_vnni_qgemm_packed_tile_q4_0(int nb, const void *a, size_t a_stride, int mr,
+                                              const struct ggml__qcolumn *cols, int nr, float *const *c)
+{
+    tile(GGML_TYPE_Q4_0, true, nb, a, a_stride, mr, cols, nr, c);
+}
+
+void ggml__avx512_vnni_qgemm_packed_tile_iq4_nl(int nb, const void *a, size_t a_stride, int mr,
+                                                const struct ggml__qcolumn *cols, int nr, float *const *c)
+{
+    tile(GGML_TYPE_IQ4_NL, true, nb, a, a_stride, mr, cols, nr, c);
 }

@@ -84,4 +84,12 @@ enum { GGML__GENERIC_GEMM_MR = 8, GGML__GENERIC_GEMM_NR = 6, GGML__GENERIC_GEMM_
 void ggml__generic_gemm_tile_f32(int kc, const float *restrict apack, const float *restrict bpack, float *const *c,
                                  int mr, int nr, bool accumulate);
 
+/* qgemm.c: qgemm_packed_tile entries (contract: kernels.h) */
+void ggml__generic_qgemm_packed_tile_q4_0(int nb, const void *a, size_t a_stride, int mr,
+                                         const struct ggml__qcolumn *cols, int nr, float *const *c);
+void ggml__generic_qgemm_packed_tile_q8_0(int nb, const void *a, size_t a_stride, int mr,
+                                         const struct ggml__qcolumn *cols, int nr, float *const *c);
+void ggml__generic_qgemm_packed_tile_iq4_nl(int nb, const void *a, size_t a_stride, int mr,
+                                           const struct ggml__qcolumn *cols, int nr, float *const *c);
+
 #endif

@@ -1,0 +1,42 @@
+/*
+ * simd/packed-rows.h - weight rows interleaved for the integer tiles
+ * (kernels.h, qgemm_packed_tile), as "CPU_REPACK" buffers store them
+ * (lib/cpu/repack.c).
+ *
+ * Types: those whose block is a binary16 scale d followed by code bytes
+ * in 32-bit words with nothing else (Q4_0: 4 words, Q8_0: 8, IQ4_NL: 4).
+ * A group of GGML__QGEMM_ROWS consecutive rows of nb blocks is stored as
+ * nb group blocks, group block b at b * GGML__QGEMM_ROWS * block bytes:
+ *   - the 16 rows' scales of block b, row r's at byte 2 r;
+ *   - then the rows' code words, word w of row r's block b (its code
+ *     bytes 4w .. 4w + 3) at byte 2 * 16 + 4 * (16 w + r).
+ * So one 64-byte load takes word w of all 16 rows, one row per 32-bit
+ * lane: the tiles' layout, without a transpose.  A group holds the same
+ * bytes as its rows, permuted: it is exactly as large, and a byte fill
+ * is the same in either layout.
+ */
+#ifndef GGML_BACKEND_CPU_SIMD_PACKED_ROWS_H
+#define GGML_BACKEND_CPU_SIMD_PACKED_ROWS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ggml.h"
+#include "kernels.h"
+
+/* True for the types this layout has. */
+static inline bool ggml__packable_type(enum ggml_type type)
+{
+    return type == GGML_TYPE_Q4_0 || type == GGML_TYPE_Q8_0 || type == GGML_TYPE_IQ4_NL;
+}
+
+/* Where byte i of row r's block is in its group block. */
+static inline size_t ggml__packed_offset(int r, size_t i)
+{
+    if (i < 2)
+        return 2 * (size_t) r + i;
+    const size_t w = (i - 2) / 4;
+    return 2 * GGML__QGEMM_ROWS + 4 * (GGML__QGEMM_ROWS * w + (size_t) r) + (i - 2) % 4;
+}
+
+#endif
