@@ -162,3 +162,10 @@ check_PROGRAMS += tests/test-quant-tables-fault
 TESTS += tests/test-quant-tables-fault
 tests_test_quant_tables_fault_SOURCES = tests/test-quant-tables-fault.c tests/fault-alloc.c tests/fault-alloc.h
 tests_test_quant_tables_fault_LDFLAGS = -Wl,--export-dynamic
+
+# test-repack-fault: partial writes and reads of a CPU_REPACK tensor when
+# memory runs out (the same replaced allocator as test-fault).
+check_PROGRAMS += tests/test-repack-fault
+TESTS += tests/test-repack-fault
+tests_test_repack_fault_SOURCES = tests/test-repack-fault.c tests/fault-alloc.c tests/fault-alloc.h
+tests_test_repack_fault_LDFLAGS = -Wl,--export-dynamic
