@@ -1342,6 +1342,31 @@ static int block_weight(enum ggml_type t, const uint8_t *p, int i)
  * double-precision sum computed here from the codes: within 1e-5 of the
  * sum of |products|, nothing outside the tile written.
  */
+/*
+ * The double-precision sum over nb blocks of a weight row (block b at
+ * row + b * block_stride, type t) times a Q8_0 column (blocks col, float
+ * scales cd), and the sum of the |products|.
+ */
+static void qgemm_reference(enum ggml_type t, const uint8_t *row, size_t block_stride, int nb, const block_q8_0 *col,
+                            const float *cd, double *ref, double *mag)
+{
+    *ref = *mag = 0.0;
+    for (int b = 0; b < nb; b++) {
+        const uint8_t *blk = row + (size_t) b * block_stride;
+        ggml_fp16_t dh;
+        memcpy(&dh, blk, sizeof dh);
+        const double scale = (double) ggml_fp16_to_fp32(dh) * cd[b];
+        long isum = 0, iabs = 0;
+        for (int i = 0; i < 32; i++) {
+            const long p = (long) block_weight(t, blk, i) * col[b].qs[i];
+            isum += p;
+            iabs += p < 0 ? -p : p;
+        }
+        *ref += scale * (double) isum;
+        *mag += fabs(scale) * (double) iabs;
+    }
+}
+
 static void check_qgemm_tile(const struct ggml__cpu_kernels *k)
 {
     static const int nbs[] = { 1, 2, 5, 64 };
@@ -1405,22 +1430,9 @@ static void check_qgemm_tile(const struct ggml__cpu_kernels *k)
                                     }
                                     continue;
                                 }
-                                double want = 0.0, mag = 0.0;
-                                for (int b = 0; b < nb; b++) {
-                                    const uint8_t *blk = a + r * stride + b * bsize;
-                                    ggml_fp16_t dh;
-                                    memcpy(&dh, blk, sizeof dh);
-                                    const double scale = (double) ggml_fp16_to_fp32(dh) * cd[j * MAX_NB + b];
-                                    long isum = 0, iabs = 0;
-                                    for (int i = 0; i < 32; i++) {
-                                        const long p = (long) block_weight((enum ggml_type) t, blk, i) *
-                                                       col[j * MAX_NB + b].qs[i];
-                                        isum += p;
-                                        iabs += p < 0 ? -p : p;
-                                    }
-                                    want += scale * (double) isum;
-                                    mag += fabs(scale) * (double) iabs;
-                                }
+                                double want, mag;
+                                qgemm_reference((enum ggml_type) t, a + r * stride, bsize, nb, &col[j * MAX_NB],
+                                                &cd[j * MAX_NB], &want, &mag);
                                 const double err = fabs(c[j][r] - want), bound = 1e-5 * mag;
                                 worst = bound > 0 && err / bound > worst ? err / bound : worst;
                                 if (!(err <= bound)) {
@@ -1514,22 +1526,9 @@ static void check_qgemm_packed_tile(const struct ggml__cpu_kernels *k, const str
                             all_ok = all_ok && c[j][r] == -7.0f;
                             continue;
                         }
-                        double ref = 0.0, mag = 0.0;
-                        for (int b = 0; b < nb; b++) {
-                            const uint8_t *blk = rows + ((size_t) r * nb + b) * bsize;
-                            ggml_fp16_t dh;
-                            memcpy(&dh, blk, sizeof dh);
-                            const double scale = (double) ggml_fp16_to_fp32(dh) * cd[j * MAX_NB + b];
-                            long isum = 0, iabs = 0;
-                            for (int i = 0; i < 32; i++) {
-                                const long p = (long) block_weight((enum ggml_type) t, blk, i) *
-                                               col[j * MAX_NB + b].qs[i];
-                                isum += p;
-                                iabs += p < 0 ? -p : p;
-                            }
-                            ref += scale * (double) isum;
-                            mag += fabs(scale) * (double) iabs;
-                        }
+                        double ref, mag;
+                        qgemm_reference((enum ggml_type) t, rows + (size_t) r * nb * bsize, bsize, nb,
+                                        &col[j * MAX_NB], &cd[j * MAX_NB], &ref, &mag);
                         const double err = fabs(c[j][r] - ref), bound = 1e-5 * mag;
                         worst = bound > 0 && err / bound > worst ? err / bound : worst;
                         all_ok = all_ok && err <= bound;
