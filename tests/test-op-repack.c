@@ -277,9 +277,11 @@ static void test_supports(ggml_backend_buffer_type_t repack)
        "MUL_MAT with unpacked weights in the buffer: supported");
     ok(!ggml_backend_dev_supports_op(cpu, ggml_get_rows(gctx, w, rows)), "GET_ROWS of packed data: not supported");
     ok(ggml_backend_dev_supports_op(cpu, ggml_get_rows(gctx, odd, rows)), "GET_ROWS of unpacked data: supported");
-    ok(!ggml_backend_dev_supports_op(cpu, ggml_mul_mat_id(gctx, e, x3, ids)), "MUL_MAT_ID of packed experts: not supported");
+    ok(!ggml_backend_dev_supports_op(cpu, ggml_mul_mat_id(gctx, e, x3, ids)),
+       "MUL_MAT_ID of packed experts: not supported");
     struct ggml_tensor *half = ggml_view_2d(gctx, w, 64, 16, w->nb[1], 0);
-    ok(!ggml_backend_dev_supports_op(cpu, ggml_mul_mat(gctx, half, x)), "MUL_MAT of a view of packed data: not supported");
+    ok(!ggml_backend_dev_supports_op(cpu, ggml_mul_mat(gctx, half, x)),
+       "MUL_MAT of a view of packed data: not supported");
     struct ggml_tensor *src = ggml_new_tensor_2d(gctx, GGML_TYPE_F32, 64, 32);
     ok(!ggml_backend_dev_supports_op(cpu, ggml_cpy(gctx, src, w)), "writing packed data (CPY): not supported");
     ggml_free(gctx);

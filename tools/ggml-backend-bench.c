@@ -229,8 +229,9 @@ static int list_configs(const struct options *o, struct config *configs, int max
     /* the CPU alone with its weights in one of the device's extra buffer types (CPU_REPACK) */
     typedef ggml_backend_buffer_type_t *(*extra_bufts_fn)(ggml_backend_dev_t);
     ggml_backend_reg_t reg = cpu != NULL ? ggml_backend_dev_backend_reg(cpu) : NULL;
-    extra_bufts_fn extra =
-        reg != NULL ? (extra_bufts_fn) ggml_backend_reg_get_proc_address(reg, "ggml_backend_dev_get_extra_bufts") : NULL;
+    extra_bufts_fn extra = NULL;
+    if (reg != NULL)
+        extra = (extra_bufts_fn) ggml_backend_reg_get_proc_address(reg, "ggml_backend_dev_get_extra_bufts");
     for (ggml_backend_buffer_type_t *b = extra != NULL ? extra(cpu) : NULL; b != NULL && *b != NULL && n < max; b++) {
         if (!selected(o, ggml_backend_buft_name(*b)))
             continue;
@@ -1135,10 +1136,11 @@ int main(int argc, char **argv)
                     struct run run = { 0 };
                     ggml_backend_buffer_type_t wbuft =
                         configs[c].wbuft != NULL ? configs[c].wbuft : ggml_backend_dev_buffer_type(configs[c].dev);
-                    bool built = op == OP_MUL_MAT    ? build_mul_mat(&run, &cache, (enum ggml_type) t, o.shapes[s], wbuft)
+                    const enum ggml_type type = (enum ggml_type) t;
+                    const bool flash = op == OP_BLOCK_FA;
+                    bool built = op == OP_MUL_MAT    ? build_mul_mat(&run, &cache, type, o.shapes[s], wbuft)
                                  : op == OP_DISPATCH ? build_dispatch(&run)
-                                                     : build_block(&run, &cache, (enum ggml_type) t, op == OP_BLOCK_FA, wbuft,
-                                                                   o.n_tokens);
+                                                     : build_block(&run, &cache, type, flash, wbuft, o.n_tokens);
                     row->seconds = built ? time_run(&run, &configs[c], o.n_threads, o.reps) : NAN;
                     row->flop = run.flop;
                     row->bytes = run.bytes;

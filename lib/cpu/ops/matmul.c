@@ -33,9 +33,10 @@
  * (kept in the level-2 cache and reused by every column of the panel); for
  * each gemm_nr columns it packs their KC values of B, every value repeated
  * gemm_lanes times (kept in the level-1 cache), and computes the tiles of
- * C with the level's gemm_tile kernel (lib/cpu/simd/kernels.h).  Products with few columns (matrix times vector;
- * up to dot_columns_max for types slow to convert) skip the packing and
- * take dot products of A's rows instead, and so do
+ * C with the level's gemm_tile kernel (lib/cpu/simd/kernels.h).
+ * Products with few columns (matrix times vector; up to dot_columns_max
+ * for types slow to convert) skip the packing and take dot products of
+ * A's rows instead, and so do
  * products of quantized weights where the level has an integer tile
  * (qgemm_tile: Q4_0, Q5_0, Q8_0 and IQ4_NL with AVX512_VNNI), whatever
  * their columns, and weights stored interleaved for the integer tiles
@@ -605,11 +606,6 @@ typedef void (*qgemm_tile_fn)(int nb, const void *a, size_t a_stride, int mr, co
                               int nr, float *const *c);
 
 /*
- * The kernel level's integer tile for the product dst when it takes one:
- * more columns than the plain dot products take, weights of a type the
- * level has a qgemm_tile for (their vec_dot_type is Q8_0); else NULL.
- */
-/*
  * Columns per batch up to which a product of weights of type takes dot
  * products rather than converted tiles (types with an integer tile take
  * them whatever their columns).  Converting a type whose blocks are slow
@@ -645,6 +641,12 @@ static int64_t dot_columns_max(enum ggml_type type)
     }
 }
 
+/*
+ * The kernel level's integer tile for the product dst when it takes one:
+ * packed weights (CPU_REPACK), any columns; or more columns than the
+ * plain dot products take, weights of a type the level has a qgemm_tile
+ * for (their vec_dot_type is Q8_0); else NULL.
+ */
 static qgemm_tile_fn qgemm_tile_for(const struct ggml_tensor *dst)
 {
     const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
