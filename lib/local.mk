@@ -137,6 +137,7 @@ lib_cpu_simd_libisa_avx2_la_SOURCES = \
 	lib/cpu/simd/avx2/intsum.h \
 	lib/cpu/simd/avx2/dot.c \
 	lib/cpu/simd/avx2/gemm.c \
+	lib/cpu/simd/avx2/qgemm.c \
 	lib/cpu/simd/avx2/dot-small.c \
 	lib/cpu/simd/avx2/dot-k.c \
 	lib/cpu/simd/avx2/dot-k23.c \

@@ -5,10 +5,12 @@
  * Checked, at every kernel level (run-levels.sh):
  *   - "ggml_backend_dev_get_extra_bufts" of the CPU registry: a
  *     NULL-terminated list, with CPU_REPACK exactly when the level has
- *     integer tiles (AVX512_VNNI); without it the rest is skipped;
+ *     integer tiles (AVX2: Q4_0; AVX512_VNNI: Q4_0, Q8_0, IQ4_NL);
+ *     without it the rest is skipped;
  *   - the buffer type: not host memory, CPU device, supported by it;
  *   - Q4_0, Q8_0 and IQ4_NL matrices are stored differently from their
- *     bytes (packed), other tensors as they are; set, get and memset at
+ *     bytes (packed) where the level has their integer tile, other
+ *     tensors as they are; set, get and memset at
  *     any offset and size give back the standard layout (random bytes,
  *     partial groups of rows, odd offsets), copies to a CPU buffer too;
  *   - MUL_MAT with packed weights, 1 to 33 columns, broadcast batches and
@@ -42,6 +44,14 @@ static uint64_t seed = 0x72657061636bull;
 static const enum ggml_type packed_types[] = { GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_NL };
 #define N_PACKED_TYPES (sizeof packed_types / sizeof packed_types[0])
 
+/* The CPU registry's answer: the level multiplies weights of type with integer tiles (and packs them). */
+static bool cpu_integer_products(enum ggml_type type)
+{
+    bool (*fn)(enum ggml_type) = (bool (*)(enum ggml_type)) ggml_backend_reg_get_proc_address(
+        ggml_backend_cpu_reg(), "ggml_backend_cpu_integer_products");
+    return fn != NULL && fn(type);
+}
+
 static struct ggml_context *new_context(void)
 {
     struct ggml_init_params p = { 64 * ggml_tensor_overhead() + 2 * ggml_graph_overhead(), NULL, true };
@@ -63,10 +73,7 @@ static ggml_backend_buffer_type_t find_repack(void)
         if (strcmp(ggml_backend_buft_name(list[n]), "CPU_REPACK") == 0)
             found = list[n];
     ok(list != NULL && n <= 1, "a NULL-terminated list (%d entries)", n);
-    /* integer tiles: the level takes Q8_0 products away from BLAS (see test-blas) */
-    bool (*integer)(enum ggml_type) = (bool (*)(enum ggml_type)) ggml_backend_reg_get_proc_address(
-        ggml_backend_cpu_reg(), "ggml_backend_cpu_integer_products");
-    const bool tiles = integer != NULL && integer(GGML_TYPE_Q4_0);
+    const bool tiles = cpu_integer_products(GGML_TYPE_Q4_0);
     ok((found != NULL) == tiles, "CPU_REPACK is offered %s", tiles ? "(integer tiles)" : "only with integer tiles");
     return found;
 }
@@ -104,7 +111,7 @@ static void test_round_trip(ggml_backend_buffer_type_t repack)
     is_str(ggml_backend_buffer_name(buf), "CPU_REPACK", "named CPU_REPACK");
     for (size_t i = 0; i < N_PACKED_TYPES + 2; i++) {
         const size_t n = ggml_nbytes(t[i]);
-        const bool packed = i < N_PACKED_TYPES;
+        const bool packed = i < N_PACKED_TYPES && cpu_integer_products(t[i]->type);
         const char *name = i == N_PACKED_TYPES ? "q4_0 of 20 rows" : ggml_type_name(t[i]->type);
         unsigned char *want = malloc(n), *got = malloc(n), *patch = malloc(n);
         random_bytes(want, n);
@@ -232,9 +239,7 @@ static void check_product(ggml_backend_buffer_type_t repack, enum ggml_type type
                     same_as_plain = same_as_plain && got == plain;
                 }
     }
-    bool (*integer)(enum ggml_type) = (bool (*)(enum ggml_type)) ggml_backend_reg_get_proc_address(
-        ggml_backend_cpu_reg(), "ggml_backend_cpu_integer_products");
-    const bool plain_tiles = n > 3 && integer != NULL && integer(type);
+    const bool plain_tiles = n > 3 && cpu_integer_products(type);
     ok(ok_status && all_within && (same_as_plain || !plain_tiles),
        "%s [%lld, %lld, %lld] x [%lld, %lld, %lld]: within 1e-5 sum|wx| at 1-4 threads and ref%s",
        ggml_type_name(type), (long long) k, (long long) m, (long long) wb, (long long) k, (long long) n,
@@ -265,7 +270,7 @@ static void test_supports(ggml_backend_buffer_type_t repack)
     struct ggml_context *ctx = new_context();
     struct ggml_tensor *w = ggml_new_tensor_2d(ctx, GGML_TYPE_Q4_0, 64, 32);
     struct ggml_tensor *odd = ggml_new_tensor_2d(ctx, GGML_TYPE_Q4_0, 64, 20);
-    struct ggml_tensor *e = ggml_new_tensor_3d(ctx, GGML_TYPE_Q8_0, 64, 32, 4);
+    struct ggml_tensor *e = ggml_new_tensor_3d(ctx, GGML_TYPE_Q4_0, 64, 32, 4);
     ggml_backend_buffer_t buf = ggml_backend_alloc_ctx_tensors_from_buft(ctx, repack);
     struct ggml_context *gctx = new_context();
     struct ggml_tensor *x = ggml_new_tensor_2d(gctx, GGML_TYPE_F32, 64, 5);

@@ -3,11 +3,11 @@
  * Q8_0 and IQ4_NL weight matrices are stored interleaved for the integer
  * tiles (simd/packed-rows.h), offered through the CPU registry's
  * "ggml_backend_dev_get_extra_bufts" when the kernel level has integer
- * tiles.
+ * tiles (AVX2: Q4_0; AVX512_VNNI: the three).
  *
- * Which tensors are packed (would_pack): of a packable type, contiguous,
- * not a view, rows a multiple of GGML__QGEMM_ROWS, rows of at most
- * INT32_MAX values.  init_tensor marks
+ * Which tensors are packed (would_pack): of a packable type that the
+ * kernel level multiplies with integer tiles, contiguous, not a view,
+ * rows a multiple of GGML__QGEMM_ROWS, rows of at most INT32_MAX values.  init_tensor marks
  * them (tensor->extra); any other tensor in such a buffer is stored as in
  * a CPU buffer.  set_tensor, get_tensor and memset_tensor take and give
  * the standard layout at any offset and size: whole groups of rows are
@@ -53,8 +53,8 @@ static const char packed_mark;
 
 bool ggml__cpu_would_pack(const struct ggml_tensor *t)
 {
-    return ggml__packable_type(t->type) && t->view_src == NULL && ggml_is_contiguous(t) && t->ne[1] % ROWS == 0 &&
-           t->ne[0] <= INT32_MAX;
+    return ggml__packable_type(t->type) && ggml__cpu_integer_products(t->type) && t->view_src == NULL &&
+           ggml_is_contiguous(t) && t->ne[1] % ROWS == 0 && t->ne[0] <= INT32_MAX;
 }
 
 static bool in_repack_buffer(const struct ggml_tensor *t)
@@ -77,16 +77,7 @@ static size_t group_bytes(const struct ggml_tensor *t)
 /* plain: 16 rows of type of nb blocks; packed: their group (packed-rows.h). */
 static void pack_group(enum ggml_type type, int64_t nb, const char *plain, char *packed)
 {
-    const size_t bs = ggml_type_size(type), row = (size_t) nb * bs;
-    for (int64_t b = 0; b < nb; b++) {
-        char *g = packed + (size_t) b * ROWS * bs;
-        for (int r = 0; r < ROWS; r++) {
-            const char *blk = plain + (size_t) r * row + (size_t) b * bs;
-            memcpy(g + ggml__packed_offset(r, 0), blk, 2);
-            for (size_t i = 2; i < bs; i += 4)
-                memcpy(g + ggml__packed_offset(r, i), blk + i, 4);
-        }
-    }
+    ggml__pack_rows(type, nb, plain, (size_t) nb * ggml_type_size(type), ROWS, packed);
 }
 
 static void unpack_group(enum ggml_type type, int64_t nb, const char *packed, char *plain)
@@ -94,12 +85,8 @@ static void unpack_group(enum ggml_type type, int64_t nb, const char *packed, ch
     const size_t bs = ggml_type_size(type), row = (size_t) nb * bs;
     for (int64_t b = 0; b < nb; b++) {
         const char *g = packed + (size_t) b * ROWS * bs;
-        for (int r = 0; r < ROWS; r++) {
-            char *blk = plain + (size_t) r * row + (size_t) b * bs;
-            memcpy(blk, g + ggml__packed_offset(r, 0), 2);
-            for (size_t i = 2; i < bs; i += 4)
-                memcpy(blk + i, g + ggml__packed_offset(r, i), 4);
-        }
+        for (int r = 0; r < ROWS; r++)
+            ggml__unpack_block(plain + (size_t) r * row + (size_t) b * bs, r, g, bs);
     }
 }
 

@@ -38,7 +38,8 @@
  * for types slow to convert) skip the packing and take dot products of
  * A's rows instead, and so do
  * products of quantized weights where the level has an integer tile
- * (qgemm_tile: Q4_0, Q5_0, Q8_0 and IQ4_NL with AVX512_VNNI), whatever
+ * (qgemm_tile: Q4_0 with AVX2; Q4_0, Q5_0, Q8_0 and IQ4_NL with
+ * AVX512_VNNI), whatever
  * their columns, and weights stored interleaved for the integer tiles
  * (CPU_REPACK buffers, cpu/repack.c: qgemm_packed_tile, every level).
  *
@@ -57,6 +58,7 @@
 #include "ggml-impl.h"
 #include "quants-impl.h"
 #include "cpu-private.h"
+#include "simd/packed-rows.h"
 #include "simd/prefetch-rows.h"
 
 #define ROW_GRAIN 16   /* threads split A's rows in multiples of this (of every level's tile rows) */
@@ -700,13 +702,35 @@ static size_t encoded_area_size(const struct ggml_tensor *a, const struct ggml_t
     return size + (size_t) nth * align_up((size_t) a->ne[0] * sizeof(float));
 }
 
-/* The encoded area of the product dst and, for the integer tiles, its column scales after it. */
+/*
+ * Bytes of a thread's group of GGML__QGEMM_ROWS rows of src0 interleaved
+ * for the level's packed tile, or 0 when the tiles read the rows as they
+ * are: weights already packed (CPU_REPACK), no packed tile for the type,
+ * or up to PACK_MIN_COLS columns, which would not repay the interleaving
+ * (a group of rows costs about as much to interleave, a block at a
+ * time, as the AVX512_VNNI tile spends on 16 columns).
+ */
+#define PACK_MIN_COLS (2 * GGML__QGEMM_COLS)
+
+static size_t group_area_size(const struct ggml_tensor *dst)
+{
+    const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
+    if (qgemm_tile_for(dst) == NULL || ggml__cpu_tensor_packed(a) || b->ne[1] <= PACK_MIN_COLS ||
+        ggml__kernels()->qgemm_packed_tile[a->type] == NULL)
+        return 0;
+    return align_up(GGML__QGEMM_ROWS * ggml_row_size(a->type, a->ne[0]));
+}
+
+/*
+ * The encoded area of the product dst and, for the integer tiles, their
+ * column scales after it, then each thread's interleaved group of rows.
+ */
 static size_t dots_area_size(const struct ggml_tensor *dst, int nth)
 {
     const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
     size_t size = encoded_area_size(a, b, nth);
     if (qgemm_tile_for(dst) != NULL)
-        size = align_up(size) + column_scales_size(a, b);
+        size = align_up(align_up(size) + column_scales_size(a, b)) + (size_t) nth * group_area_size(dst);
     return size;
 }
 
@@ -858,35 +882,42 @@ static struct ggml__qcolumn qcolumn(const struct encoded_rows *er, const float *
 
 /*
  * The outputs [f0, f1) of the flat range of (batch, row of src0) of the
- * product dst by the integer tiles: columns GGML__QGEMM_COLS at a time
- * (their blocks stay in the level-1 cache) against every group of
- * GGML__QGEMM_ROWS rows of the range.
+ * product dst by the integer tiles: each group of GGML__QGEMM_ROWS rows
+ * of the range against every group of GGML__QGEMM_COLS columns.  With a
+ * group area, a whole group of rows is first interleaved there
+ * (packed-rows.h) and multiplied by the level's packed tile, so the
+ * columns do not each pay for rearranging the rows.
  */
-static void tiles_for_outputs(struct ggml_tensor *dst, qgemm_tile_fn tile, const struct encoded_rows *er,
+static void tiles_for_outputs(struct ggml_tensor *dst, qgemm_tile_fn tile, char *group, const struct encoded_rows *er,
                               const float *scales, int64_t f0, int64_t f1)
 {
     const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
     const int64_t M = a->ne[1], N = b->ne[1], nb = a->ne[0] / QK8_0;
+    const qgemm_tile_fn packed_tile = ggml__kernels()->qgemm_packed_tile[a->type];
     for (int64_t f = f0; f < f1;) {
         const int64_t bt = f / M, m_begin = f % M;
         const int64_t m_end = f1 - bt * M < M ? f1 - bt * M : M;
         const int64_t i12 = bt % b->ne[2], i13 = bt / b->ne[2];
         const struct operand op = mul_mat_operand(a, b, i12, i13);
-        for (int64_t j0 = 0; j0 < N; j0 += GGML__QGEMM_COLS) {
-            const int nr = (int) (N - j0 < GGML__QGEMM_COLS ? N - j0 : GGML__QGEMM_COLS);
-            struct ggml__qcolumn cols[GGML__QGEMM_COLS];
-            float *crow[GGML__QGEMM_COLS], *c[GGML__QGEMM_COLS];
-            for (int j = 0; j < nr; j++) {
-                const int64_t r = j0 + j + b->ne[1] * (i12 + b->ne[2] * i13);
-                cols[j] = qcolumn(er, scales, nb, r);
-                crow[j] = (float *) (void *) ((char *) dst->data + (j0 + j) * dst->nb[1] + i12 * dst->nb[2] +
-                                              i13 * dst->nb[3]);
+        for (int64_t m = m_begin; m < m_end; m += GGML__QGEMM_ROWS) {
+            const int mr = (int) (m_end - m < GGML__QGEMM_ROWS ? m_end - m : GGML__QGEMM_ROWS);
+            const char *rows = op.data + m * op.stride;
+            qgemm_tile_fn fn = tile;
+            if (group != NULL && mr == GGML__QGEMM_ROWS) {
+                ggml__pack_rows(a->type, nb, rows, op.stride, GGML__QGEMM_ROWS, group);
+                rows = group;
+                fn = packed_tile;
             }
-            for (int64_t m = m_begin; m < m_end; m += GGML__QGEMM_ROWS) {
-                const int mr = (int) (m_end - m < GGML__QGEMM_ROWS ? m_end - m : GGML__QGEMM_ROWS);
-                for (int j = 0; j < nr; j++)
-                    c[j] = crow[j] + m;
-                tile((int) nb, op.data + m * op.stride, op.stride, mr, cols, nr, c);
+            for (int64_t j0 = 0; j0 < N; j0 += GGML__QGEMM_COLS) {
+                const int nr = (int) (N - j0 < GGML__QGEMM_COLS ? N - j0 : GGML__QGEMM_COLS);
+                struct ggml__qcolumn cols[GGML__QGEMM_COLS];
+                float *c[GGML__QGEMM_COLS];
+                for (int j = 0; j < nr; j++) {
+                    cols[j] = qcolumn(er, scales, nb, j0 + j + b->ne[1] * (i12 + b->ne[2] * i13));
+                    c[j] = (float *) (void *) ((char *) dst->data + (j0 + j) * dst->nb[1] + i12 * dst->nb[2] +
+                                               i13 * dst->nb[3]) + m;
+                }
+                fn((int) nb, rows, op.stride, mr, cols, nr, c);
             }
         }
         f = bt * M + m_end;
@@ -895,10 +926,10 @@ static void tiles_for_outputs(struct ggml_tensor *dst, qgemm_tile_fn tile, const
 
 /* The outputs [f0, f1) of the product dst, by the integer tiles when tile is not NULL. */
 static void outputs(const struct ggml__compute_params *params, struct ggml_tensor *dst, qgemm_tile_fn tile,
-                    const struct encoded_rows *er, const float *scales, int64_t f0, int64_t f1)
+                    char *group, const struct encoded_rows *er, const float *scales, int64_t f0, int64_t f1)
 {
     if (tile != NULL)
-        tiles_for_outputs(dst, tile, er, scales, f0, f1);
+        tiles_for_outputs(dst, tile, group, er, scales, f0, f1);
     else
         dots_for_outputs(params, dst, er, f0, f1);
 }
@@ -910,13 +941,18 @@ static void mul_mat_by_dots(const struct ggml__compute_params *params, struct gg
     const struct encoded_rows er = encode_src1_rows(params, a, b, area);
     const qgemm_tile_fn tile = qgemm_tile_for(dst);
     float *scales = NULL;
+    char *group = NULL;
     if (tile != NULL) {
-        scales = (float *) (void *) (area + align_up(encoded_area_size(a, b, params->nth)));
+        const size_t scales_at = align_up(encoded_area_size(a, b, params->nth));
+        scales = (float *) (void *) (area + scales_at);
         column_scales(params, &er, a->ne[0] / QK8_0, scales);
+        const size_t group_size = group_area_size(dst);
+        if (group_size > 0)
+            group = area + align_up(scales_at + column_scales_size(a, b)) + (size_t) params->ith * group_size;
     }
     const int64_t total = b->ne[2] * b->ne[3] * a->ne[1];
     if (params->pool == NULL) {
-        outputs(params, dst, tile, &er, scales, 0, total);
+        outputs(params, dst, tile, group, &er, scales, 0, total);
         return;
     }
     atomic_llong *next = (atomic_llong *) (void *) (area + align_up(dots_area_size(dst, params->nth)));
@@ -926,7 +962,7 @@ static void mul_mat_by_dots(const struct ggml__compute_params *params, struct gg
     ggml__threadpool_barrier(params->pool);   /* src1 encoded, counter set */
     const int64_t chunk = dots_chunk_rows(total, params->nth);
     for (int64_t f0; (f0 = atomic_fetch_add_explicit(next, chunk, memory_order_relaxed)) < total;)
-        outputs(params, dst, tile, &er, scales, f0, total - f0 < chunk ? total : f0 + chunk);
+        outputs(params, dst, tile, group, &er, scales, f0, total - f0 < chunk ? total : f0 + chunk);
 }
 
 static size_t mul_mat_work_size(const struct ggml_tensor *dst, int n_tasks)

@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "ggml.h"
 #include "kernels.h"
@@ -37,6 +38,37 @@ static inline size_t ggml__packed_offset(int r, size_t i)
         return 2 * (size_t) r + i;
     const size_t w = (i - 2) / 4;
     return 2 * GGML__QGEMM_ROWS + 4 * (GGML__QGEMM_ROWS * w + (size_t) r) + (i - 2) % 4;
+}
+
+/* Copies block blk (bs bytes) of row r into its place in group block g. */
+static inline void ggml__pack_block(char *g, int r, const char *blk, size_t bs)
+{
+    memcpy(g + ggml__packed_offset(r, 0), blk, 2);
+    for (size_t i = 2; i < bs; i += 4)
+        memcpy(g + ggml__packed_offset(r, i), blk + i, 4);
+}
+
+/* The reverse: row r's block of group block g into blk. */
+static inline void ggml__unpack_block(char *blk, int r, const char *g, size_t bs)
+{
+    memcpy(blk, g + ggml__packed_offset(r, 0), 2);
+    for (size_t i = 2; i < bs; i += 4)
+        memcpy(blk + i, g + ggml__packed_offset(r, i), 4);
+}
+
+/*
+ * Interleaves 16 rows of nb blocks of type (rows stride bytes apart) into
+ * their group; only rows r < mr are read, the group's others repeat row 0.
+ */
+static inline void ggml__pack_rows(enum ggml_type type, int64_t nb, const char *rows, size_t stride, int mr,
+                                   char *group)
+{
+    const size_t bs = ggml_type_size(type);
+    for (int r = 0; r < GGML__QGEMM_ROWS; r++) {
+        const char *row = rows + (r < mr ? (size_t) r * stride : 0);
+        for (int64_t b = 0; b < nb; b++)
+            ggml__pack_block(group + (size_t) b * GGML__QGEMM_ROWS * bs, r, row + (size_t) b * bs, bs);
+    }
 }
 
 #endif

@@ -181,6 +181,8 @@ static void fill_avx2(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *
     k->gemm_nr = GGML__AVX2_GEMM_NR;
     k->gemm_lanes = GGML__AVX2_GEMM_LANES;
     k->gemm_tile = ggml__avx2_gemm_tile_f32;
+    k->qgemm_tile[GGML_TYPE_Q4_0] = ggml__avx2_qgemm_tile_q4_0;
+    k->qgemm_packed_tile[GGML_TYPE_Q4_0] = ggml__avx2_qgemm_packed_tile_q4_0;
     k->vec_dot[GGML_TYPE_F16] = ggml__avx2_vec_dot_f16;
     k->vec_dot[GGML_TYPE_BF16] = ggml__avx2_vec_dot_bf16;
     k->vec_dot[GGML_TYPE_Q4_0] = ggml__avx2_vec_dot_q4_0_q8_0;
