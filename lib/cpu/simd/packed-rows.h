@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "ggml.h"
+#include "quants-impl.h"
 #include "kernels.h"
 
 /* True for the types this layout has. */
@@ -40,15 +41,7 @@ static inline size_t ggml__packed_offset(int r, size_t i)
     return 2 * GGML__QGEMM_ROWS + 4 * (GGML__QGEMM_ROWS * w + (size_t) r) + (i - 2) % 4;
 }
 
-/* Copies block blk (bs bytes) of row r into its place in group block g. */
-static inline void ggml__pack_block(char *g, int r, const char *blk, size_t bs)
-{
-    memcpy(g + ggml__packed_offset(r, 0), blk, 2);
-    for (size_t i = 2; i < bs; i += 4)
-        memcpy(g + ggml__packed_offset(r, i), blk + i, 4);
-}
-
-/* The reverse: row r's block of group block g into blk. */
+/* Row r's block (bs bytes) of group block g into blk: the reverse of ggml__pack_rows. */
 static inline void ggml__unpack_block(char *blk, int r, const char *g, size_t bs)
 {
     memcpy(blk, g + ggml__packed_offset(r, 0), 2);
@@ -56,19 +49,37 @@ static inline void ggml__unpack_block(char *blk, int r, const char *g, size_t bs
         memcpy(blk + i, g + ggml__packed_offset(r, i), 4);
 }
 
+/* ggml__pack_rows for blocks of bs bytes (a constant after inlining: the word copies unroll). */
+static inline __attribute__((always_inline)) void ggml__pack_rows_of(const size_t bs, int64_t nb, const char *rows,
+                                                                     size_t stride, int mr, char *group)
+{
+    const char *row[GGML__QGEMM_ROWS];
+    for (int r = 0; r < GGML__QGEMM_ROWS; r++)
+        row[r] = rows + (r < mr ? (size_t) r * stride : 0);
+    /* a group block at a time: its bytes are written together */
+    for (int64_t b = 0; b < nb; b++) {
+        char *g = group + (size_t) b * GGML__QGEMM_ROWS * bs;
+        for (int r = 0; r < GGML__QGEMM_ROWS; r++) {
+            const char *blk = row[r] + (size_t) b * bs;
+            memcpy(g + 2 * r, blk, 2);
+            for (size_t w = 0; w < (bs - 2) / 4; w++)
+                memcpy(g + 2 * GGML__QGEMM_ROWS + 4 * (GGML__QGEMM_ROWS * w + (size_t) r), blk + 2 + 4 * w, 4);
+        }
+    }
+}
+
 /*
- * Interleaves 16 rows of nb blocks of type (rows stride bytes apart) into
- * their group; only rows r < mr are read, the group's others repeat row 0.
+ * Interleaves 16 rows of nb blocks of type (a packable type; rows stride
+ * bytes apart) into their group; only rows r < mr are read, the group's
+ * others repeat row 0.
  */
 static inline void ggml__pack_rows(enum ggml_type type, int64_t nb, const char *rows, size_t stride, int mr,
                                    char *group)
 {
-    const size_t bs = ggml_type_size(type);
-    for (int r = 0; r < GGML__QGEMM_ROWS; r++) {
-        const char *row = rows + (r < mr ? (size_t) r * stride : 0);
-        for (int64_t b = 0; b < nb; b++)
-            ggml__pack_block(group + (size_t) b * GGML__QGEMM_ROWS * bs, r, row + (size_t) b * bs, bs);
-    }
+    if (type == GGML_TYPE_Q8_0)
+        ggml__pack_rows_of(sizeof(block_q8_0), nb, rows, stride, mr, group);
+    else   /* Q4_0 and IQ4_NL: 18-byte blocks */
+        ggml__pack_rows_of(sizeof(block_q4_0), nb, rows, stride, mr, group);
 }
 
 #endif
