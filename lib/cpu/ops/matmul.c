@@ -703,12 +703,27 @@ static size_t encoded_area_size(const struct ggml_tensor *a, const struct ggml_t
 }
 
 /*
- * Bytes of a thread's group of GGML__QGEMM_ROWS rows of src0 interleaved
- * for the level's packed tile, or 0 when the tiles read the rows as they
- * are: weights already packed (CPU_REPACK), no packed tile for the type,
- * or up to PACK_MIN_COLS columns, which would not repay the interleaving
- * (a group of rows costs about as much to interleave, a block at a
- * time, as the AVX512_VNNI tile spends on 16 columns).
+ * The tiles take the rows of their range in panels of panel_rows(a) rows
+ * (a multiple of GGML__QGEMM_ROWS, some 256 KiB of weights): each panel
+ * against every group of columns, so that a panel stays in the level-2
+ * cache while the columns pass and a group of columns in the level-1
+ * cache while the panel's rows pass.
+ */
+#define PANEL_BYTES ((size_t) 256 << 10)
+#define PANEL_ROWS_MAX 256
+
+static int64_t panel_rows(const struct ggml_tensor *a)
+{
+    const size_t row = ggml_row_size(a->type, a->ne[0]);
+    int64_t rows = row > 0 ? (int64_t) (PANEL_BYTES / row) / GGML__QGEMM_ROWS * GGML__QGEMM_ROWS : PANEL_ROWS_MAX;
+    return rows < GGML__QGEMM_ROWS ? GGML__QGEMM_ROWS : rows > PANEL_ROWS_MAX ? PANEL_ROWS_MAX : rows;
+}
+
+/*
+ * Bytes of a thread's panel of src0 rows interleaved for the level's
+ * packed tile, or 0 when the tiles read the rows as they are: weights
+ * already packed (CPU_REPACK), no packed tile for the type, or up to
+ * PACK_MIN_COLS columns, which would not repay the interleaving.
  */
 #define PACK_MIN_COLS (2 * GGML__QGEMM_COLS)
 
@@ -718,7 +733,7 @@ static size_t group_area_size(const struct ggml_tensor *dst)
     if (qgemm_tile_for(dst) == NULL || ggml__cpu_tensor_packed(a) || b->ne[1] <= PACK_MIN_COLS ||
         ggml__kernels()->qgemm_packed_tile[a->type] == NULL)
         return 0;
-    return align_up(GGML__QGEMM_ROWS * ggml_row_size(a->type, a->ne[0]));
+    return align_up((size_t) panel_rows(a) * ggml_row_size(a->type, a->ne[0]));
 }
 
 /*
@@ -882,42 +897,52 @@ static struct ggml__qcolumn qcolumn(const struct encoded_rows *er, const float *
 
 /*
  * The outputs [f0, f1) of the flat range of (batch, row of src0) of the
- * product dst by the integer tiles: each group of GGML__QGEMM_ROWS rows
- * of the range against every group of GGML__QGEMM_COLS columns.  With a
- * group area, a whole group of rows is first interleaved there
- * (packed-rows.h) and multiplied by the level's packed tile, so the
- * columns do not each pay for rearranging the rows.
+ * product dst by the integer tiles: panel by panel of rows (panel_rows),
+ * each group of GGML__QGEMM_COLS columns against the panel's groups of
+ * GGML__QGEMM_ROWS rows.  With a group area, the panel's whole groups of
+ * rows are first interleaved there (packed-rows.h) and multiplied by the
+ * level's packed tile, so the columns do not each pay for rearranging
+ * the rows.
  */
 static void tiles_for_outputs(struct ggml_tensor *dst, qgemm_tile_fn tile, char *group, const struct encoded_rows *er,
                               const float *scales, int64_t f0, int64_t f1)
 {
     const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
-    const int64_t M = a->ne[1], N = b->ne[1], nb = a->ne[0] / QK8_0;
+    const int64_t M = a->ne[1], N = b->ne[1], nb = a->ne[0] / QK8_0, panel = panel_rows(a);
+    const size_t group_bytes = GGML__QGEMM_ROWS * ggml_row_size(a->type, a->ne[0]);
     const qgemm_tile_fn packed_tile = ggml__kernels()->qgemm_packed_tile[a->type];
     for (int64_t f = f0; f < f1;) {
         const int64_t bt = f / M, m_begin = f % M;
         const int64_t m_end = f1 - bt * M < M ? f1 - bt * M : M;
         const int64_t i12 = bt % b->ne[2], i13 = bt / b->ne[2];
         const struct operand op = mul_mat_operand(a, b, i12, i13);
-        for (int64_t m = m_begin; m < m_end; m += GGML__QGEMM_ROWS) {
-            const int mr = (int) (m_end - m < GGML__QGEMM_ROWS ? m_end - m : GGML__QGEMM_ROWS);
-            const char *rows = op.data + m * op.stride;
-            qgemm_tile_fn fn = tile;
-            if (group != NULL && mr == GGML__QGEMM_ROWS) {
-                ggml__pack_rows(a->type, nb, rows, op.stride, GGML__QGEMM_ROWS, group);
-                rows = group;
-                fn = packed_tile;
-            }
+        for (int64_t p0 = m_begin; p0 < m_end; p0 += panel) {
+            const int64_t p1 = m_end - p0 < panel ? m_end : p0 + panel;
+            /* the panel's whole groups interleaved: [p0, packed_end) */
+            int64_t packed_end = p0;
+            if (group != NULL)
+                for (; p1 - packed_end >= GGML__QGEMM_ROWS; packed_end += GGML__QGEMM_ROWS)
+                    ggml__pack_rows(a->type, nb, op.data + packed_end * op.stride, op.stride, GGML__QGEMM_ROWS,
+                                    group + (size_t) ((packed_end - p0) / GGML__QGEMM_ROWS) * group_bytes);
             for (int64_t j0 = 0; j0 < N; j0 += GGML__QGEMM_COLS) {
                 const int nr = (int) (N - j0 < GGML__QGEMM_COLS ? N - j0 : GGML__QGEMM_COLS);
                 struct ggml__qcolumn cols[GGML__QGEMM_COLS];
-                float *c[GGML__QGEMM_COLS];
+                float *crow[GGML__QGEMM_COLS], *c[GGML__QGEMM_COLS];
                 for (int j = 0; j < nr; j++) {
                     cols[j] = qcolumn(er, scales, nb, j0 + j + b->ne[1] * (i12 + b->ne[2] * i13));
-                    c[j] = (float *) (void *) ((char *) dst->data + (j0 + j) * dst->nb[1] + i12 * dst->nb[2] +
-                                               i13 * dst->nb[3]) + m;
+                    crow[j] = (float *) (void *) ((char *) dst->data + (j0 + j) * dst->nb[1] + i12 * dst->nb[2] +
+                                                  i13 * dst->nb[3]);
                 }
-                fn((int) nb, rows, op.stride, mr, cols, nr, c);
+                for (int64_t m = p0; m < p1; m += GGML__QGEMM_ROWS) {
+                    const int mr = (int) (p1 - m < GGML__QGEMM_ROWS ? p1 - m : GGML__QGEMM_ROWS);
+                    for (int j = 0; j < nr; j++)
+                        c[j] = crow[j] + m;
+                    if (m < packed_end)
+                        packed_tile((int) nb, group + (size_t) ((m - p0) / GGML__QGEMM_ROWS) * group_bytes, 0, mr,
+                                    cols, nr, c);
+                    else
+                        tile((int) nb, op.data + m * op.stride, op.stride, mr, cols, nr, c);
+                }
             }
         }
         f = bt * M + m_end;
