@@ -82,8 +82,7 @@ static void cpu_buffer_free(ggml_backend_buffer_t buffer)
     free(b);
 }
 
-/* Byte offset of tensor data within every copy of the buffer. */
-static size_t offset_in_buffer(ggml_backend_buffer_t buffer, const struct ggml_tensor *tensor)
+size_t ggml__cpu_buffer_offset(ggml_backend_buffer_t buffer, const struct ggml_tensor *tensor)
 {
     const struct cpu_buffer *b = buffer->context;
     return (size_t) ((const char *) tensor->data - (const char *) b->copies[0]);
@@ -93,7 +92,7 @@ static void cpu_buffer_memset_tensor(ggml_backend_buffer_t buffer, struct ggml_t
                                      uint8_t value, size_t offset, size_t size)
 {
     const struct cpu_buffer *b = buffer->context;
-    const size_t at = offset_in_buffer(buffer, tensor) + offset;
+    const size_t at = ggml__cpu_buffer_offset(buffer, tensor) + offset;
     for (int i = 0; i < b->n_copies; i++)
         memset((char *) b->copies[i] + at, value, size);
 }
@@ -108,7 +107,7 @@ void ggml__cpu_buffer_write(ggml_backend_buffer_t buffer, size_t at, const void 
 static void cpu_buffer_set_tensor(ggml_backend_buffer_t buffer, struct ggml_tensor *tensor,
                                   const void *data, size_t offset, size_t size)
 {
-    ggml__cpu_buffer_write(buffer, offset_in_buffer(buffer, tensor) + offset, data, size);
+    ggml__cpu_buffer_write(buffer, ggml__cpu_buffer_offset(buffer, tensor) + offset, data, size);
 }
 
 static void cpu_buffer_get_tensor(ggml_backend_buffer_t buffer, const struct ggml_tensor *tensor,
@@ -293,7 +292,7 @@ void *ggml__cpu_buffer_local_data(const struct ggml_tensor *t, int node)
     const struct cpu_buffer *b = buffer->context;
     if (node >= b->n_copies)
         return NULL;
-    return (char *) b->copies[node] + offset_in_buffer(buffer, t);
+    return (char *) b->copies[node] + ggml__cpu_buffer_offset(buffer, t);
 }
 
 static size_t cpu_buft_get_alignment(ggml_backend_buffer_type_t buft)

@@ -116,13 +116,15 @@ bool ggml__cpu_integer_products(enum ggml_type type);
 
 /*
  * CPU buffers with another interface (repack.c): new memory placed as
- * the CPU buffer type places it, the CPU buffer's own interface, and a
- * write of size bytes at byte at of the buffer into every per-node copy.
+ * the CPU buffer type places it, the CPU buffer's own interface, a write
+ * of size bytes at byte at of the buffer into every per-node copy, and
+ * the byte offset of a tensor's data in the buffer (in every copy).
  */
 ggml_backend_buffer_t ggml__cpu_buffer_alloc(ggml_backend_buffer_type_t buft, struct ggml_backend_buffer_i iface,
                                              size_t size);
 struct ggml_backend_buffer_i ggml__cpu_buffer_iface(void);
 void ggml__cpu_buffer_write(ggml_backend_buffer_t buffer, size_t at, const void *data, size_t size);
+size_t ggml__cpu_buffer_offset(ggml_backend_buffer_t buffer, const struct ggml_tensor *tensor);
 
 /*
  * The "CPU_REPACK" buffer type (repack.c).  would_pack: t is stored

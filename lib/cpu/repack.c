@@ -7,9 +7,9 @@
  *
  * Which tensors are packed (would_pack): of a packable type that the
  * kernel level multiplies with integer tiles, contiguous, not a view,
- * rows a multiple of GGML__QGEMM_ROWS, rows of at most INT32_MAX values.  init_tensor marks
- * them (tensor->extra); any other tensor in such a buffer is stored as in
- * a CPU buffer.  set_tensor, get_tensor and memset_tensor take and give
+ * rows a multiple of GGML__QGEMM_ROWS, rows of at most INT32_MAX values.
+ * init_tensor marks them (tensor->extra); any other tensor in such a
+ * buffer is stored as in a CPU buffer.  set_tensor, get_tensor and memset_tensor take and give
  * the standard layout at any offset and size: whole groups of rows are
  * packed or unpacked directly, a group only partly written is unpacked,
  * patched and packed again.  The packing permutes the bytes of each
@@ -82,17 +82,7 @@ static void pack_group(enum ggml_type type, int64_t nb, const char *plain, char 
 
 static void unpack_group(enum ggml_type type, int64_t nb, const char *packed, char *plain)
 {
-    const size_t bs = ggml_type_size(type), row = (size_t) nb * bs;
-    for (int64_t b = 0; b < nb; b++) {
-        const char *g = packed + (size_t) b * ROWS * bs;
-        for (int r = 0; r < ROWS; r++)
-            ggml__unpack_block(plain + (size_t) r * row + (size_t) b * bs, r, g, bs);
-    }
-}
-
-static size_t offset_in_buffer(ggml_backend_buffer_t buffer, const struct ggml_tensor *t)
-{
-    return (size_t) ((const char *) t->data - (const char *) ggml_backend_buffer_get_base(buffer));
+    ggml__unpack_rows(type, nb, packed, plain, (size_t) nb * ggml_type_size(type));
 }
 
 /*
@@ -114,7 +104,7 @@ static void write_packed(ggml_backend_buffer_t buffer, struct ggml_tensor *t, co
         free(packed);
         return;
     }
-    const size_t base = offset_in_buffer(buffer, t);
+    const size_t base = ggml__cpu_buffer_offset(buffer, t);
     for (size_t g0 = offset / gb * gb; g0 < offset + size; g0 += gb) {
         const size_t from = offset > g0 ? offset : g0, to = offset + size < g0 + gb ? offset + size : g0 + gb;
         if (to - from < gb)
@@ -143,7 +133,7 @@ static void repack_set_tensor(ggml_backend_buffer_t buffer, struct ggml_tensor *
     if (ggml__cpu_tensor_packed(tensor))
         write_packed(buffer, tensor, data, 0, offset, size, "ggml_backend_tensor_set");
     else
-        ggml__cpu_buffer_write(buffer, offset_in_buffer(buffer, tensor) + offset, data, size);
+        ggml__cpu_buffer_write(buffer, ggml__cpu_buffer_offset(buffer, tensor) + offset, data, size);
 }
 
 static void repack_memset_tensor(ggml_backend_buffer_t buffer, struct ggml_tensor *tensor, uint8_t value,

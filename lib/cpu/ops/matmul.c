@@ -737,22 +737,33 @@ static size_t group_area_size(const struct ggml_tensor *dst)
 }
 
 /*
- * The encoded area of the product dst and, for the integer tiles, their
- * column scales after it, then each thread's interleaved group of rows.
+ * Where the parts of the scratch area of the product dst by dot products
+ * lie, as byte offsets from the area's base: the encoded rows of src1 at
+ * 0, then for the integer tiles their column scales and each thread's
+ * interleaved group of rows, then the chunk counter in a line of its own.
  */
-static size_t dots_area_size(const struct ggml_tensor *dst, int nth)
+struct dots_layout {
+    size_t scales;       /* the column scales; 0: no integer tiles */
+    size_t groups;       /* thread i's group at groups + i * group_size */
+    size_t group_size;   /* 0: no interleaving */
+    size_t counter;
+    size_t total;        /* the work size, with room to align the base */
+};
+
+static struct dots_layout dots_layout(const struct ggml_tensor *dst, int nth)
 {
     const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
-    size_t size = encoded_area_size(a, b, nth);
-    if (qgemm_tile_for(dst) != NULL)
-        size = align_up(align_up(size) + column_scales_size(a, b)) + (size_t) nth * group_area_size(dst);
-    return size;
-}
-
-static size_t dots_work_size(const struct ggml_tensor *dst, int nth)
-{
-    /* the chunk counter in a line of its own */
-    return SCRATCH_ALIGN + align_up(dots_area_size(dst, nth)) + SCRATCH_ALIGN;
+    struct dots_layout l = { 0, 0, 0, 0, 0 };
+    size_t end = encoded_area_size(a, b, nth);
+    if (qgemm_tile_for(dst) != NULL) {
+        l.scales = align_up(end);
+        l.groups = align_up(l.scales + column_scales_size(a, b));
+        l.group_size = group_area_size(dst);
+        end = l.groups + (size_t) nth * l.group_size;
+    }
+    l.counter = align_up(end);
+    l.total = SCRATCH_ALIGN + l.counter + SCRATCH_ALIGN;
+    return l;
 }
 
 /* Outputs a chunk of the dot products (a multiple of the 16-row blocks): some eight chunks a thread. */
@@ -965,22 +976,21 @@ static void mul_mat_by_dots(const struct ggml__compute_params *params, struct gg
     char *area = scratch_base(params);
     const struct encoded_rows er = encode_src1_rows(params, a, b, area);
     const qgemm_tile_fn tile = qgemm_tile_for(dst);
+    const struct dots_layout l = dots_layout(dst, params->nth);
     float *scales = NULL;
     char *group = NULL;
     if (tile != NULL) {
-        const size_t scales_at = align_up(encoded_area_size(a, b, params->nth));
-        scales = (float *) (void *) (area + scales_at);
+        scales = (float *) (void *) (area + l.scales);
         column_scales(params, &er, a->ne[0] / QK8_0, scales);
-        const size_t group_size = group_area_size(dst);
-        if (group_size > 0)
-            group = area + align_up(scales_at + column_scales_size(a, b)) + (size_t) params->ith * group_size;
+        if (l.group_size > 0)
+            group = area + l.groups + (size_t) params->ith * l.group_size;
     }
     const int64_t total = b->ne[2] * b->ne[3] * a->ne[1];
     if (params->pool == NULL) {
         outputs(params, dst, tile, group, &er, scales, 0, total);
         return;
     }
-    atomic_llong *next = (atomic_llong *) (void *) (area + align_up(dots_area_size(dst, params->nth)));
+    atomic_llong *next = (atomic_llong *) (void *) (area + l.counter);
     /* every thread passed the barrier before this node: none reads the counter any more */
     if (params->ith == 0)
         atomic_store_explicit(next, 0, memory_order_relaxed);
@@ -995,7 +1005,7 @@ static size_t mul_mat_work_size(const struct ggml_tensor *dst, int n_tasks)
     struct scratch sc;
     mul_mat_scratch(dst, n_tasks, &sc);
     if (use_dot_products(dst)) {
-        const size_t dots = dots_work_size(dst, n_tasks);
+        const size_t dots = dots_layout(dst, n_tasks).total;
         return dots > sc.total ? dots : sc.total;
     }
     return sc.total;

@@ -41,14 +41,6 @@ static inline size_t ggml__packed_offset(int r, size_t i)
     return 2 * GGML__QGEMM_ROWS + 4 * (GGML__QGEMM_ROWS * w + (size_t) r) + (i - 2) % 4;
 }
 
-/* Row r's block (bs bytes) of group block g into blk: the reverse of ggml__pack_rows. */
-static inline void ggml__unpack_block(char *blk, int r, const char *g, size_t bs)
-{
-    memcpy(blk, g + ggml__packed_offset(r, 0), 2);
-    for (size_t i = 2; i < bs; i += 4)
-        memcpy(blk + i, g + ggml__packed_offset(r, i), 4);
-}
-
 /* ggml__pack_rows for blocks of bs bytes (a constant after inlining: the word copies unroll). */
 static inline __attribute__((always_inline)) void ggml__pack_rows_of(const size_t bs, int64_t nb, const char *rows,
                                                                      size_t stride, int mr, char *group)
@@ -80,6 +72,21 @@ static inline void ggml__pack_rows(enum ggml_type type, int64_t nb, const char *
         ggml__pack_rows_of(sizeof(block_q8_0), nb, rows, stride, mr, group);
     else   /* Q4_0 and IQ4_NL: 18-byte blocks */
         ggml__pack_rows_of(sizeof(block_q4_0), nb, rows, stride, mr, group);
+}
+
+/* The reverse of ggml__pack_rows for all 16 rows: group into rows stride bytes apart. */
+static inline void ggml__unpack_rows(enum ggml_type type, int64_t nb, const char *group, char *rows, size_t stride)
+{
+    const size_t bs = ggml_type_size(type);
+    for (int64_t b = 0; b < nb; b++) {
+        const char *g = group + (size_t) b * GGML__QGEMM_ROWS * bs;
+        for (int r = 0; r < GGML__QGEMM_ROWS; r++) {
+            char *blk = rows + (size_t) r * stride + (size_t) b * bs;
+            memcpy(blk, g + ggml__packed_offset(r, 0), 2);
+            for (size_t i = 2; i < bs; i += 4)
+                memcpy(blk + i, g + ggml__packed_offset(r, i), 4);
+        }
+    }
 }
 
 #endif

@@ -49,6 +49,11 @@ void ggml__avx512_vnni_vec_dot_q4_1_q8_1(GGML__VEC_DOT_PARAMS);
 void ggml__avx512_vnni_vec_dot_q5_0_q8_0(GGML__VEC_DOT_PARAMS);
 void ggml__avx512_vnni_vec_dot_q5_1_q8_1(GGML__VEC_DOT_PARAMS);
 void ggml__avx512_vnni_vec_dot_q8_0_q8_0(GGML__VEC_DOT_PARAMS);
+void ggml__avx512_vnni_vec_dot_rows_q4_0(int n, float *s, const void *x, size_t bx, const void *y, int nr);
+void ggml__avx512_vnni_vec_dot_rows_q4_1(int n, float *s, const void *x, size_t bx, const void *y, int nr);
+void ggml__avx512_vnni_vec_dot_rows_q5_0(int n, float *s, const void *x, size_t bx, const void *y, int nr);
+void ggml__avx512_vnni_vec_dot_rows_q5_1(int n, float *s, const void *x, size_t bx, const void *y, int nr);
+void ggml__avx512_vnni_vec_dot_rows_q8_0(int n, float *s, const void *x, size_t bx, const void *y, int nr);
 /* qgemm-vnni.c (AVX512_VNNI): qgemm_tile entries */
 void ggml__avx512_vnni_qgemm_tile_q8_0(int nb, const void *a, size_t a_stride, int mr,
                                        const struct ggml__qcolumn *cols, int nr, float *const *c);
