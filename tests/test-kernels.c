@@ -1545,6 +1545,75 @@ static void check_qgemm_packed_tile(const struct ggml__cpu_kernels *k, const str
     }
 }
 
+/*
+ * dot_tile: 1..4 rows at a stride (padded, so rows are not packed) against
+ * 1..4 float columns, each output within 1e-5 of |products| of the
+ * double-precision dot product; outputs past mr or nc, and the columns'
+ * other entries, untouched.
+ */
+static void check_dot_tile(const struct ggml__cpu_kernels *k, const struct ggml__cpu_kernels *generic)
+{
+    /* a partial vector alone, one and two vectors and a partial one at every level's width */
+    static const int64_t lengths[] = { 1, 7, 15, 16, 33, 47, 257, 1024 };
+    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16 };
+    for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+        const enum ggml_type t = types[ti];
+        if (k->dot_tile[t] == NULL)
+            continue;
+        bool all_ok = true;
+        double worst = 0.0;
+        for (size_t li = 0; all_ok && li < sizeof lengths / sizeof lengths[0]; li++) {
+            const int64_t n = lengths[li];
+            const size_t row_bytes = ggml_row_size(t, n) + 12;
+            struct row x = make_row(generic, t, 4 * n + 32), y = make_row(generic, GGML_TYPE_F32, 4 * n);
+            for (int r = 1; r < 4; r++)
+                generic->from_float[t](x.values + r * n, x.data + r * row_bytes, n);
+            const float *b[4];
+            for (int j = 0; j < 4; j++)
+                b[j] = (const float *) (const void *) y.data + j * n;
+            for (int mr = 1; mr <= 4 && all_ok; mr++)
+                for (int nc = 1; nc <= 4 && all_ok; nc++) {
+                    float out[4][6];
+                    float *c[4];
+                    for (int j = 0; j < 4; j++) {
+                        for (int i = 0; i < 6; i++)
+                            out[j][i] = -7.0f;
+                        c[j] = &out[j][1];
+                    }
+                    k->dot_tile[t]((int) n, x.data, row_bytes, mr, b, nc, c);
+                    for (int j = 0; j < 4 && all_ok; j++)
+                        for (int i = -1; i < 5 && all_ok; i++) {
+                            if (j >= nc || i < 0 || i >= mr) {
+                                if (c[j][i] != -7.0f) {
+                                    tap_diag("%s n=%lld mr=%d nc=%d: c[%d][%d] written", ggml_type_name(t),
+                                             (long long) n, mr, nc, j, i);
+                                    all_ok = false;
+                                }
+                                continue;
+                            }
+                            double sum = 0.0, mag = 0.0;
+                            for (int64_t e = 0; e < n; e++) {
+                                const double p = ref_value(t, x.data + i * row_bytes, e) * b[j][e];
+                                sum += p;
+                                mag += fabs(p);
+                            }
+                            const double err = fabs(c[j][i] - sum), bound = 1e-5 * mag + 1e-30;
+                            worst = err / bound > worst ? err / bound : worst;
+                            if (!(err <= bound)) {
+                                tap_diag("%s n=%lld mr=%d nc=%d c[%d][%d] = %.9g, reference %.9g", ggml_type_name(t),
+                                         (long long) n, mr, nc, j, i, c[j][i], sum);
+                                all_ok = false;
+                            }
+                        }
+                }
+            free_row(&x);
+            free_row(&y);
+        }
+        ok(all_ok, "%s: dot_tile %s, 1..4 rows at a stride by 1..4 columns, within 1e-5 of |products| "
+           "(worst %.3f of the bound), nothing else written", ggml__isa_name(k->level), ggml_type_name(t), worst);
+    }
+}
+
 /* Every entry of the table of level l for a CPU with caps. */
 static void check_level(enum ggml__isa l, const struct ggml__isa_caps *caps, const struct ggml__cpu_kernels *generic)
 {
@@ -1552,6 +1621,7 @@ static void check_level(enum ggml__isa l, const struct ggml__isa_caps *caps, con
     ok(ggml__kernels_build(&k, l, caps) && k.level == l, "%s: the table builds", ggml__isa_name(l));
     check_vec_dot(&k, generic);
     check_vec_dot_rows(&k, generic);
+    check_dot_tile(&k, generic);
     check_from_float(&k, generic);
     check_to_float(&k, generic);
     check_axpy(&k, generic);

@@ -168,6 +168,19 @@ struct ggml__cpu_kernels {
      */
     void (*vec_dot_rows[GGML_TYPE_COUNT])(int n, float *s, const void *x, size_t bx, const void *y, int nr);
 
+    /*
+     * dot_tile[t]: c[j][i] = the dot product of row i of a (at a + i * bx
+     * bytes, n values of type t: F32, F16 or BF16) with the n floats at
+     * b[j], for i < mr and j < nc (1 <= mr, nc <= 4): a block of the
+     * matrix product read from the rows as they are, without packing,
+     * each loaded vector serving four products.  Single-precision sums of
+     * exact products, each within vec_dot's bound; NULL: no such kernel
+     * (the AVX-512 level has them: with sixteen vector registers a tile
+     * of four columns took two passes and was slower than packing).
+     */
+    void (*dot_tile[GGML_TYPE_COUNT])(int n, const void *a, size_t bx, int mr, const float *const *b, int nc,
+                                      float *const *c);
+
     /* from_float[t]: encoder of float rows (F16, BF16, Q8_0, Q8_1, ...). */
     ggml_from_float_t from_float[GGML_TYPE_COUNT];
 

@@ -301,6 +301,9 @@ static void fill_avx512(struct ggml__cpu_kernels *k, const struct ggml__isa_caps
     k->vec_dot[GGML_TYPE_Q8_0] = ggml__avx512_vec_dot_q8_0_q8_0;
     k->vec_dot_rows[GGML_TYPE_F32] = ggml__avx512_vec_dot_rows_f32;
     k->vec_dot_rows[GGML_TYPE_F16] = ggml__avx512_vec_dot_rows_f16;
+    k->dot_tile[GGML_TYPE_F32] = ggml__avx512_dot_tile_f32;
+    k->dot_tile[GGML_TYPE_F16] = ggml__avx512_dot_tile_f16;
+    k->dot_tile[GGML_TYPE_BF16] = ggml__avx512_dot_tile_bf16;
 
     k->from_float[GGML_TYPE_F16] = ggml__avx512_f32_to_f16;
     k->from_float[GGML_TYPE_BF16] = ggml__avx512_f32_to_bf16;

@@ -20,6 +20,12 @@
 void ggml__avx512_vec_dot_f32(GGML__VEC_DOT_PARAMS);
 void ggml__avx512_vec_dot_f16(GGML__VEC_DOT_PARAMS);
 void ggml__avx512_vec_dot_bf16(GGML__VEC_DOT_PARAMS);
+void ggml__avx512_dot_tile_f32(int n, const void *a, size_t bx, int mr, const float *const *b, int nc,
+                               float *const *c);
+void ggml__avx512_dot_tile_f16(int n, const void *a, size_t bx, int mr, const float *const *b, int nc,
+                               float *const *c);
+void ggml__avx512_dot_tile_bf16(int n, const void *a, size_t bx, int mr, const float *const *b, int nc,
+                                float *const *c);
 void ggml__avx512_vec_dot_q4_0_q8_0(GGML__VEC_DOT_PARAMS);
 void ggml__avx512_vec_dot_q4_1_q8_1(GGML__VEC_DOT_PARAMS);
 void ggml__avx512_vec_dot_q5_0_q8_0(GGML__VEC_DOT_PARAMS);

@@ -158,6 +158,95 @@ void ggml__avx512_vec_dot_rows_f16(int n, float *s, const void *vx, size_t bx, c
     EXPAND_ROWS(ELEM_F16)
 }
 
+/* ------------------------------------------- four rows by four columns */
+
+/*
+ * The dot tile (kernels.h, dot_tile): four rows of A against four F32
+ * columns, sixteen accumulators of 16 lanes; each step of 16 values loads
+ * four vectors of A and four of B for sixteen fused multiply-adds, where a
+ * row against one column at a time loads five vectors for four.  Fewer
+ * rows or columns: the missing ones repeat the first, their sums are not
+ * stored.  The sums are reduced by the unpack fold of dot-vnni.c's rows:
+ * one vector per column holds the four rows' sums.
+ */
+
+/* Lane r of the result: the sum of all lanes of v_r. */
+static inline __m128 sum_four(__m512 v0, __m512 v1, __m512 v2, __m512 v3)
+{
+    const __m512 t01 = _mm512_add_ps(_mm512_unpacklo_ps(v0, v1), _mm512_unpackhi_ps(v0, v1));
+    const __m512 t23 = _mm512_add_ps(_mm512_unpacklo_ps(v2, v3), _mm512_unpackhi_ps(v2, v3));
+    const __m512 f = _mm512_add_ps(_mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t01), _mm512_castps_pd(t23))),
+                                   _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t01), _mm512_castps_pd(t23))));
+    return _mm_add_ps(_mm_add_ps(_mm512_castps512_ps128(f), _mm512_extractf32x4_ps(f, 1)),
+                      _mm_add_ps(_mm512_extractf32x4_ps(f, 2), _mm512_extractf32x4_ps(f, 3)));
+}
+
+/* c[0..mr) = the first mr lanes of v. */
+static inline void store_rows(float *c, __m128 v, int mr)
+{
+    if (mr == 4) {
+        _mm_storeu_ps(c, v);
+        return;
+    }
+    float four[4];
+    _mm_storeu_ps(four, v);
+    for (int i = 0; i < mr; i++)
+        c[i] = four[i];
+}
+
+#define TILE_STEP(load_a, load_b)                                                                              do {                                                                                                           const __m512 x0 = load_a(a0), x1 = load_a(a1), x2 = load_a(a2), x3 = load_a(a3);                           __m512 y = load_b(b0);                                                                                     c00 = _mm512_fmadd_ps(x0, y, c00), c10 = _mm512_fmadd_ps(x1, y, c10);                                      c20 = _mm512_fmadd_ps(x2, y, c20), c30 = _mm512_fmadd_ps(x3, y, c30);                                      y = load_b(b1);                                                                                            c01 = _mm512_fmadd_ps(x0, y, c01), c11 = _mm512_fmadd_ps(x1, y, c11);                                      c21 = _mm512_fmadd_ps(x2, y, c21), c31 = _mm512_fmadd_ps(x3, y, c31);                                      y = load_b(b2);                                                                                            c02 = _mm512_fmadd_ps(x0, y, c02), c12 = _mm512_fmadd_ps(x1, y, c12);                                      c22 = _mm512_fmadd_ps(x2, y, c22), c32 = _mm512_fmadd_ps(x3, y, c32);                                      y = load_b(b3);                                                                                            c03 = _mm512_fmadd_ps(x0, y, c03), c13 = _mm512_fmadd_ps(x1, y, c13);                                      c23 = _mm512_fmadd_ps(x2, y, c23), c33 = _mm512_fmadd_ps(x3, y, c33);                                  } while (0)
+
+static inline __attribute__((always_inline)) void float_tile(int n, const char *a, size_t bx, int mr,
+                                                             const float *const *b, int nc, float *const *c,
+                                                             enum elem e)
+{
+    const char *a0 = a, *a1 = mr > 1 ? a + bx : a, *a2 = mr > 2 ? a + 2 * bx : a, *a3 = mr > 3 ? a + 3 * bx : a;
+    const float *b0 = b[0], *b1 = nc > 1 ? b[1] : b[0], *b2 = nc > 2 ? b[2] : b[0], *b3 = nc > 3 ? b[3] : b[0];
+    __m512 c00 = _mm512_setzero_ps(), c01 = c00, c02 = c00, c03 = c00, c10 = c00, c11 = c00, c12 = c00, c13 = c00;
+    __m512 c20 = c00, c21 = c00, c22 = c00, c23 = c00, c30 = c00, c31 = c00, c32 = c00, c33 = c00;
+    int i = 0;
+#define LOAD_A(row) load16(row, i, e)
+#define LOAD_B(col) _mm512_loadu_ps(col + i)
+    for (; i + 16 <= n; i += 16)
+        TILE_STEP(LOAD_A, LOAD_B);
+#undef LOAD_A
+#undef LOAD_B
+    if (i < n) {
+#define LOAD_A(row) load_first(row, i, n - i, e)
+#define LOAD_B(col) load_first(col, i, n - i, ELEM_F32)
+        TILE_STEP(LOAD_A, LOAD_B);
+#undef LOAD_A
+#undef LOAD_B
+    }
+    store_rows(c[0], sum_four(c00, c10, c20, c30), mr);
+    if (nc > 1)
+        store_rows(c[1], sum_four(c01, c11, c21, c31), mr);
+    if (nc > 2)
+        store_rows(c[2], sum_four(c02, c12, c22, c32), mr);
+    if (nc > 3)
+        store_rows(c[3], sum_four(c03, c13, c23, c33), mr);
+}
+
+#undef TILE_STEP
+
+void ggml__avx512_dot_tile_f32(int n, const void *a, size_t bx, int mr, const float *const *b, int nc,
+                               float *const *c)
+{
+    float_tile(n, a, bx, mr, b, nc, c, ELEM_F32);
+}
+
+void ggml__avx512_dot_tile_f16(int n, const void *a, size_t bx, int mr, const float *const *b, int nc,
+                               float *const *c)
+{
+    float_tile(n, a, bx, mr, b, nc, c, ELEM_F16);
+}
+
+void ggml__avx512_dot_tile_bf16(int n, const void *a, size_t bx, int mr, const float *const *b, int nc,
+                                float *const *c)
+{
+    float_tile(n, a, bx, mr, b, nc, c, ELEM_BF16);
+}
+
 /* -------------------------------------------------------- quantized rows */
 
 /*
