@@ -135,6 +135,7 @@ noinst_LTLIBRARIES += lib/cpu/simd/libisa-avx2.la
 lib_cpu_simd_libisa_avx2_la_SOURCES = \
 	lib/cpu/simd/avx2/avx2.h \
 	lib/cpu/simd/avx2/intsum.h \
+	lib/cpu/simd/avx2/words8x8.h \
 	lib/cpu/simd/avx2/dot.c \
 	lib/cpu/simd/avx2/gemm.c \
 	lib/cpu/simd/avx2/qgemm.c \
@@ -176,6 +177,7 @@ endif
 if ISA_AVX512_VNNI
 noinst_LTLIBRARIES += lib/cpu/simd/libisa-avx512-vnni.la
 lib_cpu_simd_libisa_avx512_vnni_la_SOURCES = \
+	lib/cpu/simd/avx2/words8x8.h \
 	lib/cpu/simd/avx512/avx512.h \
 	lib/cpu/simd/avx512/intrin.h \
 	lib/cpu/simd/avx512/qdot.h \

@@ -37,6 +37,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1614,6 +1615,95 @@ static void check_dot_tile(const struct ggml__cpu_kernels *k, const struct ggml_
     }
 }
 
+/*
+ * qgemm_pack: 16 rows (1..16 of them read, at an odd stride, so unaligned)
+ * interleaved byte for byte as the layout says: per block, the 16 scales,
+ * then word w of row r at 32 + 4 (16 w + r); rows past mr are row 0;
+ * nothing written past the group.
+ */
+static void check_qgemm_pack(const struct ggml__cpu_kernels *k)
+{
+    static const int nbs[] = { 1, 3, 17 };
+    static const int mrs[] = { 16, 1, 5, 9 };
+    enum { ROWS = GGML__QGEMM_ROWS, MAX_NB = 17 };
+    for (int t = 0; t < GGML_TYPE_COUNT; t++) {
+        if (k->qgemm_pack[t] == NULL)
+            continue;
+        const size_t bsize = ggml_type_size((enum ggml_type) t);
+        bool all_ok = t == GGML_TYPE_Q8_0 || t == GGML_TYPE_Q4_0 || t == GGML_TYPE_IQ4_NL;
+        const size_t stride = MAX_NB * bsize + 7, group_bytes = ROWS * MAX_NB * bsize;
+        uint8_t *rows = malloc(ROWS * stride), *got = malloc(group_bytes + 64), *want = malloc(group_bytes + 64);
+        for (size_t ni = 0; all_ok && ni < sizeof nbs / sizeof nbs[0]; ni++)
+            for (size_t mi = 0; all_ok && mi < sizeof mrs / sizeof mrs[0]; mi++) {
+                const int nb = nbs[ni], mr = mrs[mi];
+                for (size_t i = 0; i < ROWS * stride; i++)
+                    rows[i] = (uint8_t) rng_u32();
+                memset(got, 0xa5, group_bytes + 64);
+                memset(want, 0xa5, group_bytes + 64);
+                for (int b = 0; b < nb; b++)
+                    for (int r = 0; r < ROWS; r++) {
+                        const uint8_t *blk = rows + (size_t) (r < mr ? r : 0) * stride + (size_t) b * bsize;
+                        uint8_t *g = want + (size_t) b * ROWS * bsize;
+                        memcpy(g + 2 * r, blk, 2);
+                        for (size_t w = 0; w < (bsize - 2) / 4; w++)
+                            memcpy(g + 2 * ROWS + 4 * (ROWS * w + (size_t) r), blk + 2 + 4 * w, 4);
+                    }
+                k->qgemm_pack[t](nb, (const char *) rows, stride, mr, (char *) got);
+                if (memcmp(got, want, group_bytes + 64) != 0) {
+                    tap_diag("%s nb=%d mr=%d: the group differs", ggml_type_name((enum ggml_type) t), nb, mr);
+                    all_ok = false;
+                }
+            }
+        free(rows);
+        free(got);
+        free(want);
+        ok(all_ok, "%s: qgemm_pack %s interleaves 1..16 rows at an odd stride as the layout says, nothing else written",
+           ggml__isa_name(k->level), ggml_type_name((enum ggml_type) t));
+    }
+}
+
+/*
+ * The process's table takes its level-2 cache size from the kernel's cache
+ * description (read here on its own) where it has one, else the default;
+ * the last-level size is at least as large.
+ */
+static void check_cache_sizes(void)
+{
+    size_t l2 = 0;
+    for (int index = 0; index < 8; index++) {
+        char path[96], type[16] = "";
+        long level = 0, size = 0;
+        char unit = 0;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", index);
+        FILE *f = fopen(path, "r");
+        if (f == NULL)
+            break;
+        if (fscanf(f, "%ld", &level) != 1)
+            level = 0;
+        fclose(f);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", index);
+        if ((f = fopen(path, "r")) != NULL) {
+            if (fscanf(f, "%15s", type) != 1)
+                type[0] = 0;
+            fclose(f);
+        }
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", index);
+        if (level != 2 || strcmp(type, "Instruction") == 0 || (f = fopen(path, "r")) == NULL)
+            continue;
+        if (fscanf(f, "%ld%c", &size, &unit) == 2 && size > 0)
+            l2 = (size_t) size << (unit == 'K' ? 10 : unit == 'M' ? 20 : 0);
+        fclose(f);
+    }
+    const struct ggml__cpu_kernels *k = ggml__kernels();
+    tap_diag("level-2 cache: %zu bytes in sysfs (0: none), %zu in the table; last level %zu", l2, k->l2_bytes,
+             k->stream_min_bytes);
+    if (l2 > 0)
+        ok(k->l2_bytes == l2, "the level-2 cache size is the kernel's (%zu bytes)", l2);
+    else
+        ok(k->l2_bytes > 0, "a level-2 cache size without the kernel's description (%zu bytes)", k->l2_bytes);
+    ok(k->stream_min_bytes >= k->l2_bytes, "the last-level cache is at least the level-2 one");
+}
+
 /* Every entry of the table of level l for a CPU with caps. */
 static void check_level(enum ggml__isa l, const struct ggml__isa_caps *caps, const struct ggml__cpu_kernels *generic)
 {
@@ -1632,6 +1722,7 @@ static void check_level(enum ggml__isa l, const struct ggml__isa_caps *caps, con
     check_gemm_tile(&k);
     check_qgemm_tile(&k);
     check_qgemm_packed_tile(&k, generic);
+    check_qgemm_pack(&k);
 }
 
 int main(void)
@@ -1652,6 +1743,8 @@ int main(void)
     check_gemm_tile(&generic);
     check_qgemm_tile(&generic);
     check_qgemm_packed_tile(&generic, &generic);
+    check_qgemm_pack(&generic);
+    check_cache_sizes();
 
     for (int level = GGML__ISA_GENERIC + 1; level < GGML__ISA_COUNT; level++) {
         const enum ggml__isa l = (enum ggml__isa) level;

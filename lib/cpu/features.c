@@ -212,40 +212,30 @@ static enum ggml__isa requested_isa(const struct ggml__isa_caps *c, enum ggml__i
 }
 
 /*
- * The size of the last-level cache CPU 0 sees, from the kernel's cache
- * description (sysfs: what the processor reports, a virtual machine's
- * share included), else from the C library, else 32 MiB.
+ * The size of the first cache of the given level hwloc reports (level 0:
+ * the largest level it has: the last-level cache), else the C library's
+ * figure; 0 if neither says.  hwloc reads the kernel's description (what
+ * the processor reports, a virtual machine's share included).
  */
-static size_t last_level_cache_bytes(void)
+static size_t cache_bytes(int level)
 {
-    long best_level = 0, best_size = -1;
-    for (int index = 0; index < 8; index++) {
-        char path[80];
-        long level = 0, size = 0;
-        char unit = 'K';
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", index);
-        FILE *f = fopen(path, "r");
-        if (f == NULL)
-            break;
-        const bool have_level = fscanf(f, "%ld", &level) == 1;
-        fclose(f);
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", index);
-        if (!have_level || (f = fopen(path, "r")) == NULL)
-            continue;
-        const int got = fscanf(f, "%ld%c", &size, &unit);
-        fclose(f);
-        if (got >= 1 && size > 0 && level >= best_level) {
-            best_level = level;
-            best_size = size * (got == 2 && unit == 'M' ? 1L << 20 : got == 2 && unit == 'K' ? 1L << 10 : 1L);
-        }
+    static const hwloc_obj_type_t by_level[] = { HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE,
+                                                 HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L5CACHE };
+    const int n_levels = (int) (sizeof by_level / sizeof by_level[0]);
+    hwloc_topology_t topology = ggml__cpu_topology();
+    for (int l = level > 0 ? level : n_levels; topology != NULL && l >= (level > 0 ? level : 1); l--) {
+        const hwloc_obj_t cache = hwloc_get_next_obj_by_type(topology, by_level[l - 1], NULL);
+        if (cache != NULL && cache->attr != NULL && cache->attr->cache.size > 0)
+            return (size_t) cache->attr->cache.size;
     }
+    long size = -1;
 #if defined(_SC_LEVEL3_CACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE)
-    if (best_size <= 0)
-        best_size = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    if (best_size <= 0)
-        best_size = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (level == 0)
+        size = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (size <= 0 && (level == 0 || level == 2))
+        size = sysconf(_SC_LEVEL2_CACHE_SIZE);
 #endif
-    return best_size > 0 ? (size_t) best_size : (size_t) 32 << 20;
+    return size > 0 ? (size_t) size : 0;
 }
 
 static void choose_kernels(void)
@@ -254,7 +244,9 @@ static void choose_kernels(void)
     const enum ggml__isa level = requested_isa(&isa_caps, best_isa(&isa_caps));
     if (!ggml__kernels_build(&kernels, level, &isa_caps))
         (void) ggml__kernels_build(&kernels, GGML__ISA_GENERIC, &isa_caps);
-    kernels.stream_min_bytes = last_level_cache_bytes();
+    const size_t last = cache_bytes(0), l2 = cache_bytes(2);
+    kernels.stream_min_bytes = last > 0 ? last : (size_t) 32 << 20;
+    kernels.l2_bytes = l2 > 0 ? l2 : GGML__L2_DEFAULT_BYTES;
 }
 
 const struct ggml__cpu_kernels *ggml__kernels(void)

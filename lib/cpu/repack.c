@@ -77,7 +77,7 @@ static size_t group_bytes(const struct ggml_tensor *t)
 /* plain: 16 rows of type of nb blocks; packed: their group (packed-rows.h). */
 static void pack_group(enum ggml_type type, int64_t nb, const char *plain, char *packed)
 {
-    ggml__pack_rows(type, nb, plain, (size_t) nb * ggml_type_size(type), ROWS, packed);
+    ggml__kernels()->qgemm_pack[type](nb, plain, (size_t) nb * ggml_type_size(type), ROWS, packed);
 }
 
 static void unpack_group(enum ggml_type type, int64_t nb, const char *packed, char *plain)

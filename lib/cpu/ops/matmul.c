@@ -28,7 +28,8 @@
  *
  * Fast path.  Threads split C into blocks of rows of A or of columns,
  * whichever balances better.  Each thread walks its block in panels of NC
- * columns, KC values of k and MC rows: it converts the MC x KC block of A
+ * columns, KC values of k and MC rows (MC: packed_block_rows, sized to
+ * the level-2 cache): it converts the MC x KC block of A
  * into floats, packed in tiles of the level's gemm_mr rows stored k-major
  * (kept in the level-2 cache and reused by every column of the panel); for
  * each gemm_nr columns it packs their KC values of B, every value repeated
@@ -68,10 +69,28 @@
 
 #define ROW_GRAIN 16   /* threads split A's rows in multiples of this (of every level's tile rows) */
 #define KC 256         /* values of k per panel; a multiple of every block size */
-#define MC 512         /* rows of A per packed block (MC x KC floats: 512 KiB) */
 #define NC 512         /* columns per panel */
 #define GEMV_COLS 3    /* at most this many columns: dot products instead of tiles */
 #define SCRATCH_ALIGN 64
+
+/*
+ * The blocks of weights the products keep in the level-2 cache (the
+ * CPU's, ggml__kernels()->l2_bytes): a quarter of it for the panels the
+ * dot tiles and the integer tiles walk (256 KiB of a 1 MiB cache; the
+ * columns and the outputs pass through the rest), half of it for the
+ * packed F32 block of MC rows by KC values (512 rows with 1 MiB).
+ */
+static size_t l2_panel_bytes(void)
+{
+    return ggml__kernels()->l2_bytes / 4;
+}
+
+static int64_t packed_block_rows(void)
+{
+    const int64_t rows = (int64_t) (ggml__kernels()->l2_bytes / 2 / (KC * sizeof(float))) / GGML__GEMM_MR_MAX *
+                         GGML__GEMM_MR_MAX;
+    return rows < GGML__GEMM_MR_MAX ? GGML__GEMM_MR_MAX : rows > 2048 ? 2048 : rows;
+}
 
 /* ------------------------------------------------------------ conversions */
 
@@ -202,7 +221,8 @@ static void scratch_layout(struct scratch *sc, size_t used, int nth, int64_t M, 
                            enum ggml_type vdt, int64_t ref_doubles)
 {
     const int64_t tile_rows = GGML__GEMM_MR_MAX;
-    const size_t kc = (size_t) min_i64(KC, K), mc = (size_t) min_i64(MC, (M + tile_rows - 1) / tile_rows * tile_rows);
+    const size_t kc = (size_t) min_i64(KC, K);
+    const size_t mc = (size_t) min_i64(packed_block_rows(), (M + tile_rows - 1) / tile_rows * tile_rows);
     sc->bpack = align_up(mc * kc * sizeof(float));
     sc->row = sc->bpack + align_up((size_t) GGML__GEMM_B_MAX * kc * sizeof(float));
     sc->pointers = sc->row + align_up(kc * sizeof(float));
@@ -346,7 +366,7 @@ static void product_by_dots(const struct operand *a, int64_t m0, int64_t m1, int
 /*
  * product_by_dots with the level's dot tile (four rows by four columns a
  * call, rows read as they are): A's rows in panels of about
- * DOT_PANEL_BYTES, which the second-level cache keeps while every group
+ * l2_panel_bytes, which the second-level cache keeps while every group
  * of four columns passes over them.
  *
  * Against the packed tiles, the dot tile saves packing A (a transpose,
@@ -357,7 +377,6 @@ static void product_by_dots(const struct operand *a, int64_t m0, int64_t m1, int
  * 23.0; F16 by 512 columns 19.5 against 24.9.  So F32 products take it
  * up to DOT_TILE_F32_COLS columns a call, F16 and BF16 products always.
  */
-#define DOT_PANEL_BYTES ((size_t) 256 << 10)
 #define DOT_TILE_F32_COLS 256
 
 static bool use_dot_tile(const struct operand *a, int64_t K, int ncols)
@@ -372,7 +391,7 @@ static void product_by_dot_tiles(const struct operand *a, int64_t m0, int64_t m1
     void (*tile)(int, const void *, size_t, int, const float *const *, int, float *const *) =
         ggml__kernels()->dot_tile[a->type];
     const size_t row_bytes = ggml_row_size(a->type, K);
-    int64_t panel = (int64_t) (DOT_PANEL_BYTES / row_bytes) / 4 * 4;
+    int64_t panel = (int64_t) (l2_panel_bytes() / row_bytes) / 4 * 4;
     panel = panel < 4 ? 4 : panel;
     for (int64_t p0 = m0; p0 < m1; p0 += panel) {
         const int64_t p1 = m1 - p0 < panel ? m1 : p0 + panel;
@@ -414,10 +433,11 @@ static void product_block(const struct operand *a, int64_t m0, int64_t m1, int64
         return;
     }
     const int tile_mr = kt->gemm_mr, tile_nr = kt->gemm_nr;
+    const int64_t mc_rows = packed_block_rows();
     for (int64_t k0 = 0; k0 < K; k0 += KC) {
         const int kc = (int) (K - k0 < KC ? K - k0 : KC);
-        for (int64_t mc = m0; mc < m1; mc += MC) {
-            const int64_t mc_end = m1 - mc < MC ? m1 : mc + MC;
+        for (int64_t mc = m0; mc < m1; mc += mc_rows) {
+            const int64_t mc_end = m1 - mc < mc_rows ? m1 : mc + mc_rows;
             for (int64_t mb = mc; mb < mc_end; mb += tile_mr) {
                 const int mr = (int) (mc_end - mb < tile_mr ? mc_end - mb : tile_mr);
                 pack_panel(a, mb, mr, tile_mr, k0, kc, ws->apack + (mb - mc) * kc, ws->bpack);
@@ -758,18 +778,18 @@ static size_t encoded_area_size(const struct ggml_tensor *a, const struct ggml_t
 
 /*
  * The tiles take the rows of their range in panels of panel_rows(a) rows
- * (a multiple of GGML__QGEMM_ROWS, some 256 KiB of weights): each panel
+ * (a multiple of GGML__QGEMM_ROWS, some l2_panel_bytes of weights): each panel
  * against every group of columns, so that a panel stays in the level-2
  * cache while the columns pass and a group of columns in the level-1
  * cache while the panel's rows pass.
  */
-#define PANEL_BYTES ((size_t) 256 << 10)
 #define PANEL_ROWS_MAX 256
 
 static int64_t panel_rows(const struct ggml_tensor *a)
 {
     const size_t row = ggml_row_size(a->type, a->ne[0]);
-    int64_t rows = row > 0 ? (int64_t) (PANEL_BYTES / row) / GGML__QGEMM_ROWS * GGML__QGEMM_ROWS : PANEL_ROWS_MAX;
+    int64_t rows = row > 0 ? (int64_t) (l2_panel_bytes() / row) / GGML__QGEMM_ROWS * GGML__QGEMM_ROWS
+                           : PANEL_ROWS_MAX;
     return rows < GGML__QGEMM_ROWS ? GGML__QGEMM_ROWS : rows > PANEL_ROWS_MAX ? PANEL_ROWS_MAX : rows;
 }
 
@@ -987,8 +1007,10 @@ static void tiles_for_outputs(struct ggml_tensor *dst, qgemm_tile_fn tile, char 
             int64_t packed_end = p0;
             if (group != NULL)
                 for (; p1 - packed_end >= GGML__QGEMM_ROWS; packed_end += GGML__QGEMM_ROWS)
-                    ggml__pack_rows(a->type, nb, op.data + packed_end * op.stride, op.stride, GGML__QGEMM_ROWS,
-                                    group + (size_t) ((packed_end - p0) / GGML__QGEMM_ROWS) * group_bytes);
+                    ggml__kernels()->qgemm_pack[a->type](nb, op.data + packed_end * op.stride, op.stride,
+                                                         GGML__QGEMM_ROWS,
+                                                         group + (size_t) ((packed_end - p0) / GGML__QGEMM_ROWS) *
+                                                                     group_bytes);
             for (int64_t j0 = 0; j0 < N; j0 += GGML__QGEMM_COLS) {
                 const int nr = (int) (N - j0 < GGML__QGEMM_COLS ? N - j0 : GGML__QGEMM_COLS);
                 struct ggml__qcolumn cols[GGML__QGEMM_COLS];

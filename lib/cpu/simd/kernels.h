@@ -79,6 +79,9 @@ struct ggml__isa_caps {
 };
 
 /* The largest tile shape of any level (see gemm_tile). */
+/* The second-level cache's size assumed where the system does not say. */
+#define GGML__L2_DEFAULT_BYTES ((size_t) 1 << 20)
+
 #define GGML__GEMM_MR_MAX 16
 #define GGML__GEMM_NR_MAX 8
 #define GGML__GEMM_B_MAX 24
@@ -104,6 +107,10 @@ struct ggml__cpu_kernels {
        are written by the unary_stream and binary_stream entries (set with the table in
        lib/cpu/features.c; SIZE_MAX in a table built elsewhere). */
     size_t stream_min_bytes;
+    /* The second-level cache's size, which sizes the matrix products'
+       blocks of weights (set with the table in lib/cpu/features.c;
+       GGML__L2_DEFAULT_BYTES in a table built elsewhere). */
+    size_t l2_bytes;
 
     /*
      * vec_dot[t]: dot product of a row of type t with a row of
@@ -157,6 +164,14 @@ struct ggml__cpu_kernels {
      */
     void (*qgemm_packed_tile[GGML_TYPE_COUNT])(int nb, const void *a, size_t a_stride, int mr,
                                                const struct ggml__qcolumn *cols, int nr, float *const *c);
+
+    /*
+     * qgemm_pack[t]: ggml__pack_rows(t, nb, rows, stride, mr, group) of
+     * packed-rows.h, byte for byte: 16 rows of nb blocks interleaved into
+     * their group (rows past mr: row 0 again).  Present at every level
+     * for the types packed-rows.h packs.
+     */
+    void (*qgemm_pack[GGML_TYPE_COUNT])(int64_t nb, const char *rows, size_t stride, int mr, char *group);
 
     /*
      * vec_dot_rows[t]: s[r] = vec_dot of row r of x (at x + r * bx bytes)

@@ -41,13 +41,19 @@ static inline size_t ggml__packed_offset(int r, size_t i)
     return 2 * GGML__QGEMM_ROWS + 4 * (GGML__QGEMM_ROWS * w + (size_t) r) + (i - 2) % 4;
 }
 
+/* The 16 rows of a group at rows, stride bytes apart; rows past mr: row 0 again. */
+static inline void ggml__group_rows(const char *rows, size_t stride, int mr, const char *row[GGML__QGEMM_ROWS])
+{
+    for (int r = 0; r < GGML__QGEMM_ROWS; r++)
+        row[r] = rows + (r < mr ? (size_t) r * stride : 0);
+}
+
 /* ggml__pack_rows for blocks of bs bytes (a constant after inlining: the word copies unroll). */
 static inline __attribute__((always_inline)) void ggml__pack_rows_of(const size_t bs, int64_t nb, const char *rows,
                                                                      size_t stride, int mr, char *group)
 {
     const char *row[GGML__QGEMM_ROWS];
-    for (int r = 0; r < GGML__QGEMM_ROWS; r++)
-        row[r] = rows + (r < mr ? (size_t) r * stride : 0);
+    ggml__group_rows(rows, stride, mr, row);
     /* a group block at a time: its bytes are written together */
     for (int64_t b = 0; b < nb; b++) {
         char *g = group + (size_t) b * GGML__QGEMM_ROWS * bs;

@@ -84,6 +84,9 @@ static void fill_generic(struct ggml__cpu_kernels *k, const struct ggml__isa_cap
     k->qgemm_packed_tile[GGML_TYPE_Q4_0] = ggml__generic_qgemm_packed_tile_q4_0;
     k->qgemm_packed_tile[GGML_TYPE_Q8_0] = ggml__generic_qgemm_packed_tile_q8_0;
     k->qgemm_packed_tile[GGML_TYPE_IQ4_NL] = ggml__generic_qgemm_packed_tile_iq4_nl;
+    k->qgemm_pack[GGML_TYPE_Q4_0] = ggml__generic_qgemm_pack_q4_0;
+    k->qgemm_pack[GGML_TYPE_IQ4_NL] = ggml__generic_qgemm_pack_q4_0;
+    k->qgemm_pack[GGML_TYPE_Q8_0] = ggml__generic_qgemm_pack_q8_0;
     k->vec_dot[GGML_TYPE_F16] = ggml__generic_vec_dot_f16;
     k->vec_dot[GGML_TYPE_BF16] = ggml__generic_vec_dot_bf16;
     k->vec_dot[GGML_TYPE_Q4_0] = ggml__generic_vec_dot_q4_0_q8_0;
@@ -183,6 +186,9 @@ static void fill_avx2(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *
     k->gemm_tile = ggml__avx2_gemm_tile_f32;
     k->qgemm_tile[GGML_TYPE_Q4_0] = ggml__avx2_qgemm_tile_q4_0;
     k->qgemm_packed_tile[GGML_TYPE_Q4_0] = ggml__avx2_qgemm_packed_tile_q4_0;
+    k->qgemm_pack[GGML_TYPE_Q4_0] = ggml__avx2_qgemm_pack_q4_0;
+    k->qgemm_pack[GGML_TYPE_IQ4_NL] = ggml__avx2_qgemm_pack_q4_0;
+    k->qgemm_pack[GGML_TYPE_Q8_0] = ggml__avx2_qgemm_pack_q8_0;
     k->vec_dot[GGML_TYPE_F16] = ggml__avx2_vec_dot_f16;
     k->vec_dot[GGML_TYPE_BF16] = ggml__avx2_vec_dot_bf16;
     k->vec_dot[GGML_TYPE_Q4_0] = ggml__avx2_vec_dot_q4_0_q8_0;
@@ -438,6 +444,7 @@ bool ggml__kernels_build(struct ggml__cpu_kernels *k, enum ggml__isa level, cons
     memset(k, 0, sizeof *k);
     k->level = level;
     k->stream_min_bytes = SIZE_MAX;
+    k->l2_bytes = GGML__L2_DEFAULT_BYTES;
     fill_generic(k, caps);
 #if HAVE_ISA_AVX2
     if (level == GGML__ISA_AVX2 || level == GGML__ISA_AVX512)

@@ -30,6 +30,7 @@
 #include "quants-impl.h"
 #include "avx2.h"
 #include "../packed-rows.h"
+#include "words8x8.h"
 
 #define ROWS GGML__QGEMM_ROWS
 #define HALF 8
@@ -111,6 +112,76 @@ static void group_tile(const char *group, int nb, int b0, int mr, const struct g
     }
 }
 
+/* ------------------------------------------------ interleaving the rows */
+
+/*
+ * qgemm_pack (kernels.h): packed-rows.h's layout, written a group block at
+ * a time with the code words transposed in registers: 16 loads of a
+ * row's words, unpacks, then one store for each word of 4 (18-byte
+ * blocks) or 8 (Q8_0) rows.  The scales are copied one by one.
+ */
+
+/* Block at of the 16 rows with 4 code words (Q4_0, IQ4_NL) into g: four rows at a time, 4 x 4 transposes. */
+static inline void words_of_18(const char *const row[ROWS], size_t at, char *g)
+{
+    for (int r = 0; r < ROWS; r += 4) {
+#define ROW_WORDS(i) _mm_loadu_si128((const __m128i *) (const void *) (row[r + (i)] + at + 2))
+        const __m128i x0 = ROW_WORDS(0), x1 = ROW_WORDS(1), x2 = ROW_WORDS(2), x3 = ROW_WORDS(3);
+#undef ROW_WORDS
+        const __m128i t0 = _mm_unpacklo_epi32(x0, x1), t1 = _mm_unpackhi_epi32(x0, x1);
+        const __m128i t2 = _mm_unpacklo_epi32(x2, x3), t3 = _mm_unpackhi_epi32(x2, x3);
+        char *w = g + 2 * ROWS + 4 * r;
+        _mm_storeu_si128((__m128i *) (void *) w, _mm_unpacklo_epi64(t0, t2));
+        _mm_storeu_si128((__m128i *) (void *) (w + 4 * ROWS), _mm_unpackhi_epi64(t0, t2));
+        _mm_storeu_si128((__m128i *) (void *) (w + 8 * ROWS), _mm_unpacklo_epi64(t1, t3));
+        _mm_storeu_si128((__m128i *) (void *) (w + 12 * ROWS), _mm_unpackhi_epi64(t1, t3));
+    }
+}
+
+/* Block at of the 16 rows with 8 code words (Q8_0) into g: eight rows at a time, 8 x 8 transposes. */
+static inline void words_of_34(const char *const row[ROWS], size_t at, char *g)
+{
+    for (int h = 0; h < ROWS; h += 8) {
+        __m256i v[8];
+        for (int i = 0; i < 8; i++)
+            v[i] = _mm256_loadu_si256((const __m256i *) (const void *) (row[h + i] + at + 2));
+        ggml__transpose_words8(v);
+        for (int q = 0; q < 8; q++)
+            _mm256_storeu_si256((__m256i *) (void *) (g + 2 * ROWS + 4 * (ROWS * q + h)), v[q]);
+    }
+}
+
+/* The interleaving of blocks of bs bytes (18 or 34, a constant after inlining). */
+static inline __attribute__((always_inline)) void pack_rows_of(const size_t bs, int64_t nb, const char *rows,
+                                                               size_t stride, int mr, char *group)
+{
+    const char *row[ROWS];
+    ggml__group_rows(rows, stride, mr, row);
+    for (int64_t b = 0; b < nb; b++) {
+        const size_t at = (size_t) b * bs;
+        char *g = group + (size_t) b * ROWS * bs;
+        for (int r = 0; r < ROWS; r++)
+            memcpy(g + 2 * r, row[r] + at, 2);   /* the scales */
+        if (bs == 34)
+            words_of_34(row, at, g);
+        else
+            words_of_18(row, at, g);
+    }
+}
+
+_Static_assert(sizeof(block_q4_0) == 18 && sizeof(block_iq4_nl) == 18 && sizeof(block_q8_0) == 34,
+               "the block sizes of the interleaved types");
+
+void ggml__avx2_qgemm_pack_q4_0(int64_t nb, const char *rows, size_t stride, int mr, char *group)
+{
+    pack_rows_of(18, nb, rows, stride, mr, group);
+}
+
+void ggml__avx2_qgemm_pack_q8_0(int64_t nb, const char *rows, size_t stride, int mr, char *group)
+{
+    pack_rows_of(34, nb, rows, stride, mr, group);
+}
+
 void ggml__avx2_qgemm_packed_tile_q4_0(int nb, const void *a, size_t a_stride, int mr,
                                        const struct ggml__qcolumn *cols, int nr, float *const *c)
 {
@@ -125,7 +196,7 @@ void ggml__avx2_qgemm_tile_q4_0(int nb, const void *a, size_t a_stride, int mr, 
     for (int b0 = 0; b0 < nb; b0 += PACK_BLOCKS) {
         const int n = nb - b0 < PACK_BLOCKS ? nb - b0 : PACK_BLOCKS;
         /* rows past mr: row 0 again, never stored */
-        ggml__pack_rows(GGML_TYPE_Q4_0, n, (const char *) a + (size_t) b0 * sizeof(block_q4_0), a_stride, mr, group);
+        pack_rows_of(18, n, (const char *) a + (size_t) b0 * sizeof(block_q4_0), a_stride, mr, group);
         group_tile(group, n, b0, mr, cols, nr, c, b0 > 0);
     }
 }

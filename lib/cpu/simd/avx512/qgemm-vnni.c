@@ -28,32 +28,12 @@
 #include "ggml-impl.h"
 #include "quants-impl.h"
 #include "avx512.h"
+#include "../avx2/words8x8.h"
 
 #define ROWS GGML__QGEMM_ROWS
 #define COLS GGML__QGEMM_COLS
 
 _Static_assert(ROWS == 16 && COLS == 16, "the tile below is 16 x 16");
-
-/* v[q] lane r = 32-bit word q of v[r] on return (an 8 x 8 transpose). */
-static inline void transpose_words(__m256i v[8])
-{
-    const __m256i t0 = _mm256_unpacklo_epi32(v[0], v[1]), t1 = _mm256_unpackhi_epi32(v[0], v[1]);
-    const __m256i t2 = _mm256_unpacklo_epi32(v[2], v[3]), t3 = _mm256_unpackhi_epi32(v[2], v[3]);
-    const __m256i t4 = _mm256_unpacklo_epi32(v[4], v[5]), t5 = _mm256_unpackhi_epi32(v[4], v[5]);
-    const __m256i t6 = _mm256_unpacklo_epi32(v[6], v[7]), t7 = _mm256_unpackhi_epi32(v[6], v[7]);
-    const __m256i u0 = _mm256_unpacklo_epi64(t0, t2), u1 = _mm256_unpackhi_epi64(t0, t2);
-    const __m256i u2 = _mm256_unpacklo_epi64(t1, t3), u3 = _mm256_unpackhi_epi64(t1, t3);
-    const __m256i u4 = _mm256_unpacklo_epi64(t4, t6), u5 = _mm256_unpackhi_epi64(t4, t6);
-    const __m256i u6 = _mm256_unpacklo_epi64(t5, t7), u7 = _mm256_unpackhi_epi64(t5, t7);
-    v[0] = _mm256_permute2x128_si256(u0, u4, 0x20);
-    v[4] = _mm256_permute2x128_si256(u0, u4, 0x31);
-    v[1] = _mm256_permute2x128_si256(u1, u5, 0x20);
-    v[5] = _mm256_permute2x128_si256(u1, u5, 0x31);
-    v[2] = _mm256_permute2x128_si256(u2, u6, 0x20);
-    v[6] = _mm256_permute2x128_si256(u2, u6, 0x31);
-    v[3] = _mm256_permute2x128_si256(u3, u7, 0x20);
-    v[7] = _mm256_permute2x128_si256(u3, u7, 0x31);
-}
 
 /* The 32 codes of a Q8_0 block plus 128, unsigned, in element order. */
 static inline __m256i unsigned_q8_0(const block_q8_0 *b)
@@ -152,8 +132,8 @@ static inline __attribute__((always_inline)) void rows_block(enum ggml_type t, c
         lo[r] = unsigned_codes(t, blk_lo, levels);
         hi[r] = unsigned_codes(t, blk_hi, levels);
     }
-    transpose_words(lo);
-    transpose_words(hi);
+    ggml__transpose_words8(lo);
+    ggml__transpose_words8(hi);
 #pragma GCC unroll 8
     for (int q = 0; q < 8; q++)
         v[q] = _mm512_inserti64x4(_mm512_castsi256_si512(lo[q]), hi[q], 1);

@@ -91,5 +91,8 @@ void ggml__generic_qgemm_packed_tile_q8_0(int nb, const void *a, size_t a_stride
                                          const struct ggml__qcolumn *cols, int nr, float *const *c);
 void ggml__generic_qgemm_packed_tile_iq4_nl(int nb, const void *a, size_t a_stride, int mr,
                                            const struct ggml__qcolumn *cols, int nr, float *const *c);
+/* qgemm.c: qgemm_pack entries (IQ4_NL takes Q4_0's: the same block size) */
+void ggml__generic_qgemm_pack_q4_0(int64_t nb, const char *rows, size_t stride, int mr, char *group);
+void ggml__generic_qgemm_pack_q8_0(int64_t nb, const char *rows, size_t stride, int mr, char *group);
 
 #endif

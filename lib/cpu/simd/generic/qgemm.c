@@ -1,7 +1,8 @@
 /*
  * simd/generic/qgemm.c - the integer tile on interleaved rows
- * (kernels.h, qgemm_packed_tile) in portable C: the entry of every level
- * that has no faster one, and what the faster ones are tested against.
+ * (kernels.h, qgemm_packed_tile) and the interleaving (qgemm_pack) in
+ * portable C: the entries of every level that has no faster ones, and
+ * what the faster ones are tested against.
  */
 #include "config.h"
 
@@ -67,4 +68,14 @@ void ggml__generic_qgemm_packed_tile_iq4_nl(int nb, const void *a, size_t a_stri
 {
     (void) a_stride;
     packed_tile(GGML_TYPE_IQ4_NL, nb, a, mr, cols, nr, c);
+}
+
+void ggml__generic_qgemm_pack_q4_0(int64_t nb, const char *rows, size_t stride, int mr, char *group)
+{
+    ggml__pack_rows(GGML_TYPE_Q4_0, nb, rows, stride, mr, group);
+}
+
+void ggml__generic_qgemm_pack_q8_0(int64_t nb, const char *rows, size_t stride, int mr, char *group)
+{
+    ggml__pack_rows(GGML_TYPE_Q8_0, nb, rows, stride, mr, group);
 }
