@@ -7,16 +7,17 @@
  *
  * Which tensors are packed (would_pack): of a packable type that the
  * kernel level multiplies with integer tiles, contiguous, not a view,
- * rows a multiple of GGML__QGEMM_ROWS, rows of at most INT32_MAX values.
- * init_tensor marks them (tensor->extra); any other tensor in such a
- * buffer is stored as in a CPU buffer.  set_tensor, get_tensor and memset_tensor take and give
- * the standard layout at any offset and size: whole groups of rows are
- * packed or unpacked directly, a group only partly written is unpacked,
- * patched and packed again.  The packing permutes the bytes of each
- * group, so clearing the buffer needs no care.  The buffer is not host
- * memory (its data is not in the standard layout): a packed tensor is
- * read only by the CPU's MUL_MAT as src0 (ggml__cpu_repack_allows), and
- * copies to other buffers go through get_tensor.
+ * rows a multiple of GGML__QGEMM_ROWS, rows of at most INT32_MAX
+ * values.  init_tensor marks them (tensor->extra); any other tensor in
+ * such a buffer is stored as in a CPU buffer.  set_tensor, get_tensor
+ * and memset_tensor take and give the standard layout at any offset and
+ * size: whole groups of rows are packed or unpacked directly, a group
+ * only partly written is unpacked, patched and packed again.  The
+ * packing permutes the bytes of each group, so clearing the buffer
+ * needs no care.  The buffer is not host memory (its data is not in the
+ * standard layout): a packed tensor is read only by the CPU's MUL_MAT
+ * as src0 (ggml__cpu_repack_allows), and copies to other buffers go
+ * through get_tensor.
  */
 #include "config.h"
 

@@ -794,13 +794,6 @@ static int64_t panel_rows(const struct ggml_tensor *a)
 }
 
 /*
- * Bytes of a thread's panel of src0 rows interleaved for the level's
- * packed tile, or 0 when the tiles read the rows as they are: weights
- * already packed (CPU_REPACK), no packed tile for the type, or too few
- * columns to repay the interleaving (pack_min_cols).
- */
-
-/*
  * Products with more columns than this interleave their rows.  With the
  * interleaving in registers (qgemm_pack) it repays itself early: 4096 x
  * 4096 Q4_0 weights (2 threads, AVX512_VNNI, best of 5) by 4 columns took
@@ -813,6 +806,12 @@ static int64_t pack_min_cols(enum ggml_type type)
     return type == GGML_TYPE_Q8_0 ? 4 : 0;
 }
 
+/*
+ * Bytes of a thread's panel of src0 rows interleaved for the level's
+ * packed tile, or 0 when the tiles read the rows as they are: weights
+ * already packed (CPU_REPACK), no packed tile for the type, or too few
+ * columns to repay the interleaving (pack_min_cols).
+ */
 static size_t group_area_size(const struct ggml_tensor *dst)
 {
     const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];

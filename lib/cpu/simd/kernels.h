@@ -78,10 +78,10 @@ struct ggml__isa_caps {
     bool neon, dotprod, i8mm, fp16_va;
 };
 
-/* The largest tile shape of any level (see gemm_tile). */
 /* The second-level cache's size assumed where the system does not say. */
 #define GGML__L2_DEFAULT_BYTES ((size_t) 1 << 20)
 
+/* The largest tile shape of any level (see gemm_tile). */
 #define GGML__GEMM_MR_MAX 16
 #define GGML__GEMM_NR_MAX 8
 #define GGML__GEMM_B_MAX 24
