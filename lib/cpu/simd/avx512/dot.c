@@ -194,7 +194,22 @@ static inline void store_rows(float *c, __m128 v, int mr)
         c[i] = four[i];
 }
 
-#define TILE_STEP(load_a, load_b)                                                                              do {                                                                                                           const __m512 x0 = load_a(a0), x1 = load_a(a1), x2 = load_a(a2), x3 = load_a(a3);                           __m512 y = load_b(b0);                                                                                     c00 = _mm512_fmadd_ps(x0, y, c00), c10 = _mm512_fmadd_ps(x1, y, c10);                                      c20 = _mm512_fmadd_ps(x2, y, c20), c30 = _mm512_fmadd_ps(x3, y, c30);                                      y = load_b(b1);                                                                                            c01 = _mm512_fmadd_ps(x0, y, c01), c11 = _mm512_fmadd_ps(x1, y, c11);                                      c21 = _mm512_fmadd_ps(x2, y, c21), c31 = _mm512_fmadd_ps(x3, y, c31);                                      y = load_b(b2);                                                                                            c02 = _mm512_fmadd_ps(x0, y, c02), c12 = _mm512_fmadd_ps(x1, y, c12);                                      c22 = _mm512_fmadd_ps(x2, y, c22), c32 = _mm512_fmadd_ps(x3, y, c32);                                      y = load_b(b3);                                                                                            c03 = _mm512_fmadd_ps(x0, y, c03), c13 = _mm512_fmadd_ps(x1, y, c13);                                      c23 = _mm512_fmadd_ps(x2, y, c23), c33 = _mm512_fmadd_ps(x3, y, c33);                                  } while (0)
+#define TILE_STEP(load_a, load_b)                                                        \
+    do {                                                                                 \
+        const __m512 x0 = load_a(a0), x1 = load_a(a1), x2 = load_a(a2), x3 = load_a(a3); \
+        __m512 y = load_b(b0);                                                           \
+        c00 = _mm512_fmadd_ps(x0, y, c00), c10 = _mm512_fmadd_ps(x1, y, c10);            \
+        c20 = _mm512_fmadd_ps(x2, y, c20), c30 = _mm512_fmadd_ps(x3, y, c30);            \
+        y = load_b(b1);                                                                  \
+        c01 = _mm512_fmadd_ps(x0, y, c01), c11 = _mm512_fmadd_ps(x1, y, c11);            \
+        c21 = _mm512_fmadd_ps(x2, y, c21), c31 = _mm512_fmadd_ps(x3, y, c31);            \
+        y = load_b(b2);                                                                  \
+        c02 = _mm512_fmadd_ps(x0, y, c02), c12 = _mm512_fmadd_ps(x1, y, c12);            \
+        c22 = _mm512_fmadd_ps(x2, y, c22), c32 = _mm512_fmadd_ps(x3, y, c32);            \
+        y = load_b(b3);                                                                  \
+        c03 = _mm512_fmadd_ps(x0, y, c03), c13 = _mm512_fmadd_ps(x1, y, c13);            \
+        c23 = _mm512_fmadd_ps(x2, y, c23), c33 = _mm512_fmadd_ps(x3, y, c33);            \
+    } while (0)
 
 static inline __attribute__((always_inline)) void float_tile(int n, const char *a, size_t bx, int mr,
                                                              const float *const *b, int nc, float *const *c,
