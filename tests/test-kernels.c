@@ -1630,6 +1630,51 @@ static void check_dot_tile(const struct ggml__cpu_kernels *k, const struct ggml_
 }
 
 /*
+ * rows_by_f32: 1..4 rows at a stride against one F32 row, each within
+ * 1e-5 of |products| of the double-precision sum; nothing written past
+ * s[nr - 1].
+ */
+static void check_rows_by_f32(const struct ggml__cpu_kernels *k, const struct ggml__cpu_kernels *generic)
+{
+    static const int64_t lengths[] = { 1, 15, 16, 33, 47, 64, 257, 4096 };
+    for (int t = 0; t < GGML_TYPE_COUNT; t++) {
+        if (k->rows_by_f32[t] == NULL)
+            continue;
+        bool all_ok = true;
+        double worst = 0.0;
+        for (size_t li = 0; all_ok && li < sizeof lengths / sizeof lengths[0]; li++) {
+            const int64_t n = lengths[li];
+            const size_t row_bytes = ggml_row_size((enum ggml_type) t, n) + 12;
+            struct row x = make_row(generic, (enum ggml_type) t, 4 * n + 32), y = make_row(generic, GGML_TYPE_F32, n);
+            for (int r = 1; r < 4; r++)
+                generic->from_float[t](x.values + r * n, x.data + r * row_bytes, n);
+            for (int nr = 1; nr <= 4 && all_ok; nr++) {
+                float s[5] = { NAN, NAN, NAN, NAN, -1.0f };
+                k->rows_by_f32[t]((int) n, s, x.data, row_bytes, (const float *) (const void *) y.data, nr);
+                all_ok = s[4] == -1.0f && (nr == 4 || s[nr] != s[nr]);
+                for (int r = 0; r < nr && all_ok; r++) {
+                    double mag;
+                    const double want = ref_dot((enum ggml_type) t, GGML_TYPE_F32, x.data + r * row_bytes, y.data, n,
+                                                &mag);
+                    const double err = fabs(s[r] - want), bound = 1e-5 * mag + 1e-30;
+                    worst = err / bound > worst ? err / bound : worst;
+                    if (!(err <= bound)) {
+                        tap_diag("%s n=%lld nr=%d row %d: %.9g, reference %.9g", ggml_type_name((enum ggml_type) t),
+                                 (long long) n, nr, r, s[r], want);
+                        all_ok = false;
+                    }
+                }
+            }
+            free_row(&x);
+            free_row(&y);
+        }
+        ok(all_ok, "%s: rows_by_f32 %s, 1..4 rows at a stride by an F32 row, within 1e-5 of |products| "
+           "(worst %.3f of the bound), nothing else written", ggml__isa_name(k->level),
+           ggml_type_name((enum ggml_type) t), worst);
+    }
+}
+
+/*
  * qgemm_pack: 16 rows (1..16 of them read, at an odd stride, so unaligned)
  * interleaved byte for byte as the layout says: per block, the 16 scales,
  * then word w of row r at 32 + 4 (16 w + r); rows past mr are row 0;
@@ -1728,6 +1773,7 @@ static void check_level(enum ggml__isa l, const struct ggml__isa_caps *caps, con
     check_vec_dot(&k, generic);
     check_vec_dot_rows(&k, generic);
     check_dot_tile(&k, generic);
+    check_rows_by_f32(&k, generic);
     check_from_float(&k, generic);
     check_to_float(&k, generic);
     check_axpy(&k, generic);

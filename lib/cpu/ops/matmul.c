@@ -747,15 +747,50 @@ static bool use_dot_products(const struct ggml_tensor *dst)
     return (b->ne[1] <= dot_columns_max(a->type) || qgemm_tile_for(dst) != NULL) && a->ne[0] <= INT32_MAX;
 }
 
+/*
+ * Rows the dot products take a call for weights of type type, K values a
+ * row.  Float rows gain from several rows a call through the prefetch of
+ * short rows (prefetch-rows.h) and y's loads shared; longer ones stream
+ * better one at a time, one sequential read per thread: 4096-wide F16
+ * rows x a vector took 0.65 ms four at a time, 0.51 ms one at a time,
+ * 1024-wide ones 0.075 and 0.112 ms (peer-bench, 2 threads, best of 5).
+ * Quantized rows share the decoding of the vector's blocks and stay
+ * faster four at a time however long (16384-wide Q4_0: 1.75 against
+ * 2.02 ms).
+ */
+static int rows_per_call(enum ggml_type type, int64_t K)
+{
+    const bool float_rows = type == GGML_TYPE_F32 || type == GGML_TYPE_F16 || type == GGML_TYPE_BF16;
+    return float_rows && 4 * ggml_row_size(type, K) > PREFETCH_ROWS_MAX_BYTES ? 1 : 4;
+}
+
+/*
+ * The type the dot products read src1's rows in for weights of type type
+ * (K values a row): F32 where the level multiplies such rows by floats
+ * (rows_by_f32) several a call, the floats then rounded as the
+ * vec_dot_type rounds them (the same products, without widening y again
+ * for every call); else the vec_dot_type.  One long F16 row at a time is
+ * faster against F16 values (4096-wide rows: 0.51 against 0.67 ms, the
+ * floats' twice the bytes passing through the first-level cache for each
+ * row).
+ */
+static enum ggml_type dots_src1_type(enum ggml_type type, int64_t K)
+{
+    if (ggml__kernels()->rows_by_f32[type] != NULL && rows_per_call(type, K) > 1)
+        return GGML_TYPE_F32;
+    return vec_dot_type_of(type);
+}
+
 /* True when src1's rows can be passed to the dot products as they are. */
 static bool src1_encoded_in_place(const struct ggml_tensor *a, const struct ggml_tensor *b)
 {
-    return b->type == vec_dot_type_of(a->type) && b->nb[0] == ggml_type_size(b->type);
+    const enum ggml_type read_as = dots_src1_type(a->type, a->ne[0]);
+    return b->type == read_as && read_as == vec_dot_type_of(a->type) && b->nb[0] == ggml_type_size(b->type);
 }
 
 static size_t encoded_stride(const struct ggml_tensor *a)
 {
-    return align_up(ggml_row_size(vec_dot_type_of(a->type), a->ne[0]));
+    return align_up(ggml_row_size(dots_src1_type(a->type, a->ne[0]), a->ne[0]));
 }
 
 /* Bytes of the column scales of the integer tiles: per src1 row and Q8_0 block, d and the codes' sum. */
@@ -886,7 +921,7 @@ static struct encoded_rows encode_src1_rows(const struct ggml__compute_params *p
                                             const struct ggml_tensor *b, char *area)
 {
     const int64_t K = a->ne[0];
-    const enum ggml_type vdt = vec_dot_type_of(a->type);
+    const enum ggml_type vdt = vec_dot_type_of(a->type), read_as = dots_src1_type(a->type, K);
     struct encoded_rows er = { b, area, encoded_stride(a), src1_encoded_in_place(a, b) };
     if (er.in_place)
         return er;
@@ -896,6 +931,10 @@ static struct encoded_rows encode_src1_rows(const struct ggml__compute_params *p
     ggml__split_rows(ggml_nrows(b), params->ith, params->nth, &first, &last);
     for (int64_t r = first; r < last; r++) {
         const char *src = src1_row_bytes(b, r);
+        if (read_as != vdt) {   /* floats rounded as vdt rounds them; gather as load_b_row's scratch */
+            load_b_row(b->type, src, b->nb[0], K, vdt, (float *) (void *) (er.rows + r * er.stride), gather);
+            continue;
+        }
         const float *row = (const float *) (const void *) src;
         if (b->type != GGML_TYPE_F32 || b->nb[0] != sizeof(float)) {
             for (int64_t i = 0; i < K; i++)
@@ -909,27 +948,24 @@ static struct encoded_rows encode_src1_rows(const struct ggml__compute_params *p
 
 /*
  * c[m] = row m of the src0 matrix at a (rows stride bytes apart, type
- * type) dot brow, for m in [m0, m1): four rows at a time where the table
- * has a multi-row kernel (for float rows, only short ones).
+ * type) dot brow (a row of dots_src1_type), for m in [m0, m1):
+ * rows_per_call rows at a time where the table has a multi-row kernel.
  */
 static void dots_for_rows(const struct ggml__cpu_kernels *k, enum ggml_type type, int64_t K, const char *a,
                           size_t stride, int64_t m0, int64_t m1, const char *brow, float *c)
 {
-    void (*rows)(int, float *, const void *, size_t, const void *, int) = k->vec_dot_rows[type];
-    /* Float rows gain from several rows a call only through the prefetch
-     * of short rows (prefetch-rows.h); longer ones stream better one at a
-     * time: 4096-wide F16 and BF16 rows x a vector took 0.70 and 0.67 ms
-     * four at a time, 0.52 and 0.39 ms one at a time (peer-bench, 2
-     * threads, best of 5).  Quantized rows share the decoding of the
-     * vector's blocks and stay faster four at a time however long
-     * (16384-wide Q4_0: 1.75 against 2.02 ms). */
-    const bool float_rows = type == GGML_TYPE_F32 || type == GGML_TYPE_F16 || type == GGML_TYPE_BF16;
-    if (float_rows && 4 * ggml_row_size(type, K) > PREFETCH_ROWS_MAX_BYTES)
-        rows = NULL;
+    const int per_call = rows_per_call(type, K);
     int64_t m = m0;
-    if (rows != NULL)
-        for (; m < m1; m += 4)
-            rows((int) K, c + m, a + m * stride, stride, brow, (int) (m1 - m < 4 ? m1 - m : 4));
+    if (per_call > 1 && k->rows_by_f32[type] != NULL) {   /* brow holds floats: dots_src1_type */
+        for (; m < m1; m += per_call)
+            k->rows_by_f32[type]((int) K, c + m, a + m * stride, stride, (const float *) (const void *) brow,
+                                 (int) (m1 - m < per_call ? m1 - m : per_call));
+        return;
+    }
+    void (*rows)(int, float *, const void *, size_t, const void *, int) = k->vec_dot_rows[type];
+    if (rows != NULL && per_call > 1)
+        for (; m < m1; m += per_call)
+            rows((int) K, c + m, a + m * stride, stride, brow, (int) (m1 - m < per_call ? m1 - m : per_call));
     for (; m < m1; m++)
         k->vec_dot[type]((int) K, &c[m], 0, a + m * stride, 0, brow, 0, 1);
 }

@@ -184,6 +184,18 @@ struct ggml__cpu_kernels {
     void (*vec_dot_rows[GGML_TYPE_COUNT])(int n, float *s, const void *x, size_t bx, const void *y, int nr);
 
     /*
+     * rows_by_f32[t]: s[r] = the dot product of row r of x (at x + r * bx
+     * bytes, n values of type t) with the n floats at y, for r < nr
+     * (1 <= nr <= 4); single-precision sums of exact products, within
+     * vec_dot's bound.  The matrix x vector products of F16 weights take
+     * it with y rounded to F16 and held as floats: the products of
+     * vec_dot_rows, with only the weights widened in the loop (the
+     * widening, not the memory, bounds a product of F16 rows by F16
+     * values).  NULL: vec_dot_rows against y of the vec_dot_type.
+     */
+    void (*rows_by_f32[GGML_TYPE_COUNT])(int n, float *s, const void *x, size_t bx, const float *y, int nr);
+
+    /*
      * dot_tile[t]: c[j][i] = the dot product of row i of a (at a + i * bx
      * bytes, n values of type t: F32, F16 or BF16) with the n floats at
      * b[j], for i < mr and j < nc (1 <= mr, nc <= 4): a block of the

@@ -218,6 +218,7 @@ static void fill_avx2(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *
     k->vec_dot[GGML_TYPE_IQ2_S] = ggml__avx2_vec_dot_iq2_s_q8_K;
     k->vec_dot_rows[GGML_TYPE_F32] = ggml__avx2_vec_dot_rows_f32;
     k->vec_dot_rows[GGML_TYPE_F16] = ggml__avx2_vec_dot_rows_f16;
+    k->rows_by_f32[GGML_TYPE_F16] = ggml__avx2_rows_by_f32_f16;
     k->vec_dot_rows[GGML_TYPE_BF16] = ggml__avx2_vec_dot_rows_bf16;
     k->vec_dot_rows[GGML_TYPE_Q4_0] = ggml__avx2_vec_dot_rows_q4_0;
     k->vec_dot_rows[GGML_TYPE_Q4_1] = ggml__avx2_vec_dot_rows_q4_1;
@@ -307,6 +308,7 @@ static void fill_avx512(struct ggml__cpu_kernels *k, const struct ggml__isa_caps
     k->vec_dot[GGML_TYPE_Q8_0] = ggml__avx512_vec_dot_q8_0_q8_0;
     k->vec_dot_rows[GGML_TYPE_F32] = ggml__avx512_vec_dot_rows_f32;
     k->vec_dot_rows[GGML_TYPE_F16] = ggml__avx512_vec_dot_rows_f16;
+    k->rows_by_f32[GGML_TYPE_F16] = ggml__avx512_rows_by_f32_f16;
     k->dot_tile[GGML_TYPE_F32] = ggml__avx512_dot_tile_f32;
     k->dot_tile[GGML_TYPE_F16] = ggml__avx512_dot_tile_f16;
     k->dot_tile[GGML_TYPE_BF16] = ggml__avx512_dot_tile_bf16;

@@ -53,23 +53,24 @@ static inline __m256 load_bf16(const void *p)
     return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
 }
 
-/* The shape of the three float dot products: 32 elements a step. */
-#define DOT_FLOAT_ROWS(T, load, scalar)                                                   \
+/* The shape of the float dot products: 32 elements a step, x of type T, y of type TY. */
+#define DOT_FLOAT_ROWS(T, load, scalar, TY, load_y, scalar_y)                             \
     do {                                                                                 \
-        const T *x_ = vx, *y_ = vy;                                                      \
+        const T *x_ = vx;                                                                \
+        const TY *y_ = vy;                                                               \
         __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;                      \
         int i_ = 0;                                                                      \
         for (; i_ + 32 <= n; i_ += 32) {                                                 \
-            a0 = _mm256_fmadd_ps(load(x_ + i_), load(y_ + i_), a0);                      \
-            a1 = _mm256_fmadd_ps(load(x_ + i_ + 8), load(y_ + i_ + 8), a1);              \
-            a2 = _mm256_fmadd_ps(load(x_ + i_ + 16), load(y_ + i_ + 16), a2);            \
-            a3 = _mm256_fmadd_ps(load(x_ + i_ + 24), load(y_ + i_ + 24), a3);            \
+            a0 = _mm256_fmadd_ps(load(x_ + i_), load_y(y_ + i_), a0);                    \
+            a1 = _mm256_fmadd_ps(load(x_ + i_ + 8), load_y(y_ + i_ + 8), a1);            \
+            a2 = _mm256_fmadd_ps(load(x_ + i_ + 16), load_y(y_ + i_ + 16), a2);          \
+            a3 = _mm256_fmadd_ps(load(x_ + i_ + 24), load_y(y_ + i_ + 24), a3);          \
         }                                                                                \
         for (; i_ + 8 <= n; i_ += 8)                                                     \
-            a0 = _mm256_fmadd_ps(load(x_ + i_), load(y_ + i_), a0);                      \
+            a0 = _mm256_fmadd_ps(load(x_ + i_), load_y(y_ + i_), a0);                    \
         float tail_ = 0.0f;                                                              \
         for (; i_ < n; i_++)                                                             \
-            tail_ += scalar(x_[i_]) * scalar(y_[i_]);                                    \
+            tail_ += scalar(x_[i_]) * scalar_y(y_[i_]);                                  \
         *s = hsum_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3))) + tail_; \
     } while (0)
 
@@ -92,19 +93,19 @@ static inline float bf16_value(uint16_t h)
 void ggml__avx2_vec_dot_f32(GGML__VEC_DOT_PARAMS)
 {
     ONE_ROW_ONLY();
-    DOT_FLOAT_ROWS(float, load_f32, f32_value);
+    DOT_FLOAT_ROWS(float, load_f32, f32_value, float, load_f32, f32_value);
 }
 
 void ggml__avx2_vec_dot_f16(GGML__VEC_DOT_PARAMS)
 {
     ONE_ROW_ONLY();
-    DOT_FLOAT_ROWS(ggml_fp16_t, load_f16, f16_value);
+    DOT_FLOAT_ROWS(ggml_fp16_t, load_f16, f16_value, ggml_fp16_t, load_f16, f16_value);
 }
 
 void ggml__avx2_vec_dot_bf16(GGML__VEC_DOT_PARAMS)
 {
     ONE_ROW_ONLY();
-    DOT_FLOAT_ROWS(uint16_t, load_bf16, bf16_value);
+    DOT_FLOAT_ROWS(uint16_t, load_bf16, bf16_value, uint16_t, load_bf16, bf16_value);
 }
 
 /* -------------------------------------------------------- quantized rows */
@@ -281,14 +282,16 @@ ALWAYS_INLINE void load16_bf16(const void *p, __m256 *lo, __m256 *hi)
 }
 
 /*
- * Defines name, the kernel of rows of type T: 16 values a step loaded by
- * load16, the last n % 16 by the scalar reader scalar.
+ * Defines name, the kernel of rows of type T against y of type TY: 16
+ * values a step loaded by load16 and load16_y (which must put the same
+ * elements in the same lanes), the last n % 16 by the scalar readers.
  */
-#define FLOAT_ROWS_KERNEL(name, T, load16, scalar)                                                  \
+#define FLOAT_ROWS_KERNEL(name, T, load16, scalar, TY, load16_y, scalar_y)                           \
     ALWAYS_INLINE void name(int n, float *s, const void *vx, size_t bx, const void *vy, const int nr) \
     {                                                                                               \
         const char *x = vx;                                                                         \
-        const T *y = vy;                                                                            \
+        const TY *y = vy;                                                                           \
+        const size_t x_size = sizeof(T);                                                            \
         __m256 lo0 = _mm256_setzero_ps(), hi0 = lo0, lo1 = lo0, hi1 = lo0;                          \
         __m256 lo2 = lo0, hi2 = lo0, lo3 = lo0, hi3 = lo0;                                          \
         struct ggml__rows_prefetch ahead = ggml__rows_prefetch_init(vx, bx, nr, n / 16);            \
@@ -296,14 +299,14 @@ ALWAYS_INLINE void load16_bf16(const void *p, __m256 *lo, __m256 *hi)
         for (; i + 16 <= n; i += 16) {                                                              \
             __m256 ylo, yhi, xlo, xhi;                                                              \
             ggml__rows_prefetch_step(&ahead);                                                       \
-            load16(y + i, &ylo, &yhi);                                                              \
+            load16_y(y + i, &ylo, &yhi);                                                            \
             FOR_EACH_ROW(FLOAT_ROW_STEP, load16)                                                    \
         }                                                                                           \
         for (int r = 0; r < nr; r++) {                                                              \
             const T *row = (const T *) (const void *) (x + (size_t) r * bx);                        \
             float tail = 0.0f;                                                                      \
             for (int j = i; j < n; j++)                                                             \
-                tail += scalar(row[j]) * scalar(y[j]);                                              \
+                tail += scalar(row[j]) * scalar_y(y[j]);                                            \
             const __m256 acc = r == 0 ? _mm256_add_ps(lo0, hi0)                                     \
                              : r == 1 ? _mm256_add_ps(lo1, hi1)                                     \
                              : r == 2 ? _mm256_add_ps(lo2, hi2)                                     \
@@ -312,17 +315,18 @@ ALWAYS_INLINE void load16_bf16(const void *p, __m256 *lo, __m256 *hi)
         }                                                                                           \
     }
 
-/* One step of row r in FLOAT_ROWS_KERNEL: values i..i+15 of the row times ylo, yhi. */
+/* One step of row r in FLOAT_ROWS_KERNEL: values i..i+15 of the row (x_size bytes each) times ylo, yhi. */
 #define FLOAT_ROW_STEP(r, load16)                                                             \
     if ((r) < nr) {                                                                           \
-        load16((const void *) (x + (size_t) (r) * bx + (size_t) i * sizeof(*y)), &xlo, &xhi); \
+        load16((const void *) (x + (size_t) (r) * bx + (size_t) i * x_size), &xlo, &xhi);     \
         lo##r = _mm256_fmadd_ps(xlo, ylo, lo##r);                                             \
         hi##r = _mm256_fmadd_ps(xhi, yhi, hi##r);                                             \
     }
 
-FLOAT_ROWS_KERNEL(rows_f32, float, load16_f32, f32_value)
-FLOAT_ROWS_KERNEL(rows_f16, ggml_fp16_t, load16_f16, f16_value)
-FLOAT_ROWS_KERNEL(rows_bf16, uint16_t, load16_bf16, bf16_value)
+FLOAT_ROWS_KERNEL(rows_f32, float, load16_f32, f32_value, float, load16_f32, f32_value)
+FLOAT_ROWS_KERNEL(rows_f16, ggml_fp16_t, load16_f16, f16_value, ggml_fp16_t, load16_f16, f16_value)
+FLOAT_ROWS_KERNEL(rows_bf16, uint16_t, load16_bf16, bf16_value, uint16_t, load16_bf16, bf16_value)
+FLOAT_ROWS_KERNEL(rows_f16_by_f32, ggml_fp16_t, load16_f16, f16_value, float, load16_f32, f32_value)
 
 void ggml__avx2_vec_dot_rows_f32(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
 {
@@ -337,6 +341,18 @@ void ggml__avx2_vec_dot_rows_f16(int n, float *s, const void *vx, size_t bx, con
 void ggml__avx2_vec_dot_rows_bf16(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
 {
     EXPAND_ROWS(rows_bf16)
+}
+
+/* F16 rows by F32 values: half the widenings of F16 by F16.  One row
+   takes the single-row loop, whose four accumulators hide the latency
+   of the multiply-adds where the rows kernel's two would not. */
+void ggml__avx2_rows_by_f32_f16(int n, float *s, const void *vx, size_t bx, const float *vy, int nr)
+{
+    if (nr == 1) {
+        DOT_FLOAT_ROWS(ggml_fp16_t, load_f16, f16_value, float, load_f32, f32_value);
+        return;
+    }
+    EXPAND_ROWS(rows_f16_by_f32)
 }
 
 /*

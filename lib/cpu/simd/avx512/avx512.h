@@ -34,6 +34,7 @@ void ggml__avx512_vec_dot_q8_0_q8_0(GGML__VEC_DOT_PARAMS);
 
 void ggml__avx512_vec_dot_rows_f32(int n, float *s, const void *x, size_t bx, const void *y, int nr);
 void ggml__avx512_vec_dot_rows_f16(int n, float *s, const void *x, size_t bx, const void *y, int nr);
+void ggml__avx512_rows_by_f32_f16(int n, float *s, const void *x, size_t bx, const float *y, int nr);
 
 /* convert.c */
 void ggml__avx512_f16_to_f32(const void *restrict x, float *restrict y, int64_t n);

@@ -53,12 +53,14 @@ void ggml__avx512_bf16_vec_dot_bf16(GGML__VEC_DOT_PARAMS)
  * BF16 rows against one activation row, nr at once (a constant after
  * inlining, at most 4): each row's sums are those of
  * ggml__avx512_bf16_vec_dot_bf16, in the same order, and y's values are
- * loaded once for all rows.
+ * loaded once for all rows.  The loops over the rows are unrolled to keep
+ * the accumulators in registers (dot.c, float_rows).
  */
 static inline __attribute__((always_inline)) void bf16_rows(int n, float *s, const char *x, size_t bx,
                                                             const uint16_t *y, const int nr)
 {
     __m512 a0[4], a1[4];
+#pragma GCC unroll 4
     for (int r = 0; r < nr; r++)
         a0[r] = a1[r] = _mm512_setzero_ps();
     struct ggml__rows_prefetch ahead = ggml__rows_prefetch_init(x, bx, nr, n / 64);
@@ -66,6 +68,7 @@ static inline __attribute__((always_inline)) void bf16_rows(int n, float *s, con
     for (; i + 64 <= n; i += 64) {
         const __m512bh y0 = (__m512bh) _mm512_loadu_si512(y + i), y1 = (__m512bh) _mm512_loadu_si512(y + i + 32);
         ggml__rows_prefetch_step(&ahead);
+#pragma GCC unroll 4
         for (int r = 0; r < nr; r++) {
             const uint16_t *row = (const uint16_t *) (const void *) (x + (size_t) r * bx);
             a0[r] = _mm512_dpbf16_ps(a0[r], (__m512bh) _mm512_loadu_si512(row + i), y0);
@@ -74,6 +77,7 @@ static inline __attribute__((always_inline)) void bf16_rows(int n, float *s, con
     }
     if (i + 32 <= n) {
         const __m512bh y0 = (__m512bh) _mm512_loadu_si512(y + i);
+#pragma GCC unroll 4
         for (int r = 0; r < nr; r++) {
             const uint16_t *row = (const uint16_t *) (const void *) (x + (size_t) r * bx);
             a0[r] = _mm512_dpbf16_ps(a0[r], (__m512bh) _mm512_loadu_si512(row + i), y0);
@@ -83,11 +87,13 @@ static inline __attribute__((always_inline)) void bf16_rows(int n, float *s, con
     if (i < n) {
         const __mmask32 m = (__mmask32) ((1ull << (n - i)) - 1u);
         const __m512bh y1 = (__m512bh) _mm512_maskz_loadu_epi16(m, y + i);
+#pragma GCC unroll 4
         for (int r = 0; r < nr; r++) {
             const uint16_t *row = (const uint16_t *) (const void *) (x + (size_t) r * bx);
             a1[r] = _mm512_dpbf16_ps(a1[r], (__m512bh) _mm512_maskz_loadu_epi16(m, row + i), y1);
         }
     }
+#pragma GCC unroll 4
     for (int r = 0; r < nr; r++)
         s[r] = _mm512_reduce_add_ps(_mm512_add_ps(a0[r], a1[r]));
 }
