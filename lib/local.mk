@@ -83,6 +83,7 @@ libggml_backend_core_la_SOURCES = \
 	lib/cpu/simd/transpose-tiles.h \
 	lib/cpu/simd/prefetch-rows.h \
 	lib/cpu/simd/packed-rows.h \
+	lib/cpu/simd/block-formats.h \
 	lib/cpu/simd/table.c \
 	lib/cpu/simd/generic/generic.h \
 	lib/cpu/simd/generic/lanes.h \

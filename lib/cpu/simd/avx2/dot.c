@@ -24,6 +24,7 @@
 #include "quants-impl.h"
 #include "avx2.h"
 #include "prefetch-rows.h"
+#include "block-formats.h"
 
 #define ONE_ROW_ONLY() ((void) bs, (void) bx, (void) by, (void) nrc)
 
@@ -423,26 +424,11 @@ void ggml__avx2_vec_dot_rows_q8_0(int n, float *s, const void *vx, size_t bx, co
  * The 4- and 5-bit formats (Q4_0, Q4_1, Q5_0, Q5_1): the weights of a
  * block as unsigned values u (0..15, or 0..31 with the fifth bits); the
  * symmetric formats' weights are u - 8 (Q4_0) and u - 16 (Q5_0), the
- * others' d * u + m.  ALWAYS_INLINE with a constant type: one kernel per
- * format.
+ * others' d * u + m (block-formats.h).  ALWAYS_INLINE with a constant
+ * type: one kernel per format.
+ *
+ * The block's scale d and (Q4_1, Q5_1) minimum m; the block starts at p.
  */
-ALWAYS_INLINE int nibble_offset(enum ggml_type t)
-{
-    return t == GGML_TYPE_Q4_0 ? 8 : t == GGML_TYPE_Q5_0 ? 16 : 0;
-}
-
-ALWAYS_INLINE bool has_min(enum ggml_type t)
-{
-    return t == GGML_TYPE_Q4_1 || t == GGML_TYPE_Q5_1;
-}
-
-ALWAYS_INLINE size_t nibble_block_bytes(enum ggml_type t)
-{
-    return t == GGML_TYPE_Q4_0 ? sizeof(block_q4_0) : t == GGML_TYPE_Q4_1 ? sizeof(block_q4_1)
-         : t == GGML_TYPE_Q5_0 ? sizeof(block_q5_0) : sizeof(block_q5_1);
-}
-
-/* The block's scale d and (Q4_1, Q5_1) minimum m; the block starts at p. */
 ALWAYS_INLINE ggml_fp16_t nibble_d(const char *p)
 {
     ggml_fp16_t d;
@@ -486,7 +472,8 @@ ALWAYS_INLINE __m256i nibble_values(enum ggml_type t, const char *p)
 ALWAYS_INLINE void nibble_rows(enum ggml_type t, int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
 {
     const struct four_rows x = four_rows(vx, bx, nr);
-    const size_t step = nibble_block_bytes(t), ystep = has_min(t) ? sizeof(block_q8_1) : sizeof(block_q8_0);
+    const size_t step = ggml__small_block_bytes(t);
+    const size_t ystep = ggml__block_has_minimum(t) ? sizeof(block_q8_1) : sizeof(block_q8_0);
     const char *yb = vy;
     __m256 acc = _mm256_setzero_ps();
     __m128 mins = _mm_setzero_ps();
@@ -494,10 +481,10 @@ ALWAYS_INLINE void nibble_rows(enum ggml_type t, int n, float *s, const void *vx
     for (int b = 0; b < n / 32; b++, yb += ystep) {
         ggml__rows_prefetch_step(&ahead);
         const char *x0 = x.r0 + b * step, *x1 = x.r1 + b * step, *x2 = x.r2 + b * step, *x3 = x.r3 + b * step;
-        const __m256i ya = load_q8((const int8_t *) (const void *) (yb + (has_min(t) ? 4 : 2)));
-        const __m256i offset = _mm256_maddubs_epi16(_mm256_set1_epi8((char) nibble_offset(t)), ya);
+        const __m256i ya = load_q8((const int8_t *) (const void *) (yb + (ggml__block_has_minimum(t) ? 4 : 2)));
+        const __m256i offset = _mm256_maddubs_epi16(_mm256_set1_epi8((char) ggml__code_bias(t)), ya);
 #define NIBBLE_PAIRS(xb)                                                                   \
-        (nibble_offset(t) ? _mm256_sub_epi16(_mm256_maddubs_epi16(nibble_values(t, xb), ya), offset) \
+        (ggml__code_bias(t) ? _mm256_sub_epi16(_mm256_maddubs_epi16(nibble_values(t, xb), ya), offset) \
                           : _mm256_maddubs_epi16(nibble_values(t, xb), ya))
         const __m256i h01 = _mm256_hadd_epi16(NIBBLE_PAIRS(x0), NIBBLE_PAIRS(x1));
         const __m256i h23 = _mm256_hadd_epi16(NIBBLE_PAIRS(x2), NIBBLE_PAIRS(x3));
@@ -508,14 +495,14 @@ ALWAYS_INLINE void nibble_rows(enum ggml_type t, int n, float *s, const void *vx
         const __m256 sc = four_scales(nibble_d(x0), nibble_d(x1), nibble_d(x2), nibble_d(x3),
                                       _mm_set1_ps(f16_value(dy)));
         acc = _mm256_fmadd_ps(sc, _mm256_cvtepi32_ps(isum), acc);
-        if (has_min(t)) {
+        if (ggml__block_has_minimum(t)) {
             memcpy(&sy, yb + 2, sizeof sy);
             const __m256 m = four_scales(nibble_m(t, x0), nibble_m(t, x1), nibble_m(t, x2), nibble_m(t, x3),
                                          _mm_set1_ps(f16_value(sy)));
             mins = _mm_add_ps(mins, _mm256_castps256_ps128(m));
         }
     }
-    if (has_min(t))
+    if (ggml__block_has_minimum(t))
         /* the minimums' lanes counted once: added to the lower half only */
         acc = _mm256_add_ps(acc, _mm256_castps128_ps256(mins));
     store_four_sums(s, acc, nr);

@@ -23,6 +23,7 @@
 #include "quants-impl.h"
 #include "intrin.h"
 #include "avx512.h"
+#include "block-formats.h"
 #include "prefetch-rows.h"
 
 void ggml__avx512_bf16_vec_dot_bf16(GGML__VEC_DOT_PARAMS)
@@ -137,26 +138,6 @@ static inline __m512i dot_u8(__m512i u, __m512i a)
  * rows: the missing rows read row 0 again and their sums are not stored.
  */
 
-static inline __attribute__((always_inline)) int code_bias(enum ggml_type t)
-{
-    return t == GGML_TYPE_Q8_0 ? 128 : t == GGML_TYPE_Q4_0 ? 8 : t == GGML_TYPE_Q5_0 ? 16 : 0;
-}
-
-static inline __attribute__((always_inline)) bool has_minimum(enum ggml_type t)
-{
-    return t == GGML_TYPE_Q4_1 || t == GGML_TYPE_Q5_1;
-}
-
-static inline __attribute__((always_inline)) size_t block_bytes(enum ggml_type t)
-{
-    switch (t) {
-    case GGML_TYPE_Q4_0: return sizeof(block_q4_0);
-    case GGML_TYPE_Q4_1: return sizeof(block_q4_1);
-    case GGML_TYPE_Q5_0: return sizeof(block_q5_0);
-    case GGML_TYPE_Q5_1: return sizeof(block_q5_1);
-    default: return sizeof(block_q8_0);
-    }
-}
 
 /* u of blocks p0 and p1 of one row (p0 in the low half), in element order. */
 static inline __attribute__((always_inline)) __m512i biased_codes(enum ggml_type t, const char *p0, const char *p1)
@@ -230,14 +211,14 @@ static inline __attribute__((always_inline)) struct four_sums biased_step(enum g
                                                                          size_t next, const char *y0,
                                                                          size_t ynext, bool pair, struct four_sums sum)
 {
-    const size_t yqs = has_minimum(t) ? offsetof(block_q8_1, qs) : offsetof(block_q8_0, qs);
+    const size_t yqs = ggml__block_has_minimum(t) ? offsetof(block_q8_1, qs) : offsetof(block_q8_0, qs);
     /* [0 1 2 3 0 1 2 3 4 5 6 7 4 5 6 7]: eight_scales' first blocks in quarters 0, 1, the next in 2, 3 */
     const __m512i spread = _mm512_set_epi32(7, 6, 5, 4, 7, 6, 5, 4, 3, 2, 1, 0, 3, 2, 1, 0);
     const char *y1 = y0 + ynext;
     const __m512i ya = q8_2((const int8_t *) (const void *) (y0 + yqs), (const int8_t *) (const void *) (y1 + yqs));
     __m512i start = _mm512_setzero_si512();
-    if (code_bias(t) != 0)
-        start = _mm512_sub_epi32(start, _mm512_dpbusd_epi32(start, _mm512_set1_epi8((char) code_bias(t)), ya));
+    if (ggml__code_bias(t) != 0)
+        start = _mm512_sub_epi32(start, _mm512_dpbusd_epi32(start, _mm512_set1_epi8((char) ggml__code_bias(t)), ya));
     const __m512i s0 = _mm512_dpbusd_epi32(start, biased_codes(t, p.r0, p.r0 + next), ya);
     const __m512i s1 = _mm512_dpbusd_epi32(start, biased_codes(t, p.r1, p.r1 + next), ya);
     const __m512i s2 = _mm512_dpbusd_epi32(start, biased_codes(t, p.r2, p.r2 + next), ya);
@@ -248,7 +229,7 @@ static inline __attribute__((always_inline)) struct four_sums biased_step(enum g
                                    pair ? _cvtsh_ss((ggml_fp16_t) half_at(y1)) : 0.0f);
     sum.acc = _mm512_fmadd_ps(_mm512_permutexvar_ps(spread, _mm512_castps256_ps512(sc)), _mm512_cvtepi32_ps(isum),
                               sum.acc);
-    if (has_minimum(t))
+    if (ggml__block_has_minimum(t))
         sum.mins = _mm256_add_ps(sum.mins, eight_scales(p, next, 2, _cvtsh_ss((ggml_fp16_t) half_at(y0 + 2)),
                                                         pair ? _cvtsh_ss((ggml_fp16_t) half_at(y1 + 2)) : 0.0f));
     return sum;
@@ -259,7 +240,8 @@ static inline __attribute__((always_inline)) void biased_rows(enum ggml_type t, 
 {
     const char *x = vx;
     struct four_blocks p = { x, nr > 1 ? x + bx : x, nr > 2 ? x + 2 * bx : x, nr > 3 ? x + 3 * bx : x };
-    const size_t step = block_bytes(t), ystep = has_minimum(t) ? sizeof(block_q8_1) : sizeof(block_q8_0);
+    const size_t step = ggml__small_block_bytes(t);
+    const size_t ystep = ggml__block_has_minimum(t) ? sizeof(block_q8_1) : sizeof(block_q8_0);
     const char *y = vy;
     const int nb = n / 32;
     struct four_sums sum = { _mm512_setzero_ps(), _mm256_setzero_ps() };
@@ -275,7 +257,7 @@ static inline __attribute__((always_inline)) void biased_rows(enum ggml_type t, 
         sum = biased_step(t, p, 0, y, 0, false, sum);
     __m128 total = _mm_add_ps(_mm_add_ps(_mm512_extractf32x4_ps(sum.acc, 0), _mm512_extractf32x4_ps(sum.acc, 1)),
                               _mm_add_ps(_mm512_extractf32x4_ps(sum.acc, 2), _mm512_extractf32x4_ps(sum.acc, 3)));
-    if (has_minimum(t))
+    if (ggml__block_has_minimum(t))
         total = _mm_add_ps(total,
                            _mm_add_ps(_mm256_castps256_ps128(sum.mins), _mm256_extractf128_ps(sum.mins, 1)));
     float four[4];

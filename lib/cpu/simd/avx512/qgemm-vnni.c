@@ -28,6 +28,7 @@
 #include "ggml-impl.h"
 #include "quants-impl.h"
 #include "avx512.h"
+#include "block-formats.h"
 #include "../avx2/words8x8.h"
 
 #define ROWS GGML__QGEMM_ROWS
@@ -83,7 +84,7 @@ static inline int32_t column_word(const block_q8_0 *b, int q)
     return word;
 }
 
-/* The weights of a block at blk plus type_offset(t), unsigned, in element order (levels: IQ4_NL's). */
+/* The weights of a block at blk plus ggml__code_bias(t), unsigned, in element order (levels: IQ4_NL's). */
 static inline __attribute__((always_inline)) __m256i unsigned_codes(enum ggml_type t, const char *blk,
                                                                     __m256i levels)
 {
@@ -95,22 +96,6 @@ static inline __attribute__((always_inline)) __m256i unsigned_codes(enum ggml_ty
     }
 }
 
-/* What unsigned_codes adds to the weights of a type t block. */
-static inline __attribute__((always_inline)) int type_offset(enum ggml_type t)
-{
-    return t == GGML_TYPE_Q4_0 ? 8 : t == GGML_TYPE_Q5_0 ? 16 : 128;
-}
-
-/* Bytes of a type t block (each opens with its binary16 scale d). */
-static inline __attribute__((always_inline)) size_t block_bytes_of(enum ggml_type t)
-{
-    switch (t) {
-    case GGML_TYPE_Q8_0: return sizeof(block_q8_0);
-    case GGML_TYPE_Q5_0: return sizeof(block_q5_0);
-    case GGML_TYPE_IQ4_NL: return sizeof(block_iq4_nl);
-    default: return sizeof(block_q4_0);
-    }
-}
 
 /*
  * Block b of 16 rows (row[r], rows of type t), as the tile multiplies
@@ -120,7 +105,7 @@ static inline __attribute__((always_inline)) size_t block_bytes_of(enum ggml_typ
 static inline __attribute__((always_inline)) void rows_block(enum ggml_type t, const char *const *row, int b,
                                                              __m256i levels, __m512i v[8], __m512 *da)
 {
-    const size_t block_bytes = block_bytes_of(t);
+    const size_t block_bytes = ggml__small_block_bytes(t);
     /* rows 0..7 and 8..15 transposed apart, then joined: lane r of v[q] is row r */
     __m256i lo[8], hi[8];
     ggml_fp16_t d[ROWS];
@@ -147,7 +132,7 @@ static inline __attribute__((always_inline)) void rows_block(enum ggml_type t, c
 static inline __attribute__((always_inline)) void packed_block(enum ggml_type t, const char *group, int b,
                                                                __m256i levels, __m512i v[8], __m512 *da)
 {
-    const char *g = group + (size_t) b * ROWS * block_bytes_of(t);
+    const char *g = group + (size_t) b * ROWS * ggml__small_block_bytes(t);
     *da = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (const void *) g));
     const char *words = g + 2 * ROWS;
     if (t == GGML_TYPE_Q8_0) {
@@ -182,7 +167,7 @@ static inline __attribute__((always_inline)) void tile_of(enum ggml_type t, bool
                                                           const void *a, size_t a_stride, int mr,
                                                           const struct ggml__qcolumn *cols, int nr, float *const *c)
 {
-    const int offset = type_offset(t);
+    const int offset = ggml__code_bias(t);
     const __m256i levels = t == GGML_TYPE_IQ4_NL ? iq4_nl_unsigned_levels() : _mm256_setzero_si256();
     const char *row[ROWS];
     for (int r = 0; r < ROWS; r++)
