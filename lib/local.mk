@@ -204,7 +204,8 @@ noinst_LTLIBRARIES += lib/cpu/simd/libisa-neon-dotprod.la
 lib_cpu_simd_libisa_neon_dotprod_la_SOURCES = \
 	lib/cpu/simd/neon/neon.h \
 	lib/cpu/simd/neon/quant-dot.h \
-	lib/cpu/simd/neon/dot-dotprod.c
+	lib/cpu/simd/neon/dot-dotprod.c \
+	lib/cpu/simd/neon/qgemm-dotprod.c
 lib_cpu_simd_libisa_neon_dotprod_la_CPPFLAGS = $(core_cppflags)
 lib_cpu_simd_libisa_neon_dotprod_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(ISA_NEON_DOTPROD_CFLAGS)
 libggml_backend_core_la_LIBADD += lib/cpu/simd/libisa-neon-dotprod.la

@@ -3,7 +3,8 @@
  * Q8_0 and IQ4_NL weight matrices are stored interleaved for the integer
  * tiles (simd/packed-rows.h), offered through the CPU registry's
  * "ggml_backend_dev_get_extra_bufts" when the kernel level has integer
- * tiles (AVX2: Q4_0; AVX512_VNNI: the three).
+ * tiles (AVX2: Q4_0; AVX512_VNNI and NEON with the dot product: the
+ * three).
  *
  * Which tensors are packed (would_pack): of a packable type that the
  * kernel level multiplies with integer tiles, contiguous, not a view,

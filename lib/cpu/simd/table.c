@@ -420,6 +420,12 @@ static void fill_neon(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *
         k->vec_dot[GGML_TYPE_Q5_0] = ggml__neon_dotprod_vec_dot_q5_0_q8_0;
         k->vec_dot[GGML_TYPE_Q5_1] = ggml__neon_dotprod_vec_dot_q5_1_q8_1;
         k->vec_dot[GGML_TYPE_Q8_0] = ggml__neon_dotprod_vec_dot_q8_0_q8_0;
+        k->qgemm_tile[GGML_TYPE_Q4_0] = ggml__neon_dotprod_qgemm_tile_q4_0;
+        k->qgemm_tile[GGML_TYPE_Q8_0] = ggml__neon_dotprod_qgemm_tile_q8_0;
+        k->qgemm_tile[GGML_TYPE_IQ4_NL] = ggml__neon_dotprod_qgemm_tile_iq4_nl;
+        k->qgemm_packed_tile[GGML_TYPE_Q4_0] = ggml__neon_dotprod_qgemm_packed_tile_q4_0;
+        k->qgemm_packed_tile[GGML_TYPE_Q8_0] = ggml__neon_dotprod_qgemm_packed_tile_q8_0;
+        k->qgemm_packed_tile[GGML_TYPE_IQ4_NL] = ggml__neon_dotprod_qgemm_packed_tile_iq4_nl;
     }
 #    else
     (void) caps;

@@ -35,6 +35,20 @@ void ggml__neon_dotprod_vec_dot_q5_0_q8_0(GGML__VEC_DOT_PARAMS);
 void ggml__neon_dotprod_vec_dot_q5_1_q8_1(GGML__VEC_DOT_PARAMS);
 void ggml__neon_dotprod_vec_dot_q8_0_q8_0(GGML__VEC_DOT_PARAMS);
 
+/* qgemm-dotprod.c: qgemm_tile and qgemm_packed_tile entries with SDOT (needs caps->dotprod) */
+void ggml__neon_dotprod_qgemm_tile_q4_0(int nb, const void *a, size_t a_stride, int mr,
+                                        const struct ggml__qcolumn *cols, int nr, float *const *c);
+void ggml__neon_dotprod_qgemm_tile_q8_0(int nb, const void *a, size_t a_stride, int mr,
+                                        const struct ggml__qcolumn *cols, int nr, float *const *c);
+void ggml__neon_dotprod_qgemm_tile_iq4_nl(int nb, const void *a, size_t a_stride, int mr,
+                                          const struct ggml__qcolumn *cols, int nr, float *const *c);
+void ggml__neon_dotprod_qgemm_packed_tile_q4_0(int nb, const void *a, size_t a_stride, int mr,
+                                               const struct ggml__qcolumn *cols, int nr, float *const *c);
+void ggml__neon_dotprod_qgemm_packed_tile_q8_0(int nb, const void *a, size_t a_stride, int mr,
+                                               const struct ggml__qcolumn *cols, int nr, float *const *c);
+void ggml__neon_dotprod_qgemm_packed_tile_iq4_nl(int nb, const void *a, size_t a_stride, int mr,
+                                                 const struct ggml__qcolumn *cols, int nr, float *const *c);
+
 /* convert.c */
 void ggml__neon_f16_to_f32(const void *restrict x, float *restrict y, int64_t n);
 void ggml__neon_f32_to_f16(const float *restrict x, void *restrict y, int64_t n);
