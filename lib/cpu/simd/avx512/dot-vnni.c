@@ -172,19 +172,30 @@ struct four_blocks {
     const char *r0, *r1, *r2, *r3;
 };
 
+/* The halves at p and p + next as one 32-bit word, the first in the low half. */
+static inline uint32_t half_pair(const char *p, size_t next)
+{
+    return (uint32_t) half_at(p) | (uint32_t) half_at(p + next) << 16;
+}
+
 /*
  * The halves at offset off of the four rows' blocks (p) and of the blocks
- * next bytes further, times y0 and y1: [r0..r3 of p * y0, r0..r3 of the
- * next blocks * y1].
+ * next bytes further, times those of the activation's blocks at y and y +
+ * ynext (y_pair false: the second is 0), row by row: [r0 * y0, r0' * y1,
+ * r1 * y0, r1' * y1, ...] (r' the next block of row r).  The halves are
+ * gathered by scalar loads and shifts into two 64-bit words, two vector
+ * inserts where eight 16-bit ones took the shuffle unit.
  */
-static inline __m256 eight_scales(struct four_blocks p, size_t next, size_t off, float y0, float y1)
+static inline __m256 eight_scales(struct four_blocks p, size_t next, size_t off, const char *y, size_t ynext,
+                                  bool y_pair)
 {
-    const size_t o = off, o1 = next + off;
-    const __m128i bits = _mm_set_epi16((short) half_at(p.r3 + o1), (short) half_at(p.r2 + o1),
-                                       (short) half_at(p.r1 + o1), (short) half_at(p.r0 + o1),
-                                       (short) half_at(p.r3 + o), (short) half_at(p.r2 + o),
-                                       (short) half_at(p.r1 + o), (short) half_at(p.r0 + o));
-    return _mm256_mul_ps(_mm256_cvtph_ps(bits), _mm256_set_m128(_mm_set1_ps(y1), _mm_set1_ps(y0)));
+    const uint64_t r01 = (uint64_t) half_pair(p.r0 + off, next) | (uint64_t) half_pair(p.r1 + off, next) << 32;
+    const uint64_t r23 = (uint64_t) half_pair(p.r2 + off, next) | (uint64_t) half_pair(p.r3 + off, next) << 32;
+    const __m128i bits = _mm_set_epi64x((long long) r23, (long long) r01);
+    const uint32_t ys = (uint32_t) half_at(y + off) | (y_pair ? (uint32_t) half_at(y + ynext + off) << 16 : 0u);
+    const __m128 y01 = _mm_cvtph_ps(_mm_cvtsi32_si128((int) ys));   /* [y0, y1, 0, 0] */
+    const __m256 y_rep = _mm256_castpd_ps(_mm256_broadcastsd_pd(_mm_castps_pd(y01)));
+    return _mm256_mul_ps(_mm256_cvtph_ps(bits), y_rep);
 }
 
 /* Lanes 4q..4q+3 of the result: row r's lanes 4q..4q+3 summed, in lane 4q + r. */
@@ -195,7 +206,7 @@ static inline __m512i fold_four_rows(__m512i r0, __m512i r1, __m512i r2, __m512i
     return _mm512_add_epi32(_mm512_unpacklo_epi64(t01, t23), _mm512_unpackhi_epi64(t01, t23));
 }
 
-/* The running sums of biased_rows: acc as the fold leaves them, mins four rows twice. */
+/* The running sums of biased_rows: acc as the fold leaves them, mins as eight_scales' lanes. */
 struct four_sums {
     __m512 acc;
     __m256 mins;
@@ -212,8 +223,8 @@ static inline __attribute__((always_inline)) struct four_sums biased_step(enum g
                                                                          size_t ynext, bool pair, struct four_sums sum)
 {
     const size_t yqs = ggml__block_has_minimum(t) ? offsetof(block_q8_1, qs) : offsetof(block_q8_0, qs);
-    /* [0 1 2 3 0 1 2 3 4 5 6 7 4 5 6 7]: eight_scales' first blocks in quarters 0, 1, the next in 2, 3 */
-    const __m512i spread = _mm512_set_epi32(7, 6, 5, 4, 7, 6, 5, 4, 3, 2, 1, 0, 3, 2, 1, 0);
+    /* lane 4q + r: eight_scales' lane 2r (the first blocks) for q = 0, 1, 2r + 1 (the next) for q = 2, 3 */
+    const __m512i spread = _mm512_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6, 1, 3, 5, 7, 1, 3, 5, 7);
     const char *y1 = y0 + ynext;
     const __m512i ya = q8_2((const int8_t *) (const void *) (y0 + yqs), (const int8_t *) (const void *) (y1 + yqs));
     __m512i start = _mm512_setzero_si512();
@@ -225,13 +236,11 @@ static inline __attribute__((always_inline)) struct four_sums biased_step(enum g
     const __m512i s3 = _mm512_dpbusd_epi32(start, biased_codes(t, p.r3, p.r3 + next), ya);
     const __m512i isum = fold_four_rows(s0, s1, s2, s3);
     /* d opens Q8_0 and Q8_1 blocks; s follows it in Q8_1 blocks as m does in Q4_1 and Q5_1 blocks */
-    const __m256 sc = eight_scales(p, next, 0, _cvtsh_ss((ggml_fp16_t) half_at(y0)),
-                                   pair ? _cvtsh_ss((ggml_fp16_t) half_at(y1)) : 0.0f);
+    const __m256 sc = eight_scales(p, next, 0, y0, ynext, pair);
     sum.acc = _mm512_fmadd_ps(_mm512_permutexvar_ps(spread, _mm512_castps256_ps512(sc)), _mm512_cvtepi32_ps(isum),
                               sum.acc);
     if (ggml__block_has_minimum(t))
-        sum.mins = _mm256_add_ps(sum.mins, eight_scales(p, next, 2, _cvtsh_ss((ggml_fp16_t) half_at(y0 + 2)),
-                                                        pair ? _cvtsh_ss((ggml_fp16_t) half_at(y1 + 2)) : 0.0f));
+        sum.mins = _mm256_add_ps(sum.mins, eight_scales(p, next, 2, y0, ynext, pair));
     return sum;
 }
 
@@ -257,9 +266,12 @@ static inline __attribute__((always_inline)) void biased_rows(enum ggml_type t, 
         sum = biased_step(t, p, 0, y, 0, false, sum);
     __m128 total = _mm_add_ps(_mm_add_ps(_mm512_extractf32x4_ps(sum.acc, 0), _mm512_extractf32x4_ps(sum.acc, 1)),
                               _mm_add_ps(_mm512_extractf32x4_ps(sum.acc, 2), _mm512_extractf32x4_ps(sum.acc, 3)));
-    if (ggml__block_has_minimum(t))
-        total = _mm_add_ps(total,
-                           _mm_add_ps(_mm256_castps256_ps128(sum.mins), _mm256_extractf128_ps(sum.mins, 1)));
+    if (ggml__block_has_minimum(t)) {
+        /* row r's two lanes 2r, 2r + 1 added: [R0 R1 R0 R1 | R2 R3 R2 R3] */
+        const __m256 pairs = _mm256_hadd_ps(sum.mins, sum.mins);
+        total = _mm_add_ps(total, _mm_shuffle_ps(_mm256_castps256_ps128(pairs), _mm256_extractf128_ps(pairs, 1),
+                                                 _MM_SHUFFLE(1, 0, 1, 0)));
+    }
     float four[4];
     _mm_storeu_ps(four, total);
     for (int r = 0; r < nr; r++)
