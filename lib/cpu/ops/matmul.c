@@ -749,14 +749,16 @@ static bool use_dot_products(const struct ggml_tensor *dst)
 
 /*
  * Rows the dot products take a call for weights of type type, K values a
- * row.  Float rows gain from several rows a call through the prefetch of
- * short rows (prefetch-rows.h) and y's loads shared; longer ones stream
- * better one at a time, one sequential read per thread: 4096-wide F16
- * rows x a vector took 0.65 ms four at a time, 0.51 ms one at a time,
- * 1024-wide ones 0.075 and 0.112 ms (peer-bench, 2 threads, best of 5).
- * Quantized rows share the decoding of the vector's blocks and stay
- * faster four at a time however long (16384-wide Q4_0: 1.75 against
- * 2.02 ms).
+ * row, where the level has a multi-row kernel (a level leaves
+ * vec_dot_rows out for the float types that it runs faster one row at a
+ * time).  Short float rows gain from several rows a call through the
+ * prefetch of the rows that follow (prefetch-rows.h) and y's loads
+ * shared; longer ones stream better one at a time, one sequential read
+ * per thread: 4096-wide F16 rows x a vector took 0.65 ms four at a time,
+ * 0.51 ms one at a time, 1024-wide ones 0.075 and 0.123 ms (peer-bench,
+ * 4096 rows, 2 threads, best of 5, AVX-512).  Quantized rows share the
+ * decoding of the vector's blocks and stay faster four at a time however
+ * long (16384-wide Q4_0: 1.75 against 2.02 ms).
  */
 static int rows_per_call(enum ggml_type type, int64_t K)
 {

@@ -56,7 +56,6 @@ void ggml__avx2_vec_dot_iq2_xs_q8_K(GGML__VEC_DOT_PARAMS);
 void ggml__avx2_vec_dot_iq2_s_q8_K(GGML__VEC_DOT_PARAMS);
 
 void ggml__avx2_vec_dot_rows_f32(int n, float *s, const void *x, size_t bx, const void *y, int nr);
-void ggml__avx2_vec_dot_rows_f16(int n, float *s, const void *x, size_t bx, const void *y, int nr);
 void ggml__avx2_rows_by_f32_f16(int n, float *s, const void *x, size_t bx, const float *y, int nr);
 void ggml__avx2_vec_dot_rows_bf16(int n, float *s, const void *x, size_t bx, const void *y, int nr);
 void ggml__avx2_vec_dot_rows_q4_0(int n, float *s, const void *x, size_t bx, const void *y, int nr);

@@ -325,18 +325,12 @@ ALWAYS_INLINE void load16_bf16(const void *p, __m256 *lo, __m256 *hi)
     }
 
 FLOAT_ROWS_KERNEL(rows_f32, float, load16_f32, f32_value, float, load16_f32, f32_value)
-FLOAT_ROWS_KERNEL(rows_f16, ggml_fp16_t, load16_f16, f16_value, ggml_fp16_t, load16_f16, f16_value)
 FLOAT_ROWS_KERNEL(rows_bf16, uint16_t, load16_bf16, bf16_value, uint16_t, load16_bf16, bf16_value)
 FLOAT_ROWS_KERNEL(rows_f16_by_f32, ggml_fp16_t, load16_f16, f16_value, float, load16_f32, f32_value)
 
 void ggml__avx2_vec_dot_rows_f32(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
 {
     EXPAND_ROWS(rows_f32)
-}
-
-void ggml__avx2_vec_dot_rows_f16(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
-{
-    EXPAND_ROWS(rows_f16)
 }
 
 void ggml__avx2_vec_dot_rows_bf16(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)

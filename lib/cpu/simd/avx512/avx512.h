@@ -32,8 +32,6 @@ void ggml__avx512_vec_dot_q5_0_q8_0(GGML__VEC_DOT_PARAMS);
 void ggml__avx512_vec_dot_q5_1_q8_1(GGML__VEC_DOT_PARAMS);
 void ggml__avx512_vec_dot_q8_0_q8_0(GGML__VEC_DOT_PARAMS);
 
-void ggml__avx512_vec_dot_rows_f32(int n, float *s, const void *x, size_t bx, const void *y, int nr);
-void ggml__avx512_vec_dot_rows_f16(int n, float *s, const void *x, size_t bx, const void *y, int nr);
 void ggml__avx512_rows_by_f32_f16(int n, float *s, const void *x, size_t bx, const float *y, int nr);
 
 /* convert.c */
@@ -50,7 +48,6 @@ void ggml__avx512_axpy_f16(int64_t n, float *restrict acc, const void *restrict 
 
 /* dot-vnni.c (AVX512_VNNI, AVX512_BF16) */
 void ggml__avx512_bf16_vec_dot_bf16(GGML__VEC_DOT_PARAMS);
-void ggml__avx512_bf16_vec_dot_rows_bf16(int n, float *s, const void *x, size_t bx, const void *y, int nr);
 void ggml__avx512_vnni_vec_dot_q4_0_q8_0(GGML__VEC_DOT_PARAMS);
 void ggml__avx512_vnni_vec_dot_q4_1_q8_1(GGML__VEC_DOT_PARAMS);
 void ggml__avx512_vnni_vec_dot_q5_0_q8_0(GGML__VEC_DOT_PARAMS);

@@ -50,65 +50,6 @@ void ggml__avx512_bf16_vec_dot_bf16(GGML__VEC_DOT_PARAMS)
     *s = _mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
 }
 
-/*
- * BF16 rows against one activation row, nr at once (a constant after
- * inlining, at most 4): each row's sums are those of
- * ggml__avx512_bf16_vec_dot_bf16, in the same order, and y's values are
- * loaded once for all rows.  The loops over the rows are unrolled to keep
- * the accumulators in registers (dot.c, float_rows).
- */
-static inline __attribute__((always_inline)) void bf16_rows(int n, float *s, const char *x, size_t bx,
-                                                            const uint16_t *y, const int nr)
-{
-    __m512 a0[4], a1[4];
-#pragma GCC unroll 4
-    for (int r = 0; r < nr; r++)
-        a0[r] = a1[r] = _mm512_setzero_ps();
-    struct ggml__rows_prefetch ahead = ggml__rows_prefetch_init(x, bx, nr, n / 64);
-    int i = 0;
-    for (; i + 64 <= n; i += 64) {
-        const __m512bh y0 = (__m512bh) _mm512_loadu_si512(y + i), y1 = (__m512bh) _mm512_loadu_si512(y + i + 32);
-        ggml__rows_prefetch_step(&ahead);
-#pragma GCC unroll 4
-        for (int r = 0; r < nr; r++) {
-            const uint16_t *row = (const uint16_t *) (const void *) (x + (size_t) r * bx);
-            a0[r] = _mm512_dpbf16_ps(a0[r], (__m512bh) _mm512_loadu_si512(row + i), y0);
-            a1[r] = _mm512_dpbf16_ps(a1[r], (__m512bh) _mm512_loadu_si512(row + i + 32), y1);
-        }
-    }
-    if (i + 32 <= n) {
-        const __m512bh y0 = (__m512bh) _mm512_loadu_si512(y + i);
-#pragma GCC unroll 4
-        for (int r = 0; r < nr; r++) {
-            const uint16_t *row = (const uint16_t *) (const void *) (x + (size_t) r * bx);
-            a0[r] = _mm512_dpbf16_ps(a0[r], (__m512bh) _mm512_loadu_si512(row + i), y0);
-        }
-        i += 32;
-    }
-    if (i < n) {
-        const __mmask32 m = (__mmask32) ((1ull << (n - i)) - 1u);
-        const __m512bh y1 = (__m512bh) _mm512_maskz_loadu_epi16(m, y + i);
-#pragma GCC unroll 4
-        for (int r = 0; r < nr; r++) {
-            const uint16_t *row = (const uint16_t *) (const void *) (x + (size_t) r * bx);
-            a1[r] = _mm512_dpbf16_ps(a1[r], (__m512bh) _mm512_maskz_loadu_epi16(m, row + i), y1);
-        }
-    }
-#pragma GCC unroll 4
-    for (int r = 0; r < nr; r++)
-        s[r] = _mm512_reduce_add_ps(_mm512_add_ps(a0[r], a1[r]));
-}
-
-void ggml__avx512_bf16_vec_dot_rows_bf16(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
-{
-    switch (nr) {
-    case 4: bf16_rows(n, s, vx, bx, vy, 4); break;
-    case 3: bf16_rows(n, s, vx, bx, vy, 3); break;
-    case 2: bf16_rows(n, s, vx, bx, vy, 2); break;
-    default: bf16_rows(n, s, vx, bx, vy, 1); break;
-    }
-}
-
 /* The contract of qdot.h's dot_u8, in one instruction. */
 static inline __m512i dot_u8(__m512i u, __m512i a)
 {

@@ -158,16 +158,6 @@ static inline __attribute__((always_inline)) void float_rows(int n, float *s, co
     default: float_rows(n, s, vx, bx, vy, ex, ey, 1); break;                \
     }
 
-void ggml__avx512_vec_dot_rows_f32(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
-{
-    EXPAND_ROWS(ELEM_F32, ELEM_F32)
-}
-
-void ggml__avx512_vec_dot_rows_f16(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
-{
-    EXPAND_ROWS(ELEM_F16, ELEM_F16)
-}
-
 /* F16 rows by F32 values: half the widenings of F16 by F16.  One row
    takes the single-row loop, whose four accumulators hide the latency
    of the multiply-adds where the rows kernel's two would not. */
