@@ -79,7 +79,6 @@ static inline __m512i dot_u8(__m512i u, __m512i a)
  * rows: the missing rows read row 0 again and their sums are not stored.
  */
 
-
 /* u of blocks p0 and p1 of one row (p0 in the low half), in element order. */
 static inline __attribute__((always_inline)) __m512i biased_codes(enum ggml_type t, const char *p0, const char *p1)
 {
