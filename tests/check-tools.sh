@@ -180,6 +180,10 @@ run "$bench" --op block,block-fa --type q4_0 --reps 1 --threads 2 --device cpu
     grep -q '^block-fa T=[0-9]*  *Q4_0  *CPU  *[0-9.]' "$tmp/out"
 ok "bench runs the transformer block with and without flash attention"
 
+run "$bench" --op moe --type q8_0 --tokens 3 --reps 1 --threads 2 --device cpu
+[ "$rc" -eq 0 ] && grep -q '^moe T=3  *Q8_0  *CPU  *[0-9.]' "$tmp/out"
+ok "bench runs the mixture-of-experts feed-forward network"
+
 run "$bench" --op dispatch --reps 1 --threads 2 --device CPU
 [ "$rc" -eq 0 ] && grep -q '^dispatch 4000 nodes  *F32  *CPU  *[0-9.]* ' "$tmp/out" &&
     [ "$(grep -c '^dispatch [0-9]' "$tmp/out")" -eq 1 ] &&

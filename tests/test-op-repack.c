@@ -19,8 +19,11 @@
  *     dequantized weights and the Q8_0-rounded columns, computed here;
  *     and the same floats as the same product with the weights in a
  *     plain CPU buffer when that takes the integer tiles (over 3 columns);
- *   - supports_op: packed data only as MUL_MAT's src0 (not GET_ROWS, not
- *     MUL_MAT_ID, not a view, not written), unpacked tensors anywhere;
+ *   - MUL_MAT_ID with packed experts, 1 to 40 tokens (experts with one
+ *     column, a few, many), 1 to 4 threads and the reference kernels,
+ *     against the same double-precision reference;
+ *   - supports_op: packed data only as MUL_MAT's or MUL_MAT_ID's src0
+ *     (not GET_ROWS, not a view, not written), unpacked tensors anywhere;
  *   - a scheduler over the CPU backend computes a graph whose weights
  *     were allocated with ggml_backend_alloc_ctx_tensors_from_buft.
  */
@@ -253,6 +256,84 @@ static void check_product(ggml_backend_buffer_type_t repack, enum ggml_type type
     ggml_free(pctx);
 }
 
+/*
+ * MUL_MAT_ID of packed experts [k, m, n_as] by F32 columns [k, n_used,
+ * T], each token's experts distinct, against the double reference.
+ */
+static void check_experts(ggml_backend_buffer_type_t repack, enum ggml_type type, int64_t k, int64_t m, int64_t n_as,
+                          int64_t n_used, int64_t T)
+{
+    struct ggml_context *wctx = new_context();
+    struct ggml_tensor *wp = ggml_new_tensor_3d(wctx, type, k, m, n_as);
+    ggml_backend_buffer_t bp = ggml_backend_alloc_ctx_tensors_from_buft(wctx, repack);
+    const size_t wbytes = ggml_row_size(type, k) * (size_t) (m * n_as);
+    char *plain = malloc(wbytes);
+    {
+        struct ggml_context *pctx = new_context();
+        struct ggml_tensor *wn = ggml_new_tensor_3d(pctx, type, k, m, n_as);
+        ggml_backend_buffer_t bn = ggml_backend_alloc_ctx_tensors_from_buft(pctx, ggml_backend_cpu_buffer_type());
+        optest_fill(wn, &seed, -1.0, 1.0);
+        memcpy(plain, wn->data, wbytes);
+        ggml_backend_buffer_free(bn);
+        ggml_free(pctx);
+    }
+    ggml_backend_tensor_set(wp, plain, 0, wbytes);
+
+    struct ggml_init_params ip = { 0, NULL, false };
+    ip.mem_size = (size_t) (k * n_used * T) * sizeof(float) * 2 + (size_t) (n_used * T) * sizeof(int32_t) +
+                  2 * (size_t) (m * n_used * T) * sizeof(float) + 16 * ggml_tensor_overhead() +
+                  12 * ggml_graph_overhead();
+    struct ggml_context *dctx = ggml_init(ip);
+    struct ggml_tensor *x = ggml_new_tensor_3d(dctx, GGML_TYPE_F32, k, n_used, T);
+    struct ggml_tensor *ids = ggml_new_tensor_2d(dctx, GGML_TYPE_I32, n_used, T);
+    optest_fill(x, &seed, -1.0, 1.0);
+    for (int64_t t = 0; t < T; t++) {
+        const int64_t first = (int64_t) (optest_next(&seed) % (uint64_t) n_as);
+        for (int64_t e = 0; e < n_used; e++)
+            ((int32_t *) ids->data)[t * n_used + e] = (int32_t) ((first + e) % n_as);
+    }
+    struct ggml_tensor *y = ggml_mul_mat_id(dctx, wp, x, ids);
+
+    /* reference: dequantized weights, columns rounded through Q8_0 */
+    double *w = malloc((size_t) (k * m * n_as) * sizeof *w), *xr = malloc((size_t) (k * n_used * T) * sizeof *xr);
+    dequantize_rows(type, plain, m * n_as, k, w);
+    void *q = malloc(ggml_row_size(GGML_TYPE_Q8_0, k) * (size_t) (n_used * T));
+    ggml_quantize_chunk(GGML_TYPE_Q8_0, x->data, q, 0, n_used * T, k, NULL);
+    dequantize_rows(GGML_TYPE_Q8_0, q, n_used * T, k, xr);
+    free(q);
+
+    bool all_within = true, ok_status = true;
+    for (int ti = 0; ti < 5; ti++) {
+        const bool use_ref = ti == 4;
+        ok_status = ok_status && optest_compute(dctx, y, use_ref ? 2 : ti + 1, use_ref) == GGML_STATUS_SUCCESS;
+        for (int64_t t = 0; t < T; t++)
+            for (int64_t e = 0; e < n_used; e++) {
+                const int64_t xid = ((const int32_t *) ids->data)[t * n_used + e];
+                const double *xc = xr + (t * n_used + e) * k;
+                for (int64_t r = 0; r < m; r++) {
+                    const double *wr = w + (xid * m + r) * k;
+                    double ref = 0.0, mag = 0.0;
+                    for (int64_t i = 0; i < k; i++) {
+                        ref += wr[i] * xc[i];
+                        mag += fabs(wr[i] * xc[i]);
+                    }
+                    const float got = ((const float *) y->data)[(t * n_used + e) * m + r];
+                    all_within = all_within && fabs(got - ref) <= 1e-5 * mag + 1e-30;
+                }
+            }
+    }
+    ok(ok_status && all_within,
+       "MUL_MAT_ID of packed %s experts [%lld, %lld, %lld], %lld used by %lld tokens: within 1e-5 sum|wx| at 1-4 "
+       "threads and ref", ggml_type_name(type), (long long) k, (long long) m, (long long) n_as, (long long) n_used,
+       (long long) T);
+    free(w);
+    free(xr);
+    free(plain);
+    ggml_free(dctx);
+    ggml_backend_buffer_free(bp);
+    ggml_free(wctx);
+}
+
 static void test_products(ggml_backend_buffer_type_t repack)
 {
     const int64_t cols[] = { 1, 2, 3, 5, 16, 17, 33 };
@@ -261,6 +342,9 @@ static void test_products(ggml_backend_buffer_type_t repack)
             check_product(repack, packed_types[t], 96, 48, 1, cols[c], 1);
         check_product(repack, packed_types[t], 320, 32, 2, 7, 4);   /* 3-D weights, broadcast columns */
         check_product(repack, packed_types[t], 32, 16, 1, 20, 3);
+        check_experts(repack, packed_types[t], 96, 48, 4, 2, 1);    /* one column an expert */
+        check_experts(repack, packed_types[t], 64, 32, 8, 2, 9);    /* a few */
+        check_experts(repack, packed_types[t], 160, 16, 3, 2, 40);  /* many */
     }
 }
 
@@ -282,8 +366,7 @@ static void test_supports(ggml_backend_buffer_type_t repack)
        "MUL_MAT with unpacked weights in the buffer: supported");
     ok(!ggml_backend_dev_supports_op(cpu, ggml_get_rows(gctx, w, rows)), "GET_ROWS of packed data: not supported");
     ok(ggml_backend_dev_supports_op(cpu, ggml_get_rows(gctx, odd, rows)), "GET_ROWS of unpacked data: supported");
-    ok(!ggml_backend_dev_supports_op(cpu, ggml_mul_mat_id(gctx, e, x3, ids)),
-       "MUL_MAT_ID of packed experts: not supported");
+    ok(ggml_backend_dev_supports_op(cpu, ggml_mul_mat_id(gctx, e, x3, ids)), "MUL_MAT_ID of packed experts: supported");
     struct ggml_tensor *half = ggml_view_2d(gctx, w, 64, 16, w->nb[1], 0);
     ok(!ggml_backend_dev_supports_op(cpu, ggml_mul_mat(gctx, half, x)),
        "MUL_MAT of a view of packed data: not supported");

@@ -12,6 +12,10 @@
  *             (ggml_swiglu_split), residual;
  *   block-fa  the same with ggml_flash_attn_ext over F16 K and V;
  *   mul_mat   c = a b for each --shape MxKxN: weights a [K, M], F32 b [K, N];
+ *   moe       the experts' SwiGLU FFN of a mixture-of-experts block over T
+ *             tokens: N_EXPERTS experts of the block's FFN shape, N_EXPERTS_USED
+ *             a token (fixed ids, every expert as often), three
+ *             ggml_mul_mat_id (gate, up, down) and ggml_swiglu_split;
  *   dispatch  (only when asked for) a chain of DISPATCH_NODES ggml_scale
  *             nodes on DISPATCH_WIDTH floats: the engine's cost per node,
  *             printed per node under the table.
@@ -72,6 +76,10 @@
 #define N_TOKENS  64
 #define RMS_EPS   1e-5f
 
+/* The moe workload: experts, and experts a token uses. */
+#define N_EXPERTS      8
+#define N_EXPERTS_USED 2
+
 /* The dispatch workload: nodes of the chain, floats each node scales. */
 #define DISPATCH_NODES 4000
 #define DISPATCH_WIDTH 16
@@ -79,10 +87,10 @@
 #define MAX_SHAPES  16
 #define MAX_DEVICES 16
 
-enum op { OP_BLOCK, OP_BLOCK_FA, OP_MUL_MAT, OP_DISPATCH, N_OPS };
-static const char *const op_names[N_OPS] = { "block", "block-fa", "mul_mat", "dispatch" };
+enum op { OP_BLOCK, OP_BLOCK_FA, OP_MUL_MAT, OP_MOE, OP_DISPATCH, N_OPS };
+static const char *const op_names[N_OPS] = { "block", "block-fa", "mul_mat", "moe", "dispatch" };
 /* Workloads run when --op is not given: all but dispatch. */
-static const bool op_default[N_OPS] = { true, true, true, false };
+static const bool op_default[N_OPS] = { true, true, true, true, false };
 
 /* The weights' types run when --type is not given. */
 static const enum ggml_type default_types[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_Q4_0 };
@@ -432,6 +440,60 @@ static bool build_mul_mat(struct run *r, struct weight_cache *cache, enum ggml_t
     ggml_build_forward_expand(r->graph, r->out);
     r->bytes += (double) ggml_nbytes(r->out);
     r->flop = product_flop(a, s.n);
+    return true;
+}
+
+/*
+ * The experts' FFN: token t uses experts 5t + 3u mod N_EXPERTS for u <
+ * N_EXPERTS_USED (distinct, each expert as often over 8 tokens).  The
+ * weights' bytes count every expert, whether the tokens read it or not.
+ */
+static bool build_moe(struct run *r, struct weight_cache *cache, enum ggml_type type, ggml_backend_buffer_type_t wbuft,
+                      int n_tokens)
+{
+    const int T = n_tokens;
+    struct ggml_init_params wp = { 4 * ggml_tensor_overhead(), NULL, true };
+    r->wctx = ggml_init(wp);
+    if (r->wctx == NULL)
+        return false;
+    struct ggml_tensor *gate = ggml_new_tensor_3d(r->wctx, type, N_EMBD, N_FF, N_EXPERTS);
+    struct ggml_tensor *up = ggml_new_tensor_3d(r->wctx, type, N_EMBD, N_FF, N_EXPERTS);
+    struct ggml_tensor *down = ggml_new_tensor_3d(r->wctx, type, N_FF, N_EMBD, N_EXPERTS);
+    if (gate == NULL || up == NULL || down == NULL)
+        return false;
+    r->wbuf = ggml_backend_alloc_ctx_tensors_from_buft(r->wctx, wbuft);
+    if (r->wbuf == NULL)
+        return false;
+    ggml_backend_buffer_set_usage(r->wbuf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+    struct ggml_tensor *weights[] = { gate, up, down };
+    for (int i = 0; i < 3; i++) {
+        upload_weight(cache, i, weights[i], i == 2 ? 0.02f : 0.03f);
+        r->bytes += (double) ggml_nbytes(weights[i]);
+        r->weight_bytes += (double) ggml_nbytes(weights[i]);
+    }
+
+    struct ggml_init_params gp = { 16 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true };
+    r->gctx = ggml_init(gp);
+    if (r->gctx == NULL)
+        return false;
+    float *xdata = xmalloc((size_t) N_EMBD * (size_t) T * sizeof *xdata);
+    fill_random(xdata, (size_t) N_EMBD * (size_t) T, 17, 1.0f);
+    int32_t *iddata = xmalloc((size_t) N_EXPERTS_USED * (size_t) T * sizeof *iddata);
+    for (int t = 0; t < T; t++)
+        for (int u = 0; u < N_EXPERTS_USED; u++)
+            iddata[t * N_EXPERTS_USED + u] = (5 * t + 3 * u) % N_EXPERTS;
+    struct ggml_tensor *x = add_input(r, ggml_new_tensor_3d(r->gctx, GGML_TYPE_F32, N_EMBD, 1, T), xdata);
+    struct ggml_tensor *ids = add_input(r, ggml_new_tensor_2d(r->gctx, GGML_TYPE_I32, N_EXPERTS_USED, T), iddata);
+    struct ggml_tensor *h = ggml_swiglu_split(r->gctx, ggml_mul_mat_id(r->gctx, gate, x, ids),
+                                              ggml_mul_mat_id(r->gctx, up, x, ids));
+    r->out = ggml_mul_mat_id(r->gctx, down, h, ids);
+    if (r->out == NULL)
+        return false;
+    ggml_set_output(r->out);
+    r->graph = ggml_new_graph(r->gctx);
+    ggml_build_forward_expand(r->graph, r->out);
+    r->bytes += (double) ggml_nbytes(r->out);
+    r->flop = 3.0 * 2.0 * (double) N_EMBD * (double) N_FF * (double) (N_EXPERTS_USED * T);
     return true;
 }
 
@@ -852,14 +914,14 @@ static void usage(FILE *out)
             "usage: " PROGRAM " [options]\n"
             "Times a llama-style transformer block and matrix products on every device\n"
             "(each non-CPU device D with the CPU through the scheduler, then the CPU alone).\n"
-            "  --op LIST          block, block-fa, mul_mat, dispatch (default: all but dispatch)\n"
+            "  --op LIST          block, block-fa, mul_mat, moe, dispatch (default: all but dispatch)\n"
             "  --type LIST        the weights' types, by name (f32, f16, q4_0, q8_0, q4_K, ...):\n"
             "                     any the CPU multiplies (default: f32, f16, q4_0)\n"
             "  --shape MxKxN      a mul_mat shape, weights [K, M] by [K, N]; repeatable\n"
             "                     (default: 2048x512x2048, 4096x4096x32, 4096x4096x1)\n"
             "  --threads N        threads of every backend and reference (default: online CPUs)\n"
             "  --reps N           timed repetitions after one warm-up; the best counts (default: 3)\n"
-            "  --tokens N         tokens of the block workloads, 1..4096 (default: " STRINGIFY(N_TOKENS) ")\n"
+            "  --tokens N         tokens of the block and moe workloads, 1..4096 (default: " STRINGIFY(N_TOKENS) ")\n"
             "  --device LIST      devices to run on: D runs D+CPU, CPU runs the CPU alone,\n"
             "                     CPU_REPACK the CPU alone, weights in that buffer type\n"
             "  --numa STRATEGY    ggml_numa_init(STRATEGY) first: disabled, distribute, isolate,\n"
@@ -991,7 +1053,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         if (strcmp(arg, "--op") == 0) {
             any_op = true;
             if (!each_word(o, value, add_op, &bad))
-                return bad_usage("unknown op (block, block-fa, mul_mat, dispatch)", bad);
+                return bad_usage("unknown op (block, block-fa, mul_mat, moe, dispatch)", bad);
         } else if (strcmp(arg, "--type") == 0) {
             any_type = true;
             if (!each_word(o, value, add_type, &bad))
@@ -1084,7 +1146,8 @@ int main(int argc, char **argv)
     }
 
     /* the list of runs: workload x type x configuration */
-    int n_workloads = (o.ops[OP_BLOCK] ? 1 : 0) + (o.ops[OP_BLOCK_FA] ? 1 : 0) + (o.ops[OP_MUL_MAT] ? o.n_shapes : 0);
+    int n_workloads = (o.ops[OP_BLOCK] ? 1 : 0) + (o.ops[OP_BLOCK_FA] ? 1 : 0) + (o.ops[OP_MOE] ? 1 : 0) +
+                      (o.ops[OP_MUL_MAT] ? o.n_shapes : 0);
     int n_types = 0;
     for (int t = 0; t < GGML_TYPE_COUNT; t++)
         n_types += o.types[t];
@@ -1139,6 +1202,7 @@ int main(int argc, char **argv)
                     const enum ggml_type type = (enum ggml_type) t;
                     const bool flash = op == OP_BLOCK_FA;
                     bool built = op == OP_MUL_MAT    ? build_mul_mat(&run, &cache, type, o.shapes[s], wbuft)
+                                 : op == OP_MOE      ? build_moe(&run, &cache, type, wbuft, o.n_tokens)
                                  : op == OP_DISPATCH ? build_dispatch(&run)
                                                      : build_block(&run, &cache, type, flash, wbuft, o.n_tokens);
                     row->seconds = built ? time_run(&run, &configs[c], o.n_threads, o.reps) : NAN;

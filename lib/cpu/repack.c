@@ -17,8 +17,8 @@
  * packing permutes the bytes of each group, so clearing the buffer
  * needs no care.  The buffer is not host memory (its data is not in the
  * standard layout): a packed tensor is read only by the CPU's MUL_MAT
- * as src0 (ggml__cpu_repack_allows), and copies to other buffers go
- * through get_tensor.
+ * and MUL_MAT_ID as src0 (ggml__cpu_repack_allows), and copies to other
+ * buffers go through get_tensor.
  */
 #include "config.h"
 
@@ -236,7 +236,8 @@ bool ggml__cpu_repack_allows(const struct ggml_tensor *op)
         if (src == NULL || !in_repack_buffer(src))
             continue;
         if (src->view_src != NULL ? ggml__cpu_would_pack(src->view_src)
-                                  : ggml__cpu_would_pack(src) && !(op->op == GGML_OP_MUL_MAT && i == 0))
+                                  : ggml__cpu_would_pack(src) && !(i == 0 && (op->op == GGML_OP_MUL_MAT ||
+                                                                              op->op == GGML_OP_MUL_MAT_ID)))
             return false;
     }
     return true;

@@ -201,7 +201,6 @@ struct scratch {
     size_t threads;       /* offset of the first thread's area */
     size_t per_thread;    /* bytes of each thread's area */
     size_t bpack, row, pointers;    /* pieces of a thread's area (apack is first) */
-    size_t encoded;       /* offset of src1's encoded rows (MUL_MAT_ID by dot products) */
     size_t total;         /* bytes needed from the buffer's start */
 };
 
@@ -717,20 +716,43 @@ static int64_t dot_columns_max(enum ggml_type type)
     }
 }
 
+/* How a product of the weights a by ncols columns (of one matrix of a) is computed. */
+enum product_way {
+    BY_DOTS,            /* the kernel table's dot products on a's rows */
+    BY_INTEGER_TILES,   /* the level's integer tiles (qgemm_tile; qgemm_packed_tile for packed weights) */
+    BY_FLOAT_TILES,     /* a's rows converted to floats: the tiled product */
+};
+
 /*
- * The kernel level's integer tile for the product dst when it takes one:
- * packed weights (CPU_REPACK), any columns; or more columns than the
- * plain dot products take, weights of a type the level has a qgemm_tile
- * for (their vec_dot_type is Q8_0); else NULL.
+ * Packed weights (CPU_REPACK) are read by the integer tiles only,
+ * whatever the columns; other weights take them for more columns than
+ * the plain dot products take when the level has an integer tile for
+ * their type (their vec_dot_type is then Q8_0), the dot products up to
+ * dot_columns_max columns, and the float tiles beyond.
  */
+static enum product_way product_way(const struct ggml_tensor *a, int64_t ncols)
+{
+    if (ggml__cpu_tensor_packed(a))
+        return BY_INTEGER_TILES;
+    if (a->ne[0] > INT32_MAX || a->ne[0] == 0)   /* (MUL_MAT takes K = 0 apart) */
+        return BY_FLOAT_TILES;
+    if (ncols > GEMV_COLS && ggml__kernels()->qgemm_tile[a->type] != NULL)
+        return BY_INTEGER_TILES;
+    return ncols <= dot_columns_max(a->type) ? BY_DOTS : BY_FLOAT_TILES;
+}
+
+/* The integer tile for the weights a (when product_way chose them). */
+static qgemm_tile_fn integer_tile(const struct ggml_tensor *a)
+{
+    const struct ggml__cpu_kernels *k = ggml__kernels();
+    return ggml__cpu_tensor_packed(a) ? k->qgemm_packed_tile[a->type] : k->qgemm_tile[a->type];
+}
+
+/* The integer tile for the product dst when it takes one, else NULL. */
 static qgemm_tile_fn qgemm_tile_for(const struct ggml_tensor *dst)
 {
-    const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
-    if (ggml__cpu_tensor_packed(a))
-        return ggml__kernels()->qgemm_packed_tile[a->type];
-    if (b->ne[1] <= GEMV_COLS || a->ne[0] > INT32_MAX)
-        return NULL;
-    return ggml__kernels()->qgemm_tile[a->type];
+    const struct ggml_tensor *a = dst->src[0];
+    return product_way(a, dst->src[1]->ne[1]) == BY_INTEGER_TILES ? integer_tile(a) : NULL;
 }
 
 bool ggml__cpu_integer_products(enum ggml_type type)
@@ -738,13 +760,9 @@ bool ggml__cpu_integer_products(enum ggml_type type)
     return (unsigned) type < GGML_TYPE_COUNT && ggml__kernels()->qgemm_tile[type] != NULL;
 }
 
-/* Weights packed for the integer tiles (CPU_REPACK buffers) are read by them only, whatever the columns. */
 static bool use_dot_products(const struct ggml_tensor *dst)
 {
-    const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
-    if (ggml__cpu_tensor_packed(a))
-        return true;
-    return (b->ne[1] <= dot_columns_max(a->type) || qgemm_tile_for(dst) != NULL) && a->ne[0] <= INT32_MAX;
+    return product_way(dst->src[0], dst->src[1]->ne[1]) != BY_FLOAT_TILES;
 }
 
 /*
@@ -844,48 +862,59 @@ static int64_t pack_min_cols(enum ggml_type type)
 }
 
 /*
- * Bytes of a thread's panel of src0 rows interleaved for the level's
- * packed tile, or 0 when the tiles read the rows as they are: weights
- * already packed (CPU_REPACK), no packed tile for the type, or too few
- * columns to repay the interleaving (pack_min_cols).
+ * True when the integer tiles of the weights a by ncols columns take
+ * them interleaved in a thread's panel (group_area_bytes) for the level's
+ * packed tile: weights not packed already, a packed tile for the type,
+ * and enough columns to repay the interleaving (pack_min_cols).
  */
-static size_t group_area_size(const struct ggml_tensor *dst)
+static bool interleaves(const struct ggml_tensor *a, int64_t ncols)
 {
-    const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
-    if (qgemm_tile_for(dst) == NULL || ggml__cpu_tensor_packed(a) || b->ne[1] <= pack_min_cols(a->type) ||
-        ggml__kernels()->qgemm_packed_tile[a->type] == NULL)
-        return 0;
+    return product_way(a, ncols) == BY_INTEGER_TILES && !ggml__cpu_tensor_packed(a) &&
+           ncols > pack_min_cols(a->type) && ggml__kernels()->qgemm_packed_tile[a->type] != NULL;
+}
+
+/* Bytes of a thread's panel of rows of a interleaved. */
+static size_t group_area_bytes(const struct ggml_tensor *a)
+{
     return align_up((size_t) panel_rows(a) * ggml_row_size(a->type, a->ne[0]));
 }
 
 /*
- * Where the parts of the scratch area of the product dst by dot products
- * lie, as byte offsets from the area's base: the encoded rows of src1 at
- * 0, then for the integer tiles their column scales and each thread's
- * interleaved group of rows, then the chunk counter in a line of its own.
+ * Where the parts of the scratch area of a product of src0 a by src1 b
+ * by dot products lie, as byte offsets from the area's base: the encoded
+ * rows of src1 from start, then for the integer tiles their column scales
+ * and each thread's interleaved group of rows, then the chunk counter in
+ * a line of its own.
  */
 struct dots_layout {
-    size_t scales;       /* the column scales; 0: no integer tiles */
+    size_t encoded;      /* encode_src1_rows's area */
+    size_t scales;       /* the column scales, with integer tiles */
     size_t groups;       /* thread i's group at groups + i * group_size */
     size_t group_size;   /* 0: no interleaving */
     size_t counter;
     size_t total;        /* the work size, with room to align the base */
 };
 
-static struct dots_layout dots_layout(const struct ggml_tensor *dst, int nth)
+static struct dots_layout dots_layout_from(const struct ggml_tensor *a, const struct ggml_tensor *b, int nth,
+                                           size_t start, bool tiles, bool interleave)
 {
-    const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
-    struct dots_layout l = { 0, 0, 0, 0, 0 };
-    size_t end = encoded_area_size(a, b, nth);
-    if (qgemm_tile_for(dst) != NULL) {
+    struct dots_layout l = { align_up(start), 0, 0, 0, 0, 0 };
+    size_t end = l.encoded + encoded_area_size(a, b, nth);
+    if (tiles) {
         l.scales = align_up(end);
         l.groups = align_up(l.scales + column_scales_size(a, b));
-        l.group_size = group_area_size(dst);
+        l.group_size = interleave ? group_area_bytes(a) : 0;
         end = l.groups + (size_t) nth * l.group_size;
     }
     l.counter = align_up(end);
     l.total = SCRATCH_ALIGN + l.counter + SCRATCH_ALIGN;
     return l;
+}
+
+static struct dots_layout dots_layout(const struct ggml_tensor *dst, int nth)
+{
+    const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
+    return dots_layout_from(a, b, nth, 0, qgemm_tile_for(dst) != NULL, interleaves(a, b->ne[1]));
 }
 
 /* Outputs a chunk of the dot products (a multiple of the 16-row blocks): some eight chunks a thread. */
@@ -972,31 +1001,6 @@ static void dots_for_rows(const struct ggml__cpu_kernels *k, enum ggml_type type
         k->vec_dot[type]((int) K, &c[m], 0, a + m * stride, 0, brow, 0, 1);
 }
 
-/* The outputs [f0, f1) of the flat range of (batch, row of src0) of the product dst. */
-static void dots_for_outputs(const struct ggml__compute_params *params, struct ggml_tensor *dst,
-                             const struct encoded_rows *er, int64_t f0, int64_t f1)
-{
-    const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
-    const int64_t K = a->ne[0], M = a->ne[1], N = b->ne[1];
-    for (int64_t f = f0; f < f1;) {
-        const int64_t bt = f / M, m_begin = f % M;
-        const int64_t m_end = f1 - bt * M < M ? f1 - bt * M : M;
-        const int64_t i12 = bt % b->ne[2], i13 = bt / b->ne[2];
-        const struct operand op = mul_mat_operand(a, b, i12, i13);
-        /* blocks of rows, read from cache for the other columns */
-        for (int64_t m = m_begin; m < m_end; m += 16) {
-            const int64_t m_stop = m_end - m < 16 ? m_end : m + 16;
-            for (int64_t j = 0; j < N; j++) {
-                const char *brow = encoded_row(er, j + b->ne[1] * (i12 + b->ne[2] * i13));
-                float *crow = (float *) (void *) ((char *) dst->data + j * dst->nb[1] + i12 * dst->nb[2] +
-                                                  i13 * dst->nb[3]);
-                dots_for_rows(params->kernels, a->type, K, op.data, op.stride, m, m_stop, brow, crow);
-            }
-        }
-        f = bt * M + m_end;
-    }
-}
-
 /*
  * The integer tiles' column scales of this thread's share of src1's
  * encoded rows (the same share encode_src1_rows encoded): for row r, nb
@@ -1030,99 +1034,185 @@ static struct ggml__qcolumn qcolumn(const struct encoded_rows *er, const float *
 }
 
 /*
- * The outputs [f0, f1) of the flat range of (batch, row of src0) of the
- * product dst by the integer tiles: panel by panel of rows (panel_rows),
- * each group of GGML__QGEMM_COLS columns against the panel's groups of
- * GGML__QGEMM_ROWS rows.  With a group area, the panel's whole groups of
- * rows are first interleaved there (packed-rows.h) and multiplied by the
- * level's packed tile, so the columns do not each pay for rearranging
- * the rows.
+ * The columns of one matrix of src0 in a product by dot products or
+ * integer tiles: column j < n multiplies src1's row *r (as encoded) into
+ * the output row *c (a float per row of src0).
  */
-static void tiles_for_outputs(struct ggml_tensor *dst, qgemm_tile_fn tile, char *group, const struct encoded_rows *er,
-                              const float *scales, int64_t f0, int64_t f1)
+struct column_set {
+    int64_t n;
+    void (*column)(const void *ctx, int64_t j, int64_t *r, float **c);
+    const void *ctx;
+};
+
+/* What a thread's outputs of a product by dot products or integer tiles share. */
+struct dots_product {
+    const struct ggml__cpu_kernels *k;
+    const struct ggml_tensor *a;       /* src0 */
+    const struct encoded_rows *er;
+    float *scales;                     /* the integer tiles' column scales (column_scales) */
+    char *group;                       /* this thread's area for interleaved rows, or NULL */
+};
+
+/*
+ * c_j[m] = row m of op dot column j of cs, for m in [m0, m1): blocks of
+ * 16 rows, read from the cache for the columns after the first.
+ */
+static void dots_for_rows_of(const struct dots_product *dp, const struct operand *op, int64_t m0, int64_t m1,
+                             const struct column_set *cs)
 {
-    const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
-    const int64_t M = a->ne[1], N = b->ne[1], nb = a->ne[0] / QK8_0, panel = panel_rows(a);
-    const size_t group_bytes = GGML__QGEMM_ROWS * ggml_row_size(a->type, a->ne[0]);
-    const qgemm_tile_fn packed_tile = ggml__kernels()->qgemm_packed_tile[a->type];
-    for (int64_t f = f0; f < f1;) {
-        const int64_t bt = f / M, m_begin = f % M;
-        const int64_t m_end = f1 - bt * M < M ? f1 - bt * M : M;
-        const int64_t i12 = bt % b->ne[2], i13 = bt / b->ne[2];
-        const struct operand op = mul_mat_operand(a, b, i12, i13);
-        for (int64_t p0 = m_begin; p0 < m_end; p0 += panel) {
-            const int64_t p1 = m_end - p0 < panel ? m_end : p0 + panel;
-            /* the panel's whole groups interleaved: [p0, packed_end) */
-            int64_t packed_end = p0;
-            if (group != NULL)
-                for (; p1 - packed_end >= GGML__QGEMM_ROWS; packed_end += GGML__QGEMM_ROWS)
-                    ggml__kernels()->qgemm_pack[a->type](nb, op.data + packed_end * op.stride, op.stride,
-                                                         GGML__QGEMM_ROWS,
-                                                         group + (size_t) ((packed_end - p0) / GGML__QGEMM_ROWS) *
-                                                                     group_bytes);
-            for (int64_t j0 = 0; j0 < N; j0 += GGML__QGEMM_COLS) {
-                const int nr = (int) (N - j0 < GGML__QGEMM_COLS ? N - j0 : GGML__QGEMM_COLS);
-                struct ggml__qcolumn cols[GGML__QGEMM_COLS];
-                float *crow[GGML__QGEMM_COLS], *c[GGML__QGEMM_COLS];
-                for (int j = 0; j < nr; j++) {
-                    cols[j] = qcolumn(er, scales, nb, j0 + j + b->ne[1] * (i12 + b->ne[2] * i13));
-                    crow[j] = (float *) (void *) ((char *) dst->data + (j0 + j) * dst->nb[1] + i12 * dst->nb[2] +
-                                                  i13 * dst->nb[3]);
-                }
-                for (int64_t m = p0; m < p1; m += GGML__QGEMM_ROWS) {
-                    const int mr = (int) (p1 - m < GGML__QGEMM_ROWS ? p1 - m : GGML__QGEMM_ROWS);
-                    for (int j = 0; j < nr; j++)
-                        c[j] = crow[j] + m;
-                    if (m < packed_end)
-                        packed_tile((int) nb, group + (size_t) ((m - p0) / GGML__QGEMM_ROWS) * group_bytes, 0, mr,
-                                    cols, nr, c);
-                    else
-                        tile((int) nb, op.data + m * op.stride, op.stride, mr, cols, nr, c);
-                }
-            }
+    for (int64_t m = m0; m < m1; m += 16) {
+        const int64_t m_stop = m1 - m < 16 ? m1 : m + 16;
+        for (int64_t j = 0; j < cs->n; j++) {
+            int64_t r;
+            float *c;
+            cs->column(cs->ctx, j, &r, &c);
+            dots_for_rows(dp->k, dp->a->type, dp->a->ne[0], op->data, op->stride, m, m_stop,
+                          encoded_row(dp->er, r), c);
         }
-        f = bt * M + m_end;
     }
 }
 
-/* The outputs [f0, f1) of the product dst, by the integer tiles when tile is not NULL. */
-static void outputs(const struct ggml__compute_params *params, struct ggml_tensor *dst, qgemm_tile_fn tile,
-                    char *group, const struct encoded_rows *er, const float *scales, int64_t f0, int64_t f1)
+/*
+ * The same by the integer tile tile: panel by panel of rows
+ * (panel_rows), each group of GGML__QGEMM_COLS columns against the
+ * panel's groups of GGML__QGEMM_ROWS rows.  With a group area (group not
+ * NULL), the panel's whole groups of rows are first interleaved there
+ * (packed-rows.h) and multiplied by the level's packed tile, so the
+ * columns do not each pay for rearranging the rows.
+ */
+static void tiles_for_rows(const struct dots_product *dp, qgemm_tile_fn tile, char *group, const struct operand *op,
+                           int64_t m0, int64_t m1, const struct column_set *cs)
 {
-    if (tile != NULL)
-        tiles_for_outputs(dst, tile, group, er, scales, f0, f1);
-    else
-        dots_for_outputs(params, dst, er, f0, f1);
+    const struct ggml_tensor *a = dp->a;
+    const int64_t nb = a->ne[0] / QK8_0, panel = panel_rows(a);
+    const size_t group_bytes = GGML__QGEMM_ROWS * ggml_row_size(a->type, a->ne[0]);
+    const qgemm_tile_fn packed_tile = dp->k->qgemm_packed_tile[a->type];
+    for (int64_t p0 = m0; p0 < m1; p0 += panel) {
+        const int64_t p1 = m1 - p0 < panel ? m1 : p0 + panel;
+        /* the panel's whole groups interleaved: [p0, packed_end) */
+        int64_t packed_end = p0;
+        if (group != NULL)
+            for (; p1 - packed_end >= GGML__QGEMM_ROWS; packed_end += GGML__QGEMM_ROWS)
+                dp->k->qgemm_pack[a->type](nb, op->data + packed_end * op->stride, op->stride, GGML__QGEMM_ROWS,
+                                           group + (size_t) ((packed_end - p0) / GGML__QGEMM_ROWS) * group_bytes);
+        for (int64_t j0 = 0; j0 < cs->n; j0 += GGML__QGEMM_COLS) {
+            const int nr = (int) (cs->n - j0 < GGML__QGEMM_COLS ? cs->n - j0 : GGML__QGEMM_COLS);
+            struct ggml__qcolumn cols[GGML__QGEMM_COLS];
+            float *crow[GGML__QGEMM_COLS], *c[GGML__QGEMM_COLS];
+            for (int j = 0; j < nr; j++) {
+                int64_t r;
+                cs->column(cs->ctx, j0 + j, &r, &crow[j]);
+                cols[j] = qcolumn(dp->er, dp->scales, nb, r);
+            }
+            for (int64_t m = p0; m < p1; m += GGML__QGEMM_ROWS) {
+                const int mr = (int) (p1 - m < GGML__QGEMM_ROWS ? p1 - m : GGML__QGEMM_ROWS);
+                for (int j = 0; j < nr; j++)
+                    c[j] = crow[j] + m;
+                if (m < packed_end)
+                    packed_tile((int) nb, group + (size_t) ((m - p0) / GGML__QGEMM_ROWS) * group_bytes, 0, mr,
+                                cols, nr, c);
+                else
+                    tile((int) nb, op->data + m * op->stride, op->stride, mr, cols, nr, c);
+            }
+        }
+    }
+}
+
+/*
+ * This thread's part of the preparation of a product by dot products or
+ * integer tiles laid out as l: its share of src1's rows encoded (when
+ * encode) and, with tiles, their column scales; thread 0 zeroes the
+ * chunk counter.  After the barrier that must follow, the threads take
+ * chunks of the flat range of outputs (take_chunk) until none is left,
+ * so that a thread the system holds back leaves its share to the others;
+ * which thread computes an output does not change its value.
+ */
+static struct dots_product prepare_dots(const struct ggml__compute_params *params, const struct ggml_tensor *a,
+                                        const struct ggml_tensor *b, const struct dots_layout *l, bool encode,
+                                        bool tiles, struct encoded_rows *er)
+{
+    char *area = scratch_base(params);
+    struct dots_product dp = { params->kernels, a, er, NULL, NULL };
+    if (encode)
+        *er = encode_src1_rows(params, a, b, area + l->encoded);
+    if (tiles) {
+        dp.scales = (float *) (void *) (area + l->scales);
+        column_scales(params, er, a->ne[0] / QK8_0, dp.scales);
+        if (l->group_size > 0)
+            dp.group = area + l->groups + (size_t) params->ith * l->group_size;
+    }
+    if (params->ith == 0)   /* every thread passed the barrier before this node: none reads the counter any more */
+        atomic_store_explicit((atomic_llong *) (void *) (area + l->counter), 0, memory_order_relaxed);
+    return dp;
+}
+
+/* Takes the next chunk [*f0, *f1) of [0, total) from the counter of layout l; false when none is left. */
+static bool take_chunk(const struct ggml__compute_params *params, const struct dots_layout *l, int64_t total,
+                       int64_t *f0, int64_t *f1)
+{
+    atomic_llong *next = (atomic_llong *) (void *) (scratch_base(params) + l->counter);
+    const int64_t chunk = dots_chunk_rows(total, params->nth);
+    *f0 = atomic_fetch_add_explicit(next, chunk, memory_order_relaxed);
+    *f1 = total - *f0 < chunk ? total : *f0 + chunk;
+    return *f0 < total;
+}
+
+/* Columns of one batch of a MUL_MAT: column j is row j of the batch's src1 matrix. */
+struct mul_mat_batch {
+    const struct ggml_tensor *src1, *dst;
+    const float *b_rows;    /* src1's rows as floats (float tiles) */
+    bool in_place;
+    int64_t i12, i13;
+};
+
+/* Column j: src1's row r and the output row c. */
+static void mul_mat_encoded_column(const void *ctx, int64_t j, int64_t *r, float **c)
+{
+    const struct mul_mat_batch *mb = ctx;
+    const struct ggml_tensor *src1 = mb->src1, *dst = mb->dst;
+    *r = j + src1->ne[1] * (mb->i12 + src1->ne[2] * mb->i13);
+    *c = (float *) (void *) ((char *) dst->data + j * dst->nb[1] + mb->i12 * dst->nb[2] + mb->i13 * dst->nb[3]);
+}
+
+/* Column j: src1's row as floats and the output row c. */
+static void mul_mat_column(const void *ctx, int64_t j, const float **b, float **c)
+{
+    const struct mul_mat_batch *mb = ctx;
+    int64_t r;
+    mul_mat_encoded_column(ctx, j, &r, c);
+    *b = src1_row(mb->src1, r, mb->in_place, mb->b_rows);
+}
+
+/* The outputs [f0, f1) of the flat range of (batch, row of src0) of the product dst, by the tile or dot products. */
+static void outputs(const struct dots_product *dp, struct ggml_tensor *dst, qgemm_tile_fn tile, int64_t f0, int64_t f1)
+{
+    const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
+    const int64_t M = a->ne[1];
+    for (int64_t f = f0; f < f1;) {
+        const int64_t bt = f / M, m_begin = f % M;
+        const int64_t m_end = f1 - bt * M < M ? f1 - bt * M : M;
+        const struct mul_mat_batch mb = { b, dst, NULL, false, bt % b->ne[2], bt / b->ne[2] };
+        const struct column_set cs = { b->ne[1], mul_mat_encoded_column, &mb };
+        const struct operand op = mul_mat_operand(a, b, mb.i12, mb.i13);
+        if (tile != NULL)
+            tiles_for_rows(dp, tile, dp->group, &op, m_begin, m_end, &cs);
+        else
+            dots_for_rows_of(dp, &op, m_begin, m_end, &cs);
+        f = bt * M + m_end;
+    }
 }
 
 static void mul_mat_by_dots(const struct ggml__compute_params *params, struct ggml_tensor *dst)
 {
     const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
-    char *area = scratch_base(params);
-    const struct encoded_rows er = encode_src1_rows(params, a, b, area);
     const qgemm_tile_fn tile = qgemm_tile_for(dst);
     const struct dots_layout l = dots_layout(dst, params->nth);
-    float *scales = NULL;
-    char *group = NULL;
-    if (tile != NULL) {
-        scales = (float *) (void *) (area + l.scales);
-        column_scales(params, &er, a->ne[0] / QK8_0, scales);
-        if (l.group_size > 0)
-            group = area + l.groups + (size_t) params->ith * l.group_size;
-    }
-    const int64_t total = b->ne[2] * b->ne[3] * a->ne[1];
-    if (params->pool == NULL) {
-        outputs(params, dst, tile, group, &er, scales, 0, total);
-        return;
-    }
-    atomic_llong *next = (atomic_llong *) (void *) (area + l.counter);
-    /* every thread passed the barrier before this node: none reads the counter any more */
-    if (params->ith == 0)
-        atomic_store_explicit(next, 0, memory_order_relaxed);
+    struct encoded_rows er;
+    const struct dots_product dp = prepare_dots(params, a, b, &l, true, tile != NULL, &er);
     ggml__threadpool_barrier(params->pool);   /* src1 encoded, counter set */
-    const int64_t chunk = dots_chunk_rows(total, params->nth);
-    for (int64_t f0; (f0 = atomic_fetch_add_explicit(next, chunk, memory_order_relaxed)) < total;)
-        outputs(params, dst, tile, group, &er, scales, f0, total - f0 < chunk ? total : f0 + chunk);
+    const int64_t total = b->ne[2] * b->ne[3] * a->ne[1];
+    for (int64_t f0, f1; take_chunk(params, &l, total, &f0, &f1);)
+        outputs(&dp, dst, tile, f0, f1);
 }
 
 static size_t mul_mat_work_size(const struct ggml_tensor *dst, int n_tasks)
@@ -1134,22 +1224,6 @@ static size_t mul_mat_work_size(const struct ggml_tensor *dst, int n_tasks)
         return dots > sc.total ? dots : sc.total;
     }
     return sc.total;
-}
-
-/* Columns of one batch of a MUL_MAT: column j is row j of the batch's src1 matrix. */
-struct mul_mat_batch {
-    const struct ggml_tensor *src1, *dst;
-    const float *b_rows;
-    bool in_place;
-    int64_t i12, i13;
-};
-
-static void mul_mat_column(const void *ctx, int64_t j, const float **b, float **c)
-{
-    const struct mul_mat_batch *mb = ctx;
-    const struct ggml_tensor *src1 = mb->src1, *dst = mb->dst;
-    *b = src1_row(src1, j + src1->ne[1] * (mb->i12 + src1->ne[2] * mb->i13), mb->in_place, mb->b_rows);
-    *c = (float *) (void *) ((char *) dst->data + j * dst->nb[1] + mb->i12 * dst->nb[2] + mb->i13 * dst->nb[3]);
 }
 
 static void mul_mat_ref(const struct ggml__compute_params *params, struct ggml_tensor *dst, const float *b_rows,
@@ -1285,36 +1359,36 @@ static struct expert_lists expert_lists_at(char *at, int64_t n_pairs)
 }
 
 /*
- * A few tokens (token generation with experts): dot products on the
- * experts' rows, as mul_mat_by_dots does.
+ * The scratch of MUL_MAT_ID: src1's rows as floats (unless they are
+ * already; for the reference path and the float tiles), the column lists,
+ * the threads' areas of the float tiles, then (the dots layout) src1's
+ * rows encoded, with the integer tiles their column scales and the
+ * threads' areas for interleaved rows, and the chunk counter.  What the
+ * experts' products need is sized for an expert with every pair, the
+ * most any can have (product_way moves on from dots to tiles as the
+ * columns grow).
  */
-static bool id_by_dots(const struct ggml_tensor *dst)
-{
-    return dst->src[2]->ne[1] <= GEMV_COLS && dst->src[0]->ne[0] <= INT32_MAX;
-}
-
-static void mul_mat_id_scratch(const struct ggml_tensor *dst, int nth, struct scratch *sc)
+static void mul_mat_id_scratch(const struct ggml_tensor *dst, int nth, struct scratch *sc, struct dots_layout *dl)
 {
     const struct ggml_tensor *as = dst->src[0], *b = dst->src[1], *ids = dst->src[2];
-    const int64_t K = as->ne[0];
+    const int64_t K = as->ne[0], n_pairs = ids->ne[0] * ids->ne[1];
     memset(sc, 0, sizeof *sc);
     size_t used = 0;
     if (!src1_in_place(as, b))
         used = (size_t) ggml_nrows(b) * (size_t) b_stride(K) * sizeof(float);
     sc->experts = align_up(used);
-    used = sc->experts + expert_lists_size(ids->ne[0] * ids->ne[1]);
-    scratch_layout(sc, used, nth, as->ne[1], K, ids->ne[0] * ids->ne[1], vec_dot_type_of(as->type), K);
-    if (id_by_dots(dst)) {
-        sc->encoded = align_up(sc->total);
-        sc->total = sc->encoded + encoded_area_size(as, b, nth);
-    }
+    used = sc->experts + expert_lists_size(n_pairs);
+    scratch_layout(sc, used, nth, as->ne[1], K, n_pairs, vec_dot_type_of(as->type), K);
+    *dl = dots_layout_from(as, b, nth, sc->total, product_way(as, n_pairs) == BY_INTEGER_TILES,
+                           interleaves(as, n_pairs));
 }
 
 static size_t mul_mat_id_work_size(const struct ggml_tensor *dst, int n_tasks)
 {
     struct scratch sc;
-    mul_mat_id_scratch(dst, n_tasks, &sc);
-    return sc.total;
+    struct dots_layout dl;
+    mul_mat_id_scratch(dst, n_tasks, &sc, &dl);
+    return dl.total;
 }
 
 static int32_t expert_id(const struct ggml_tensor *ids, int64_t e, int64_t t)
@@ -1377,12 +1451,22 @@ struct expert_columns {
     int64_t n_used;
 };
 
-static void expert_column(const void *ctx, int64_t j, const float **b, float **c)
+/* Column j: src1's row r and the output row c. */
+static void expert_encoded_column(const void *ctx, int64_t j, int64_t *r, float **c)
 {
     const struct expert_columns *ec = ctx;
     const int64_t p = ec->pairs[j].pair, e = p % ec->n_used, t = p / ec->n_used;
-    *b = src1_row(ec->src1, e % ec->src1->ne[1] + t * ec->src1->ne[1], ec->in_place, ec->b_rows);
+    *r = e % ec->src1->ne[1] + t * ec->src1->ne[1];
     *c = mul_mat_id_out(ec->dst, e, t);
+}
+
+/* Column j: src1's row as floats and the output row c. */
+static void expert_column(const void *ctx, int64_t j, const float **b, float **c)
+{
+    const struct expert_columns *ec = ctx;
+    int64_t r;
+    expert_encoded_column(ctx, j, &r, c);
+    *b = src1_row(ec->src1, r, ec->in_place, ec->b_rows);
 }
 
 static struct operand expert_operand(const struct ggml_tensor *as, int64_t x)
@@ -1396,87 +1480,104 @@ static struct operand expert_operand(const struct ggml_tensor *as, int64_t x)
     return op;
 }
 
-/* The groups' products by dot products: threads split the flat (group, row of src0) range. */
-static void experts_by_dots(const struct ggml__compute_params *params, const struct ggml_tensor *dst,
-                            const struct expert_lists *el, const struct encoded_rows *er)
+/*
+ * The outputs [f0, f1) of the flat range of (expert group, row of src0):
+ * each expert's product as product_way chooses for its columns.
+ */
+static void experts_outputs(const struct dots_product *dp, const struct ggml_tensor *dst,
+                            const struct expert_lists *el, const struct expert_columns *all, const struct thread_ws *ws,
+                            int64_t f0, int64_t f1)
 {
-    const struct ggml_tensor *as = dst->src[0], *b = dst->src[1];
-    const int64_t K = as->ne[0], M = as->ne[1], n_used = dst->src[2]->ne[0];
-    int64_t f0, f1;
-    ggml__split_rows(*el->n_groups * M, params->ith, params->nth, &f0, &f1);
+    const struct ggml_tensor *as = dst->src[0];
+    const int64_t K = as->ne[0], M = as->ne[1];
     for (int64_t f = f0; f < f1;) {
         const int64_t g = f / M, m_begin = f % M;
         const int64_t m_end = f1 - g * M < M ? f1 - g * M : M;
-        const struct operand op = expert_operand(as, el->pairs[el->first[g]].expert);
-        for (int64_t q = el->first[g]; q < el->first[g + 1]; q++) {
-            const int64_t p = el->pairs[q].pair, e = p % n_used, t = p / n_used;
-            const char *brow = encoded_row(er, e % b->ne[1] + t * b->ne[1]);
-            dots_for_rows(params->kernels, as->type, K, op.data, op.stride, m_begin, m_end, brow,
-                          mul_mat_id_out(dst, e, t));
+        const int64_t count = el->first[g + 1] - el->first[g];
+        struct expert_columns ec = *all;
+        ec.pairs = el->pairs + el->first[g];
+        const struct column_set cs = { count, expert_encoded_column, &ec };
+        const struct operand op = expert_operand(as, ec.pairs[0].expert);
+        switch (product_way(as, count)) {
+        case BY_INTEGER_TILES:
+            tiles_for_rows(dp, integer_tile(as), interleaves(as, count) ? dp->group : NULL, &op, m_begin, m_end, &cs);
+            break;
+        case BY_DOTS:
+            dots_for_rows_of(dp, &op, m_begin, m_end, &cs);
+            break;
+        case BY_FLOAT_TILES:
+            product_columns(&op, m_begin, m_end, K, 0, count, expert_column, &ec, ws);
+            break;
         }
         f = g * M + m_end;
     }
 }
 
+/* The reference path: every pair with a valid id, split over the threads. */
+static void mul_mat_id_ref(const struct ggml__compute_params *params, const struct ggml_tensor *dst,
+                           const struct expert_lists *el, const struct expert_columns *all, float *a_row)
+{
+    const struct ggml_tensor *as = dst->src[0];
+    const int64_t K = as->ne[0], M = as->ne[1];
+    int64_t first, last;
+    ggml__split_rows(el->first[*el->n_groups], params->ith, params->nth, &first, &last);
+    for (int64_t q = first; q < last; q++) {
+        const struct operand op = expert_operand(as, el->pairs[q].expert);
+        struct expert_columns one = *all;
+        one.pairs = el->pairs + q;
+        const float *brow;
+        float *out;
+        expert_column(&one, 0, &brow, &out);
+        for (int64_t m = 0; m < M; m++) {
+            ref_row_to_float(as->type, op.data + m * op.stride, a_row, K);
+            out[m] = (float) dot_ref(a_row, brow, K);
+        }
+    }
+}
+
+/*
+ * Threads encode src1's rows (and, when an expert may take the float
+ * tiles, convert them to floats), thread 0 groups the pairs by expert;
+ * then the threads share the flat range of (expert group, row of src0)
+ * in chunks, as the products by dot products do.
+ */
 static void mul_mat_id_kernel(const struct ggml__compute_params *params, struct ggml_tensor *dst)
 {
     const struct ggml_tensor *as = dst->src[0], *b = dst->src[1], *ids = dst->src[2];
-    const int64_t K = as->ne[0], M = as->ne[1], n_used = ids->ne[0];
+    const int64_t M = as->ne[1], n_used = ids->ne[0], n_pairs = ids->ne[0] * ids->ne[1];
     struct scratch sc;
-    mul_mat_id_scratch(dst, params->nth, &sc);
-    const struct thread_ws ws = thread_workspace(params, &sc, n_used * ids->ne[1]);
+    struct dots_layout dl;
+    mul_mat_id_scratch(dst, params->nth, &sc, &dl);
+    const struct thread_ws ws = thread_workspace(params, &sc, n_pairs);
     char *base = scratch_base(params);
     float *b_rows = (float *) (void *) (base + sc.b_rows);
-    const struct expert_lists el = expert_lists_at(base + sc.experts, n_used * ids->ne[1]);
+    const struct expert_lists el = expert_lists_at(base + sc.experts, n_pairs);
+    /* packed weights: the tiles, bit for bit the same at every level, serve as reference too */
+    const bool use_ref = params->use_ref && !ggml__cpu_tensor_packed(as);
+    const enum product_way widest = product_way(as, n_pairs);
 
-    if (!params->use_ref && id_by_dots(dst)) {
-        const struct encoded_rows er = encode_src1_rows(params, as, b, base + sc.encoded);
-        if (params->ith == 0)
-            group_by_expert(dst, &el);
-        ggml__threadpool_barrier(params->pool);
-        experts_by_dots(params, dst, &el, &er);
-        return;
-    }
     const bool in_place = src1_in_place(as, b);
-    if (!in_place)
+    if (!in_place && (use_ref || widest == BY_FLOAT_TILES))
         convert_src1_rows(params, as, b, b_rows, ws.area);
+    struct encoded_rows er = { b, NULL, 0, false };
+    struct dots_product dp = { params->kernels, as, &er, NULL, NULL };
+    if (!use_ref)
+        dp = prepare_dots(params, as, b, &dl, product_way(as, 1) != BY_FLOAT_TILES, widest == BY_INTEGER_TILES,
+                          &er);
     if (params->ith == 0)
         group_by_expert(dst, &el);
-    ggml__threadpool_barrier(params->pool);
+    ggml__threadpool_barrier(params->pool);   /* src1 converted and encoded, pairs grouped, counter set */
 
-    if (params->use_ref) {
-        /* every pair with a valid id, split over the threads */
-        const int64_t n_pairs = el.first[*el.n_groups];
-        int64_t first, last;
-        ggml__split_rows(n_pairs, params->ith, params->nth, &first, &last);
-        float *a_row = ws.area;
-        for (int64_t q = first; q < last; q++) {
-            const int64_t p = el.pairs[q].pair, e = p % n_used, t = p / n_used;
-            const struct operand op = expert_operand(as, el.pairs[q].expert);
-            const float *brow = src1_row(b, e % b->ne[1] + t * b->ne[1], in_place, b_rows);
-            float *out = mul_mat_id_out(dst, e, t);
-            for (int64_t m = 0; m < M; m++) {
-                ref_row_to_float(as->type, op.data + m * op.stride, a_row, K);
-                out[m] = (float) dot_ref(a_row, brow, K);
-            }
-        }
+    const struct expert_columns all = {
+        .src1 = b, .dst = dst, .b_rows = b_rows, .in_place = in_place, .pairs = el.pairs, .n_used = n_used,
+    };
+    if (use_ref) {
+        mul_mat_id_ref(params, dst, &el, &all, ws.area);
         return;
     }
-
-    for (int64_t g = 0; g < *el.n_groups; g++) {
-        const int64_t count = el.first[g + 1] - el.first[g];
-        int64_t m0 = 0, m1 = M, j0 = 0, j1 = count;
-        if (split_rows(M, count, params->nth))
-            thread_rows(M, params->ith, params->nth, &m0, &m1);
-        else
-            ggml__split_rows(count, params->ith, params->nth, &j0, &j1);
-        const struct expert_columns ec = {
-            .src1 = b, .dst = dst, .b_rows = b_rows, .in_place = in_place,
-            .pairs = el.pairs + el.first[g], .n_used = n_used,
-        };
-        const struct operand op = expert_operand(as, el.pairs[el.first[g]].expert);
-        product_columns(&op, m0, m1, K, j0, j1, expert_column, &ec, &ws);
-    }
+    const int64_t total = *el.n_groups * M;
+    for (int64_t f0, f1; take_chunk(params, &dl, total, &f0, &f1);)
+        experts_outputs(&dp, dst, &el, &all, &ws, f0, f1);
 }
 
 const struct ggml__op_impl ggml__op_mul_mat_id = {
