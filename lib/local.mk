@@ -194,7 +194,8 @@ lib_cpu_simd_libisa_neon_la_SOURCES = \
 	lib/cpu/simd/neon/neon.h \
 	lib/cpu/simd/neon/quant-dot.h \
 	lib/cpu/simd/neon/dot.c \
-	lib/cpu/simd/neon/convert.c
+	lib/cpu/simd/neon/convert.c \
+	lib/cpu/simd/neon/gemm.c
 lib_cpu_simd_libisa_neon_la_CPPFLAGS = $(core_cppflags)
 lib_cpu_simd_libisa_neon_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(ISA_NEON_CFLAGS)
 libggml_backend_core_la_LIBADD += lib/cpu/simd/libisa-neon.la

@@ -414,6 +414,10 @@ static void fill_neon(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *
     k->vec_dot[GGML_TYPE_Q5_0] = ggml__neon_vec_dot_q5_0_q8_0;
     k->vec_dot[GGML_TYPE_Q5_1] = ggml__neon_vec_dot_q5_1_q8_1;
     k->vec_dot[GGML_TYPE_Q8_0] = ggml__neon_vec_dot_q8_0_q8_0;
+    k->gemm_mr = GGML__NEON_GEMM_MR;
+    k->gemm_nr = GGML__NEON_GEMM_NR;
+    k->gemm_lanes = GGML__NEON_GEMM_LANES;
+    k->gemm_tile = ggml__neon_gemm_tile_f32;
 #    if HAVE_ISA_NEON_DOTPROD
     if (caps->dotprod) {
         k->vec_dot[GGML_TYPE_Q4_0] = ggml__neon_dotprod_vec_dot_q4_0_q8_0;

@@ -28,6 +28,11 @@ void ggml__neon_vec_dot_q5_0_q8_0(GGML__VEC_DOT_PARAMS);
 void ggml__neon_vec_dot_q5_1_q8_1(GGML__VEC_DOT_PARAMS);
 void ggml__neon_vec_dot_q8_0_q8_0(GGML__VEC_DOT_PARAMS);
 
+/* gemm.c: the tile of the tiled F32 product (contract: kernels.h gemm_tile) */
+enum { GGML__NEON_GEMM_MR = 16, GGML__NEON_GEMM_NR = 6, GGML__NEON_GEMM_LANES = 1 };
+void ggml__neon_gemm_tile_f32(int kc, const float *restrict apack, const float *restrict bpack, float *const *c,
+                              int mr, int nr, bool accumulate);
+
 /* dot-dotprod.c: the same quantized products with SDOT (needs caps->dotprod) */
 void ggml__neon_dotprod_vec_dot_q4_0_q8_0(GGML__VEC_DOT_PARAMS);
 void ggml__neon_dotprod_vec_dot_q4_1_q8_1(GGML__VEC_DOT_PARAMS);
