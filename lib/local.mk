@@ -183,7 +183,8 @@ lib_cpu_simd_libisa_avx512_vnni_la_SOURCES = \
 	lib/cpu/simd/avx512/intrin.h \
 	lib/cpu/simd/avx512/qdot.h \
 	lib/cpu/simd/avx512/dot-vnni.c \
-	lib/cpu/simd/avx512/qgemm-vnni.c
+	lib/cpu/simd/avx512/qgemm-vnni.c \
+	lib/cpu/simd/avx512/qgemm-k-vnni.c
 lib_cpu_simd_libisa_avx512_vnni_la_CPPFLAGS = $(core_cppflags)
 lib_cpu_simd_libisa_avx512_vnni_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(ISA_AVX512_VNNI_CFLAGS)
 libggml_backend_core_la_LIBADD += lib/cpu/simd/libisa-avx512-vnni.la

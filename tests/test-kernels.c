@@ -31,7 +31,8 @@
  *     written here puts it, bit for bit, padding between rows untouched,
  *     on shapes that are not multiples of any tile, strides with gaps;
  *   - gemm_tile and qgemm_tile: every partial tile against double
- *     precision, nothing outside the tile written.
+ *     precision (the K-quants' tiles against the generic vec_dot, bit
+ *     for bit), nothing outside the tile written.
  */
 #include "config.h"
 
@@ -1387,8 +1388,8 @@ static void check_qgemm_tile(const struct ggml__cpu_kernels *k)
     static const int nbs[] = { 1, 2, 5, 64 };
     enum { ROWS = GGML__QGEMM_ROWS, COLS = GGML__QGEMM_COLS, MAX_NB = 64 };
     for (int t = 0; t < GGML_TYPE_COUNT; t++) {
-        if (k->qgemm_tile[t] == NULL)
-            continue;
+        if (k->qgemm_tile[t] == NULL || ggml_get_type_traits_cpu((enum ggml_type) t)->vec_dot_type == GGML_TYPE_Q8_K)
+            continue;   /* the K-quants: check_qgemm_tile_k */
         const bool q8 = t == GGML_TYPE_Q8_0;
         const size_t bsize = ggml_type_size((enum ggml_type) t);
         bool all_ok = (t == GGML_TYPE_Q8_0 || t == GGML_TYPE_Q4_0 || t == GGML_TYPE_Q5_0 || t == GGML_TYPE_IQ4_NL) &&
@@ -1766,6 +1767,91 @@ static void check_cache_sizes(void)
 }
 
 /* Every entry of the table of level l for a CPU with caps. */
+/*
+ * qgemm_tile of the K-quants (q8_K columns): rows and columns quantized
+ * from random values, and extreme ones (every code and 6-bit scale at
+ * its largest, activations -128 or 127), 1, 2 and 5 blocks, every partial
+ * shape: each output the generic vec_dot's value bit for bit, nothing
+ * outside the tile written.
+ */
+static void check_qgemm_tile_k(const struct ggml__cpu_kernels *k, const struct ggml__cpu_kernels *generic)
+{
+    static const int nbs[] = { 1, 2, 5 };
+    enum { ROWS = GGML__QGEMM_ROWS, COLS = GGML__QGEMM_COLS, MAX_NB = 5 };
+    for (int t = 0; t < GGML_TYPE_COUNT; t++) {
+        const enum ggml_type type = (enum ggml_type) t;
+        if (k->qgemm_tile[t] == NULL || ggml_get_type_traits_cpu(type)->vec_dot_type != GGML_TYPE_Q8_K)
+            continue;
+        bool all_ok = generic->vec_dot[t] != NULL;
+        const size_t row_bytes = ggml_row_size(type, MAX_NB * QK_K), col_bytes = sizeof(block_q8_K) * MAX_NB;
+        /* rows 2 bytes apart beyond their blocks: only the blocks' 2-byte alignment */
+        const size_t stride = row_bytes + 2;
+        uint8_t *a = aligned_alloc(64, (ROWS * stride + 63) / 64 * 64);
+        block_q8_K *col = aligned_alloc(64, (COLS * col_bytes + 63) / 64 * 64);
+        float *values = malloc(MAX_NB * QK_K * sizeof *values);
+        for (size_t ni = 0; all_ok && ni < sizeof nbs / sizeof nbs[0]; ni++)
+            for (int extreme = 0; extreme < 2; extreme++) {
+                const int nb = nbs[ni], n = nb * QK_K;
+                for (int r = 0; r < ROWS; r++) {
+                    uint8_t *row = a + r * stride;
+                    for (int i = 0; i < n; i++)
+                        values[i] = rng_unit();
+                    generic->from_float[t](values, row, n);
+                    if (extreme && t == GGML_TYPE_Q4_K)
+                        for (int b = 0; b < nb; b++) {
+                            block_q4_K *blk = (block_q4_K *) (void *) (row + b * sizeof(block_q4_K));
+                            memset(blk->scales, 0xff, sizeof blk->scales);   /* every scale and minimum 63 */
+                            memset(blk->qs, 0xff, sizeof blk->qs);           /* every code 15 */
+                        }
+                }
+                for (int j = 0; j < COLS; j++) {
+                    block_q8_K *cj = col + j * MAX_NB;
+                    for (int i = 0; i < n; i++)
+                        values[i] = rng_unit();
+                    generic->from_float[GGML_TYPE_Q8_K](values, cj, n);
+                    if (extreme)
+                        for (int b = 0; b < nb; b++) {
+                            memset(cj[b].qs, j % 2 ? 127 : 0x80, sizeof cj[b].qs);
+                            for (int g = 0; g < QK_K / 16; g++)
+                                cj[b].bsums[g] = (int16_t) (16 * (j % 2 ? 127 : -128));
+                        }
+                }
+                for (int mr = 1; mr <= ROWS; mr++)
+                    for (int nr = 1; nr <= COLS; nr++) {
+                        struct ggml__qcolumn cols[COLS];
+                        for (int j = 0; j < COLS; j++)
+                            cols[j] = (struct ggml__qcolumn) { col + j * MAX_NB, NULL, NULL };
+                        float cbuf[COLS][ROWS + 2], *c[COLS];
+                        for (int j = 0; j < COLS; j++) {
+                            for (int i = 0; i < ROWS + 2; i++)
+                                cbuf[j][i] = -7.0f;
+                            c[j] = cbuf[j] + 1;
+                        }
+                        k->qgemm_tile[t](nb, a, stride, mr, cols, nr, c);
+                        for (int j = 0; j < COLS; j++)
+                            for (int r = -1; r <= ROWS; r++) {
+                                const bool inside = j < nr && r >= 0 && r < mr;
+                                float want = -7.0f;
+                                if (inside)
+                                    generic->vec_dot[t](n, &want, 0, a + r * stride, 0, col + j * MAX_NB, 0, 1);
+                                if (memcmp(&c[j][r], &want, sizeof want) != 0) {
+                                    all_ok = false;
+                                    tap_diag("%s nb %d, %d x %d%s: c(%d, %d) = %.9g, %s %.9g", ggml_type_name(type),
+                                             nb, mr, nr, extreme ? " extreme" : "", r, j, c[j][r],
+                                             inside ? "generic vec_dot" : "untouched", want);
+                                }
+                            }
+                    }
+            }
+        free(a);
+        free(col);
+        free(values);
+        ok(all_ok, "%s: qgemm tile %s x q8_K, %d x %d, every partial shape, 1, 2 and 5 blocks, random and extreme "
+           "codes: the generic vec_dot's bits, nothing outside written",
+           ggml__isa_name(k->level), ggml_type_name(type), ROWS, COLS);
+    }
+}
+
 static void check_level(enum ggml__isa l, const struct ggml__isa_caps *caps, const struct ggml__cpu_kernels *generic)
 {
     struct ggml__cpu_kernels k;
@@ -1783,6 +1869,7 @@ static void check_level(enum ggml__isa l, const struct ggml__isa_caps *caps, con
     check_transpose(&k);
     check_gemm_tile(&k);
     check_qgemm_tile(&k);
+    check_qgemm_tile_k(&k, generic);
     check_qgemm_packed_tile(&k, generic);
     check_qgemm_pack(&k);
 }

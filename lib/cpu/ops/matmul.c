@@ -727,7 +727,7 @@ enum product_way {
  * Packed weights (CPU_REPACK) are read by the integer tiles only,
  * whatever the columns; other weights take them for more columns than
  * the plain dot products take when the level has an integer tile for
- * their type (their vec_dot_type is then Q8_0), the dot products up to
+ * their type (their vec_dot_type is then Q8_0, or Q8_K for the K-quants), the dot products up to
  * dot_columns_max columns, and the float tiles beyond.
  */
 static enum product_way product_way(const struct ggml_tensor *a, int64_t ncols)
@@ -813,9 +813,15 @@ static size_t encoded_stride(const struct ggml_tensor *a)
     return align_up(ggml_row_size(dots_src1_type(a->type, a->ne[0]), a->ne[0]));
 }
 
-/* Bytes of the column scales of the integer tiles: per src1 row and Q8_0 block, d and the codes' sum. */
+/*
+ * Bytes of the column scales of the integer tiles: per src1 row and Q8_0
+ * block, d and the codes' sum (none for q8_K columns: their blocks hold
+ * both).
+ */
 static size_t column_scales_size(const struct ggml_tensor *a, const struct ggml_tensor *b)
 {
+    if (vec_dot_type_of(a->type) != GGML_TYPE_Q8_0)
+        return 0;
     return (size_t) ggml_nrows(b) * (size_t) (a->ne[0] / QK8_0) * 2 * sizeof(float);
 }
 
@@ -1026,9 +1032,11 @@ static void column_scales(const struct ggml__compute_params *params, const struc
     }
 }
 
-/* Column r's data in the scales area (see column_scales). */
+/* Column r's data in the scales area (see column_scales; scales NULL: q8_K columns). */
 static struct ggml__qcolumn qcolumn(const struct encoded_rows *er, const float *scales, int64_t nb, int64_t r)
 {
+    if (scales == NULL)
+        return (struct ggml__qcolumn) { encoded_row(er, r), NULL, NULL };
     const float *d = scales + r * 2 * nb;
     return (struct ggml__qcolumn) { encoded_row(er, r), d, (const int32_t *) (const void *) (d + nb) };
 }
@@ -1084,7 +1092,7 @@ static void tiles_for_rows(const struct dots_product *dp, qgemm_tile_fn tile, ch
                            int64_t m0, int64_t m1, const struct column_set *cs)
 {
     const struct ggml_tensor *a = dp->a;
-    const int64_t nb = a->ne[0] / QK8_0, panel = panel_rows(a);
+    const int64_t nb = a->ne[0] / ggml_blck_size(a->type), panel = panel_rows(a);
     const size_t group_bytes = GGML__QGEMM_ROWS * ggml_row_size(a->type, a->ne[0]);
     const qgemm_tile_fn packed_tile = dp->k->qgemm_packed_tile[a->type];
     for (int64_t p0 = m0; p0 < m1; p0 += panel) {
@@ -1135,12 +1143,12 @@ static struct dots_product prepare_dots(const struct ggml__compute_params *param
     struct dots_product dp = { params->kernels, a, er, NULL, NULL };
     if (encode)
         *er = encode_src1_rows(params, a, b, area + l->encoded);
-    if (tiles) {
+    if (tiles && vec_dot_type_of(a->type) == GGML_TYPE_Q8_0) {
         dp.scales = (float *) (void *) (area + l->scales);
         column_scales(params, er, a->ne[0] / QK8_0, dp.scales);
-        if (l->group_size > 0)
-            dp.group = area + l->groups + (size_t) params->ith * l->group_size;
     }
+    if (tiles && l->group_size > 0)
+        dp.group = area + l->groups + (size_t) params->ith * l->group_size;
     if (params->ith == 0)   /* every thread passed the barrier before this node: none reads the counter any more */
         atomic_store_explicit((atomic_llong *) (void *) (area + l->counter), 0, memory_order_relaxed);
     return dp;

@@ -93,7 +93,9 @@ struct ggml__isa_caps {
 /*
  * A column of the integer matrix product (qgemm_tile): an activation row
  * encoded as Q8_0 blocks q, and per block b its scale d[b] as a float and
- * the sum of its 32 codes, sum[b].
+ * the sum of its 32 codes, sum[b]; for weights whose vec_dot_type is Q8_K
+ * (the K-quants), q8_K blocks q, which hold their scales and sums (d and
+ * sum unused).
  */
 struct ggml__qcolumn {
     const void *q;
@@ -141,7 +143,9 @@ struct ggml__cpu_kernels {
     /*
      * qgemm_tile[t]: the matrix product in integer arithmetic for weights
      * of type t against Q8_0 columns (NULL: the level has none; the
-     * product then takes the F32 tiles):
+     * product then takes the F32 tiles or the dot products); for the
+     * K-quants (Q4_K), against q8_K columns, blocks of 256 values, each
+     * output the generic vec_dot's value bit for bit:
      *   c[j][r] = sum over blocks b < nb of
      *             d_t(r, b) * d_j[b] * sum_i w_t(r, b, i) * q_j(b, i)
      * for rows r < mr of A (row r at a + r * a_stride bytes, nb blocks of
