@@ -1479,8 +1479,9 @@ static void check_qgemm_packed_tile(const struct ggml__cpu_kernels *k, const str
     static const int nbs[] = { 1, 3, 64 };
     enum { ROWS = GGML__QGEMM_ROWS, COLS = GGML__QGEMM_COLS, MAX_NB = 64 };
     for (int t = 0; t < GGML_TYPE_COUNT; t++) {
-        if (k->qgemm_packed_tile[t] == NULL && generic->qgemm_packed_tile[t] == NULL)
-            continue;
+        if ((k->qgemm_packed_tile[t] == NULL && generic->qgemm_packed_tile[t] == NULL) ||
+            ggml_get_type_traits_cpu((enum ggml_type) t)->vec_dot_type == GGML_TYPE_Q8_K)
+            continue;   /* the K-quants' layouts are the level's own: check_qgemm_tile_k */
         const size_t bsize = ggml_type_size((enum ggml_type) t);
         bool all_ok = k->qgemm_packed_tile[t] != NULL && generic->qgemm_packed_tile[t] != NULL &&
                       (t == GGML_TYPE_Q8_0 || t == GGML_TYPE_Q4_0 || t == GGML_TYPE_IQ4_NL);
@@ -1687,8 +1688,8 @@ static void check_qgemm_pack(const struct ggml__cpu_kernels *k)
     static const int mrs[] = { 16, 1, 5, 9 };
     enum { ROWS = GGML__QGEMM_ROWS, MAX_NB = 17 };
     for (int t = 0; t < GGML_TYPE_COUNT; t++) {
-        if (k->qgemm_pack[t] == NULL)
-            continue;
+        if (k->qgemm_pack[t] == NULL || ggml_get_type_traits_cpu((enum ggml_type) t)->vec_dot_type == GGML_TYPE_Q8_K)
+            continue;   /* the K-quants' layouts are the level's own: check_qgemm_tile_k */
         const size_t bsize = ggml_type_size((enum ggml_type) t);
         bool all_ok = t == GGML_TYPE_Q8_0 || t == GGML_TYPE_Q4_0 || t == GGML_TYPE_IQ4_NL;
         const size_t stride = MAX_NB * bsize + 7, group_bytes = ROWS * MAX_NB * bsize;
@@ -1772,7 +1773,10 @@ static void check_cache_sizes(void)
  * from random values, and extreme ones (every code and 6-bit scale at
  * its largest, activations -128 or 127), 1, 2 and 5 blocks, every partial
  * shape: each output the generic vec_dot's value bit for bit, nothing
- * outside the tile written.
+ * outside the tile written.  Where the level has qgemm_pack and
+ * qgemm_packed_tile for the type (a layout of its own), the same rows
+ * packed (mr rows, the rest row 0 again) give the same bits, and the
+ * packing writes nothing past the group.
  */
 static void check_qgemm_tile_k(const struct ggml__cpu_kernels *k, const struct ggml__cpu_kernels *generic)
 {
@@ -1789,6 +1793,10 @@ static void check_qgemm_tile_k(const struct ggml__cpu_kernels *k, const struct g
         uint8_t *a = aligned_alloc(64, (ROWS * stride + 63) / 64 * 64);
         block_q8_K *col = aligned_alloc(64, (COLS * col_bytes + 63) / 64 * 64);
         float *values = malloc(MAX_NB * QK_K * sizeof *values);
+        const bool has_packed = k->qgemm_pack[t] != NULL && k->qgemm_packed_tile[t] != NULL;
+        all_ok = all_ok && (k->qgemm_pack[t] != NULL) == (k->qgemm_packed_tile[t] != NULL);
+        const size_t group_bytes = ROWS * row_bytes;
+        uint8_t *group = aligned_alloc(64, (group_bytes + 64 + 63) / 64 * 64);
         for (size_t ni = 0; all_ok && ni < sizeof nbs / sizeof nbs[0]; ni++)
             for (int extreme = 0; extreme < 2; extreme++) {
                 const int nb = nbs[ni], n = nb * QK_K;
@@ -1816,39 +1824,52 @@ static void check_qgemm_tile_k(const struct ggml__cpu_kernels *k, const struct g
                                 cj[b].bsums[g] = (int16_t) (16 * (j % 2 ? 127 : -128));
                         }
                 }
-                for (int mr = 1; mr <= ROWS; mr++)
-                    for (int nr = 1; nr <= COLS; nr++) {
-                        struct ggml__qcolumn cols[COLS];
-                        for (int j = 0; j < COLS; j++)
-                            cols[j] = (struct ggml__qcolumn) { col + j * MAX_NB, NULL, NULL };
-                        float cbuf[COLS][ROWS + 2], *c[COLS];
-                        for (int j = 0; j < COLS; j++) {
-                            for (int i = 0; i < ROWS + 2; i++)
-                                cbuf[j][i] = -7.0f;
-                            c[j] = cbuf[j] + 1;
-                        }
-                        k->qgemm_tile[t](nb, a, stride, mr, cols, nr, c);
-                        for (int j = 0; j < COLS; j++)
-                            for (int r = -1; r <= ROWS; r++) {
-                                const bool inside = j < nr && r >= 0 && r < mr;
-                                float want = -7.0f;
-                                if (inside)
-                                    generic->vec_dot[t](n, &want, 0, a + r * stride, 0, col + j * MAX_NB, 0, 1);
-                                if (memcmp(&c[j][r], &want, sizeof want) != 0) {
-                                    all_ok = false;
-                                    tap_diag("%s nb %d, %d x %d%s: c(%d, %d) = %.9g, %s %.9g", ggml_type_name(type),
-                                             nb, mr, nr, extreme ? " extreme" : "", r, j, c[j][r],
-                                             inside ? "generic vec_dot" : "untouched", want);
-                                }
+                for (int pass = 0; pass < (has_packed ? 2 : 1); pass++) {
+                    for (int mr = 1; mr <= ROWS; mr++)
+                        for (int nr = 1; nr <= COLS; nr++) {
+                            struct ggml__qcolumn cols[COLS];
+                            for (int j = 0; j < COLS; j++)
+                                cols[j] = (struct ggml__qcolumn) { col + j * MAX_NB, NULL, NULL };
+                            float cbuf[COLS][ROWS + 2], *c[COLS];
+                            for (int j = 0; j < COLS; j++) {
+                                for (int i = 0; i < ROWS + 2; i++)
+                                    cbuf[j][i] = -7.0f;
+                                c[j] = cbuf[j] + 1;
                             }
-                    }
+                            const bool packed = pass == 1;
+                            if (packed) {
+                                memset(group, 0xa5, group_bytes + 64);
+                                k->qgemm_pack[t](nb, (const char *) a, stride, mr, (char *) group);
+                                for (size_t i = (size_t) nb * ROWS * ggml_type_size(type); i < group_bytes + 64; i++)
+                                    all_ok = all_ok && group[i] == 0xa5;
+                                k->qgemm_packed_tile[t](nb, group, 0, mr, cols, nr, c);
+                            } else {
+                                k->qgemm_tile[t](nb, a, stride, mr, cols, nr, c);
+                            }
+                            for (int j = 0; j < COLS; j++)
+                                for (int r = -1; r <= ROWS; r++) {
+                                    const bool inside = j < nr && r >= 0 && r < mr;
+                                    float want = -7.0f;
+                                    if (inside)
+                                        generic->vec_dot[t](n, &want, 0, a + r * stride, 0, col + j * MAX_NB, 0, 1);
+                                    if (memcmp(&c[j][r], &want, sizeof want) != 0) {
+                                        all_ok = false;
+                                        tap_diag("%s%s nb %d, %d x %d%s: c(%d, %d) = %.9g, %s %.9g",
+                                                 packed ? "packed " : "", ggml_type_name(type), nb, mr, nr,
+                                                 extreme ? " extreme" : "", r, j, c[j][r],
+                                                 inside ? "generic vec_dot" : "untouched", want);
+                                    }
+                                }
+                        }
+                }
             }
         free(a);
         free(col);
         free(values);
-        ok(all_ok, "%s: qgemm tile %s x q8_K, %d x %d, every partial shape, 1, 2 and 5 blocks, random and extreme "
+        free(group);
+        ok(all_ok, "%s: qgemm tile %s x q8_K%s, %d x %d, every partial shape, 1, 2 and 5 blocks, random and extreme "
            "codes: the generic vec_dot's bits, nothing outside written",
-           ggml__isa_name(k->level), ggml_type_name(type), ROWS, COLS);
+           ggml__isa_name(k->level), ggml_type_name(type), has_packed ? ", plain and packed" : "", ROWS, COLS);
     }
 }
 

@@ -448,8 +448,8 @@ static bool build_mul_mat(struct run *r, struct weight_cache *cache, enum ggml_t
  * N_EXPERTS_USED (distinct, each expert as often over 8 tokens).  The
  * weights' bytes count every expert, whether the tokens read it or not.
  */
-static bool build_moe(struct run *r, struct weight_cache *cache, enum ggml_type type, ggml_backend_buffer_type_t wbuft,
-                      int n_tokens)
+static bool build_moe(struct run *r, struct weight_cache *cache, enum ggml_type type,
+                      ggml_backend_buffer_type_t wbuft, int n_tokens)
 {
     const int T = n_tokens;
     struct ggml_init_params wp = { 4 * ggml_tensor_overhead(), NULL, true };
@@ -921,7 +921,8 @@ static void usage(FILE *out)
             "                     (default: 2048x512x2048, 4096x4096x32, 4096x4096x1)\n"
             "  --threads N        threads of every backend and reference (default: online CPUs)\n"
             "  --reps N           timed repetitions after one warm-up; the best counts (default: 3)\n"
-            "  --tokens N         tokens of the block and moe workloads, 1..4096 (default: " STRINGIFY(N_TOKENS) ")\n"
+            "  --tokens N         tokens of the block and moe workloads, 1..4096\n"
+            "                     (default: " STRINGIFY(N_TOKENS) ")\n"
             "  --device LIST      devices to run on: D runs D+CPU, CPU runs the CPU alone,\n"
             "                     CPU_REPACK the CPU alone, weights in that buffer type\n"
             "  --numa STRATEGY    ggml_numa_init(STRATEGY) first: disabled, distribute, isolate,\n"
