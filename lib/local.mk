@@ -136,6 +136,7 @@ noinst_LTLIBRARIES += lib/cpu/simd/libisa-avx2.la
 lib_cpu_simd_libisa_avx2_la_SOURCES = \
 	lib/cpu/simd/avx2/avx2.h \
 	lib/cpu/simd/avx2/intsum.h \
+	lib/cpu/simd/avx2/k-blocks.h \
 	lib/cpu/simd/avx2/words8x8.h \
 	lib/cpu/simd/avx2/dot.c \
 	lib/cpu/simd/avx2/gemm.c \
@@ -178,13 +179,16 @@ endif
 if ISA_AVX512_VNNI
 noinst_LTLIBRARIES += lib/cpu/simd/libisa-avx512-vnni.la
 lib_cpu_simd_libisa_avx512_vnni_la_SOURCES = \
+	lib/cpu/simd/avx2/intsum.h \
+	lib/cpu/simd/avx2/k-blocks.h \
 	lib/cpu/simd/avx2/words8x8.h \
 	lib/cpu/simd/avx512/avx512.h \
 	lib/cpu/simd/avx512/intrin.h \
 	lib/cpu/simd/avx512/qdot.h \
 	lib/cpu/simd/avx512/dot-vnni.c \
 	lib/cpu/simd/avx512/qgemm-vnni.c \
-	lib/cpu/simd/avx512/qgemm-k-vnni.c
+	lib/cpu/simd/avx512/qgemm-k-vnni.c \
+	lib/cpu/simd/avx512/dot-k-vnni.c
 lib_cpu_simd_libisa_avx512_vnni_la_CPPFLAGS = $(core_cppflags)
 lib_cpu_simd_libisa_avx512_vnni_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(ISA_AVX512_VNNI_CFLAGS)
 libggml_backend_core_la_LIBADD += lib/cpu/simd/libisa-avx512-vnni.la

@@ -1,0 +1,103 @@
+/*
+ * simd/avx512/dot-k-vnni.c - the q4_K multi-row dot product (vec_dot_rows)
+ * of the AVX-512 level with AVX512_VNNI: four weight rows a call against
+ * one q8_K row.
+ *
+ * The integer sums are the generic level's (simd/generic/dot-k.c), 128
+ * codes a step: one 64-byte load of a row's codes holds sub-blocks 4c ..
+ * 4c + 3 (low nibbles of its halves: 4c and 4c + 2, high nibbles: 4c + 1
+ * and 4c + 3); vpmaddubsw multiplies them (0..15) with the activations
+ * loaded in the same order and adds pairs into 16-bit lanes (at most 2 *
+ * 15 * 128, no saturation), vpdpwssd multiplies those with the
+ * sub-blocks' 6-bit scales and adds them into 32-bit lanes.  The
+ * minimums' term and the block's share are formed as the AVX2 rows do
+ * (avx2/dot-k.c), one lane a row, with ggml__q4_K_block_dot's float
+ * operations in block order: each s[r] is the generic vec_dot's value bit
+ * for bit.  Fewer than four rows: the missing rows read row 0 again,
+ * their sums are not stored.
+ */
+#include "config.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "intrin.h"
+#include "ggml-impl.h"
+#include "quants-impl.h"
+#include "avx512.h"
+#include "../avx2/intsum.h"
+#include "../avx2/k-blocks.h"
+#include "../prefetch-rows.h"
+
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+/* The activations of sub-blocks 4c + half and 4c + 2 + half (half 0 or 1), in the codes' order. */
+static inline __m512i activations(const block_q8_K *y, int c, int half)
+{
+    const int8_t *q = y->qs + 128 * c + 32 * half;
+    return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *) (const void *) q)),
+                              _mm256_loadu_si256((const __m256i *) (const void *) (q + 64)), 1);
+}
+
+/*
+ * 16-bit lanes 0..15: lane s0 of scales, lanes 16..31: lane s1 (s0, s1 <
+ * 8; scales holds the eight 16-bit lanes in each 128-bit quarter).
+ */
+static inline __m512i two_lanes(__m512i scales, int s0, int s1)
+{
+    const short pick0 = (short) (0x0100 * (2 * s0 + 1) + 2 * s0), pick1 = (short) (0x0100 * (2 * s1 + 1) + 2 * s1);
+    const __m512i index = _mm512_inserti64x4(_mm512_set1_epi16(pick0), _mm256_set1_epi16(pick1), 1);
+    return _mm512_shuffle_epi8(scales, index);
+}
+
+void ggml__avx512_vnni_vec_dot_rows_q4_K(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
+{
+    const char *row[4];
+    rows_of_call(row, vx, bx, nr);
+    const __m512i low4 = _mm512_set1_epi8(0x0f);
+    const block_q8_K *y = vy;
+    __m128 sum = _mm_setzero_ps();
+    struct ggml__rows_prefetch ahead = ggml__rows_prefetch_init(vx, bx, nr, n / QK_K);
+    for (int b = 0; b < n / QK_K; b++) {
+        ggml__rows_prefetch_step(&ahead);
+        /* the activations' sums of 32 in the upper lane, against the minimums */
+        const __m256i ysub = _mm256_inserti128_si256(_mm256_setzero_si256(), q8_K_sums32(&y[b]), 1);
+        const __m512i ya[2][2] = {
+            { activations(&y[b], 0, 0), activations(&y[b], 0, 1) },
+            { activations(&y[b], 1, 0), activations(&y[b], 1, 1) },
+        };
+        const char *blk[4], *dmin[4];
+        __m256i scaled[4], mins[4];
+        GGML__UNROLL
+        for (int r = 0; r < 4; r++) {
+            blk[r] = row[r] + (size_t) b * sizeof(block_q4_K);
+            dmin[r] = blk[r] + offsetof(block_q4_K, dmin);
+            const __m256i sc_mn = q4_K_scales_mins((const uint8_t *) blk[r] + offsetof(block_q4_K, scales));
+            mins[r] = _mm256_madd_epi16(sc_mn, ysub);
+            const __m512i sc = _mm512_broadcast_i32x4(_mm256_castsi256_si128(sc_mn));
+            __m512i acc = _mm512_setzero_si512();
+            GGML__UNROLL
+            for (int c = 0; c < 2; c++) {
+                const __m512i q = _mm512_loadu_si512(blk[r] + offsetof(block_q4_K, qs) + 64 * c);
+                const __m512i lo = _mm512_and_si512(q, low4), hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), low4);
+                acc = _mm512_dpwssd_epi32(acc, _mm512_maddubs_epi16(lo, ya[c][0]), two_lanes(sc, 4 * c, 4 * c + 2));
+                acc = _mm512_dpwssd_epi32(acc, _mm512_maddubs_epi16(hi, ya[c][1]),
+                                          two_lanes(sc, 4 * c + 1, 4 * c + 3));
+            }
+            scaled[r] = _mm256_add_epi32(_mm512_castsi512_si256(acc), _mm512_extracti64x4_epi64(acc, 1));
+        }
+        const __m128i isum = avx2_hsum4_epi32(scaled[0], scaled[1], scaled[2], scaled[3]);
+        const __m128i imin = avx2_hsum4_epi32(mins[0], mins[1], mins[2], mins[3]);
+        /* ggml__q4_K_block_dot in four lanes */
+        const __m128 dy = _mm_set1_ps(y[b].d);
+        const __m128 scale = _mm_mul_ps(dy, four_f16(blk)), min_scale = _mm_mul_ps(dy, four_f16(dmin));
+        const __m128 product = _mm_mul_ps(scale, _mm_cvtepi32_ps(isum));
+        const __m128 min_product = _mm_mul_ps(min_scale, _mm_cvtepi32_ps(imin));
+        sum = _mm_add_ps(sum, _mm_sub_ps(product, min_product));
+    }
+    store_sums(s, sum, nr);
+}
