@@ -58,8 +58,9 @@ void ggml__avx512_vnni_vec_dot_rows_q4_1(int n, float *s, const void *x, size_t 
 void ggml__avx512_vnni_vec_dot_rows_q5_0(int n, float *s, const void *x, size_t bx, const void *y, int nr);
 void ggml__avx512_vnni_vec_dot_rows_q5_1(int n, float *s, const void *x, size_t bx, const void *y, int nr);
 void ggml__avx512_vnni_vec_dot_rows_q8_0(int n, float *s, const void *x, size_t bx, const void *y, int nr);
-/* dot-k-vnni.c (AVX512_VNNI): the q4_K vec_dot_rows entry */
+/* dot-k-vnni.c (AVX512_VNNI): the q4_K and q6_K vec_dot_rows entries */
 void ggml__avx512_vnni_vec_dot_rows_q4_K(int n, float *s, const void *x, size_t bx, const void *y, int nr);
+void ggml__avx512_vnni_vec_dot_rows_q6_K(int n, float *s, const void *x, size_t bx, const void *y, int nr);
 
 /* qgemm-k-vnni.c (AVX512_VNNI): the q4_K qgemm_tile, qgemm_packed_tile and qgemm_pack entries (q8_K columns; a layout of this level) */
 void ggml__avx512_vnni_qgemm_tile_q4_K(int nb, const void *a, size_t a_stride, int mr,

@@ -1,7 +1,7 @@
 /*
- * simd/avx512/dot-k-vnni.c - the q4_K multi-row dot product (vec_dot_rows)
- * of the AVX-512 level with AVX512_VNNI: four weight rows a call against
- * one q8_K row.
+ * simd/avx512/dot-k-vnni.c - the q4_K and q6_K multi-row dot products
+ * (vec_dot_rows) of the AVX-512 level with AVX512_VNNI: four weight rows a
+ * call against one q8_K row.
  *
  * The integer sums are the generic level's (simd/generic/dot-k.c), 128
  * codes a step: one 64-byte load of a row's codes holds sub-blocks 4c ..
@@ -15,6 +15,14 @@
  * operations in block order: each s[r] is the generic vec_dot's value bit
  * for bit.  Fewer than four rows: the missing rows read row 0 again,
  * their sums are not stored.
+ *
+ * q6_K: one 64-byte load of the low four bits and the 32 bytes of the
+ * two high bits (in both halves, shifted per half by vpsrlvw) make 64
+ * consecutive codes (0..63) a vector; vpmaddubsw with the activations
+ * (at most 2 * 63 * 128) and vpdpwssd with the signed scales of its four
+ * groups of 16 (one a 128-bit quarter) sum them, and the offset of 32
+ * comes out through the q8_K block's sums of 16, as in avx2/dot-k.c;
+ * the block's share is ggml__q6_K_block_dot's.
  */
 #include "config.h"
 
@@ -98,6 +106,86 @@ void ggml__avx512_vnni_vec_dot_rows_q4_K(int n, float *s, const void *vx, size_t
         const __m128 product = _mm_mul_ps(scale, _mm_cvtepi32_ps(isum));
         const __m128 min_product = _mm_mul_ps(min_scale, _mm_cvtepi32_ps(imin));
         sum = _mm_add_ps(sum, _mm_sub_ps(product, min_product));
+    }
+    store_sums(s, sum, nr);
+}
+
+/*
+ * Row x's integer sum over a q8_K block y, sum_s sc[s] (sum_{j in s} q_j
+ * y_j - 32 bsum_s), in the 16 lanes (bsums: y's sums of 16).
+ */
+static inline __attribute__((always_inline)) __m512i q6_K_sums(const block_q6_K *x, const block_q8_K *y,
+                                                               __m256i bsums)
+{
+    const __m512i low4 = _mm512_set1_epi8(0x0f), bits45 = _mm512_set1_epi8(0x30);
+    const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *) (const void *) x->scales));
+    /* -32 sum_s sc[s] bsum_s, in the low eight lanes */
+    const __m256i bias = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(_mm256_madd_epi16(bsums, sc16), 5));
+    __m512i acc = _mm512_castsi256_si512(bias);
+    acc = _mm512_inserti64x4(acc, _mm256_setzero_si256(), 1);
+    /* bits 4, 5 of the codes: bits 0-1, 2-3 of qh (low nibbles' halves), bits 4-5, 6-7 (high nibbles') */
+    const __m512i low_shift = _mm512_inserti64x4(_mm512_set1_epi16(4), _mm256_set1_epi16(2), 1);   /* left */
+    const __m512i high_shift = _mm512_inserti64x4(_mm512_set1_epi16(0), _mm256_set1_epi16(2), 1);  /* right */
+#pragma GCC unroll 2
+    for (int half = 0; half < 2; half++) {
+        const __m512i ql = _mm512_loadu_si512(x->ql + 64 * half);
+        const __m512i qh = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *) (const void *) (x->qh + 32 * half)));
+        const __m512i lo = _mm512_or_si512(_mm512_and_si512(ql, low4),
+                                           _mm512_and_si512(_mm512_sllv_epi16(qh, low_shift), bits45));
+        const __m512i hi = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(ql, 4), low4),
+                                           _mm512_and_si512(_mm512_srlv_epi16(qh, high_shift), bits45));
+        /* the half's eight scales in every 128-bit quarter; quarter q of part p takes scale 4 p + q */
+        const __m512i sc = _mm512_broadcast_i32x4(half ? _mm256_extracti128_si256(sc16, 1) : _mm256_castsi256_si128(sc16));
+#pragma GCC unroll 2
+        for (int part = 0; part < 2; part++) {
+            const __m512i code = part ? hi : lo;
+            const __m512i a = _mm512_loadu_si512(y->qs + 128 * half + 64 * part);
+            const __m512i pick = _mm512_set_epi16(
+                (short) (0x0100 * (8 * part + 7) + 8 * part + 6), (short) (0x0100 * (8 * part + 7) + 8 * part + 6),
+                (short) (0x0100 * (8 * part + 7) + 8 * part + 6), (short) (0x0100 * (8 * part + 7) + 8 * part + 6),
+                (short) (0x0100 * (8 * part + 7) + 8 * part + 6), (short) (0x0100 * (8 * part + 7) + 8 * part + 6),
+                (short) (0x0100 * (8 * part + 7) + 8 * part + 6), (short) (0x0100 * (8 * part + 7) + 8 * part + 6),
+                (short) (0x0100 * (8 * part + 5) + 8 * part + 4), (short) (0x0100 * (8 * part + 5) + 8 * part + 4),
+                (short) (0x0100 * (8 * part + 5) + 8 * part + 4), (short) (0x0100 * (8 * part + 5) + 8 * part + 4),
+                (short) (0x0100 * (8 * part + 5) + 8 * part + 4), (short) (0x0100 * (8 * part + 5) + 8 * part + 4),
+                (short) (0x0100 * (8 * part + 5) + 8 * part + 4), (short) (0x0100 * (8 * part + 5) + 8 * part + 4),
+                (short) (0x0100 * (8 * part + 3) + 8 * part + 2), (short) (0x0100 * (8 * part + 3) + 8 * part + 2),
+                (short) (0x0100 * (8 * part + 3) + 8 * part + 2), (short) (0x0100 * (8 * part + 3) + 8 * part + 2),
+                (short) (0x0100 * (8 * part + 3) + 8 * part + 2), (short) (0x0100 * (8 * part + 3) + 8 * part + 2),
+                (short) (0x0100 * (8 * part + 3) + 8 * part + 2), (short) (0x0100 * (8 * part + 3) + 8 * part + 2),
+                (short) (0x0100 * (8 * part + 1) + 8 * part), (short) (0x0100 * (8 * part + 1) + 8 * part),
+                (short) (0x0100 * (8 * part + 1) + 8 * part), (short) (0x0100 * (8 * part + 1) + 8 * part),
+                (short) (0x0100 * (8 * part + 1) + 8 * part), (short) (0x0100 * (8 * part + 1) + 8 * part),
+                (short) (0x0100 * (8 * part + 1) + 8 * part), (short) (0x0100 * (8 * part + 1) + 8 * part));
+            acc = _mm512_dpwssd_epi32(acc, _mm512_maddubs_epi16(code, a), _mm512_shuffle_epi8(sc, pick));
+        }
+    }
+    return acc;
+}
+
+void ggml__avx512_vnni_vec_dot_rows_q6_K(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
+{
+    const char *row[4];
+    rows_of_call(row, vx, bx, nr);
+    const block_q8_K *y = vy;
+    __m128 sum = _mm_setzero_ps();
+    struct ggml__rows_prefetch ahead = ggml__rows_prefetch_init(vx, bx, nr, n / QK_K);
+    for (int b = 0; b < n / QK_K; b++) {
+        ggml__rows_prefetch_step(&ahead);
+        const __m256i bsums = _mm256_loadu_si256((const __m256i *) (const void *) y[b].bsums);
+        const char *d[4];
+        __m256i sums[4];
+        GGML__UNROLL
+        for (int r = 0; r < 4; r++) {
+            const block_q6_K *x = (const block_q6_K *) (const void *) row[r] + b;
+            d[r] = (const char *) x + offsetof(block_q6_K, d);
+            const __m512i acc = q6_K_sums(x, &y[b], bsums);
+            sums[r] = _mm256_add_epi32(_mm512_castsi512_si256(acc), _mm512_extracti64x4_epi64(acc, 1));
+        }
+        const __m128i isum = avx2_hsum4_epi32(sums[0], sums[1], sums[2], sums[3]);
+        /* ggml__q6_K_block_dot in four lanes */
+        const __m128 scale = _mm_mul_ps(_mm_set1_ps(y[b].d), four_f16(d));
+        sum = _mm_add_ps(sum, _mm_mul_ps(scale, _mm_cvtepi32_ps(isum)));
     }
     store_sums(s, sum, nr);
 }
