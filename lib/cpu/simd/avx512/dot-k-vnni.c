@@ -129,13 +129,15 @@ static inline __attribute__((always_inline)) __m512i q6_K_sums(const block_q6_K 
 #pragma GCC unroll 2
     for (int half = 0; half < 2; half++) {
         const __m512i ql = _mm512_loadu_si512(x->ql + 64 * half);
-        const __m512i qh = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *) (const void *) (x->qh + 32 * half)));
+        const __m256i qh_half = _mm256_loadu_si256((const __m256i *) (const void *) (x->qh + 32 * half));
+        const __m512i qh = _mm512_broadcast_i64x4(qh_half);
         const __m512i lo = _mm512_or_si512(_mm512_and_si512(ql, low4),
                                            _mm512_and_si512(_mm512_sllv_epi16(qh, low_shift), bits45));
         const __m512i hi = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(ql, 4), low4),
                                            _mm512_and_si512(_mm512_srlv_epi16(qh, high_shift), bits45));
         /* the half's eight scales in every 128-bit quarter; quarter q of part p takes scale 4 p + q */
-        const __m512i sc = _mm512_broadcast_i32x4(half ? _mm256_extracti128_si256(sc16, 1) : _mm256_castsi256_si128(sc16));
+        const __m512i sc =
+            _mm512_broadcast_i32x4(half ? _mm256_extracti128_si256(sc16, 1) : _mm256_castsi256_si128(sc16));
 #pragma GCC unroll 2
         for (int part = 0; part < 2; part++) {
             const __m512i code = part ? hi : lo;
