@@ -281,8 +281,11 @@ static void weight_cache_free(struct weight_cache *c)
     }
 }
 
-/* Uploads weight i (random values in [-amplitude, amplitude) stored in its type). */
-static void upload_weight(struct weight_cache *c, int i, struct ggml_tensor *t, float amplitude)
+/*
+ * Uploads weight i of run r (random values in [-amplitude, amplitude)
+ * stored in its type) and counts its bytes in the run's and the weights'.
+ */
+static void load_weight(struct run *r, struct weight_cache *c, int i, struct ggml_tensor *t, float amplitude)
 {
     if (c->bytes[i] == NULL) {
         const int64_t n = ggml_nelements(t);
@@ -296,6 +299,8 @@ static void upload_weight(struct weight_cache *c, int i, struct ggml_tensor *t, 
         free(values);
     }
     ggml_backend_tensor_set(t, c->bytes[i], 0, ggml_nbytes(t));
+    r->bytes += (double) ggml_nbytes(t);
+    r->weight_bytes += (double) ggml_nbytes(t);
 }
 
 static struct ggml_tensor *add_input(struct run *r, struct ggml_tensor *t, void *data)
@@ -339,9 +344,7 @@ static bool build_block(struct run *r, struct weight_cache *cache, enum ggml_typ
     struct ggml_tensor *weights[] = { attn_norm, ffn_norm, wq, wk, wv, wo, w_gate, w_up, w_down };
     for (int i = 0; i < (int) (sizeof weights / sizeof weights[0]); i++) {
         const float amplitude = i < 2 ? 1.0f : 1.0f / sqrtf((float) weights[i]->ne[0]);
-        upload_weight(cache, i, weights[i], amplitude);
-        r->bytes += (double) ggml_nbytes(weights[i]);
-        r->weight_bytes += (double) ggml_nbytes(weights[i]);
+        load_weight(r, cache, i, weights[i], amplitude);
     }
 
     struct ggml_init_params gp = { 256 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true };
@@ -421,9 +424,7 @@ static bool build_mul_mat(struct run *r, struct weight_cache *cache, enum ggml_t
     if (r->wbuf == NULL)
         return false;
     ggml_backend_buffer_set_usage(r->wbuf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
-    upload_weight(cache, 0, a, 1.0f);
-    r->bytes += (double) ggml_nbytes(a);
-    r->weight_bytes += (double) ggml_nbytes(a);
+    load_weight(r, cache, 0, a, 1.0f);
 
     struct ggml_init_params gp = { 4 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true };
     r->gctx = ggml_init(gp);
@@ -465,12 +466,9 @@ static bool build_moe(struct run *r, struct weight_cache *cache, enum ggml_type 
     if (r->wbuf == NULL)
         return false;
     ggml_backend_buffer_set_usage(r->wbuf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
-    struct ggml_tensor *weights[] = { gate, up, down };
-    for (int i = 0; i < 3; i++) {
-        upload_weight(cache, i, weights[i], i == 2 ? 0.02f : 0.03f);
-        r->bytes += (double) ggml_nbytes(weights[i]);
-        r->weight_bytes += (double) ggml_nbytes(weights[i]);
-    }
+    load_weight(r, cache, 0, gate, 0.03f);
+    load_weight(r, cache, 1, up, 0.03f);
+    load_weight(r, cache, 2, down, 0.02f);
 
     struct ggml_init_params gp = { 16 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true };
     r->gctx = ggml_init(gp);
