@@ -18,10 +18,10 @@
  * ggml__q4_K_block_dot's float operations in the same order, so every
  * output is the generic vec_dot's value bit for bit.
  *
- * Products of many columns first interleave each group of 16 rows
- * (qgemm_pack, this level's own layout, see pack_q4_K) so that the
- * transposes and the scales' decoding are done once per group, not once
- * per 16 columns; the packed tile reads that layout.
+ * Products of many columns first interleave each group of 16 rows into
+ * a layout of this level (qgemm_pack, ggml__avx512_vnni_qgemm_pack_q4_K)
+ * so that the transposes and the scales' decoding are done once per
+ * group, not once per 16 columns; the packed tile reads that layout.
  */
 #include "config.h"
 
