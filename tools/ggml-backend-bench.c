@@ -313,6 +313,30 @@ static struct ggml_tensor *add_input(struct run *r, struct ggml_tensor *t, void 
     return t;
 }
 
+/* Allocates run r's weight tensors in a buffer of wbuft, used as weights; false on failure (logged). */
+static bool alloc_weights(struct run *r, ggml_backend_buffer_type_t wbuft)
+{
+    r->wbuf = ggml_backend_alloc_ctx_tensors_from_buft(r->wctx, wbuft);
+    if (r->wbuf == NULL)
+        return false;
+    ggml_backend_buffer_set_usage(r->wbuf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+    return true;
+}
+
+/*
+ * Run r's output r->out (not NULL) marked as an output and its graph
+ * built (graph_size nodes, or the default size when 0); the output's
+ * bytes counted.
+ */
+static void finish_graph(struct run *r)
+{
+    ggml_set_output(r->out);
+    r->graph = r->graph_size > 0 ? ggml_new_graph_custom(r->gctx, (size_t) r->graph_size, false)
+                                 : ggml_new_graph(r->gctx);
+    ggml_build_forward_expand(r->graph, r->out);
+    r->bytes += (double) ggml_nbytes(r->out);
+}
+
 /* Floating-point operations of the product of weights w by n columns. */
 static double product_flop(const struct ggml_tensor *w, int64_t n)
 {
@@ -337,10 +361,8 @@ static bool build_block(struct run *r, struct weight_cache *cache, enum ggml_typ
     struct ggml_tensor *w_gate = ggml_new_tensor_2d(r->wctx, type, N_EMBD, N_FF);
     struct ggml_tensor *w_up = ggml_new_tensor_2d(r->wctx, type, N_EMBD, N_FF);
     struct ggml_tensor *w_down = ggml_new_tensor_2d(r->wctx, type, N_FF, N_EMBD);
-    r->wbuf = ggml_backend_alloc_ctx_tensors_from_buft(r->wctx, wbuft);
-    if (r->wbuf == NULL)
+    if (!alloc_weights(r, wbuft))
         return false;
-    ggml_backend_buffer_set_usage(r->wbuf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
     struct ggml_tensor *weights[] = { attn_norm, ffn_norm, wq, wk, wv, wo, w_gate, w_up, w_down };
     for (int i = 0; i < (int) (sizeof weights / sizeof weights[0]); i++) {
         const float amplitude = i < 2 ? 1.0f : 1.0f / sqrtf((float) weights[i]->ne[0]);
@@ -398,10 +420,7 @@ static bool build_block(struct run *r, struct weight_cache *cache, enum ggml_typ
     r->out = ggml_add(ctx, x, ggml_mul_mat(ctx, w_down, h));
     if (r->out == NULL)
         return false;
-    ggml_set_output(r->out);
-    r->graph = ggml_new_graph(ctx);
-    ggml_build_forward_expand(r->graph, r->out);
-    r->bytes += (double) ggml_nbytes(r->out);
+    finish_graph(r);
 
     /* the products with weights, and the two of the attention */
     r->flop = product_flop(wq, T) + product_flop(wk, T) + product_flop(wv, T) + product_flop(wo, T) +
@@ -420,10 +439,8 @@ static bool build_mul_mat(struct run *r, struct weight_cache *cache, enum ggml_t
     struct ggml_tensor *a = ggml_new_tensor_2d(r->wctx, type, s.k, s.m);
     if (a == NULL)
         return false;
-    r->wbuf = ggml_backend_alloc_ctx_tensors_from_buft(r->wctx, wbuft);
-    if (r->wbuf == NULL)
+    if (!alloc_weights(r, wbuft))
         return false;
-    ggml_backend_buffer_set_usage(r->wbuf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
     load_weight(r, cache, 0, a, 1.0f);
 
     struct ggml_init_params gp = { 4 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true };
@@ -436,10 +453,7 @@ static bool build_mul_mat(struct run *r, struct weight_cache *cache, enum ggml_t
     r->out = ggml_mul_mat(r->gctx, a, b);
     if (r->out == NULL)
         return false;
-    ggml_set_output(r->out);
-    r->graph = ggml_new_graph(r->gctx);
-    ggml_build_forward_expand(r->graph, r->out);
-    r->bytes += (double) ggml_nbytes(r->out);
+    finish_graph(r);
     r->flop = product_flop(a, s.n);
     return true;
 }
@@ -462,10 +476,8 @@ static bool build_moe(struct run *r, struct weight_cache *cache, enum ggml_type 
     struct ggml_tensor *down = ggml_new_tensor_3d(r->wctx, type, N_FF, N_EMBD, N_EXPERTS);
     if (gate == NULL || up == NULL || down == NULL)
         return false;
-    r->wbuf = ggml_backend_alloc_ctx_tensors_from_buft(r->wctx, wbuft);
-    if (r->wbuf == NULL)
+    if (!alloc_weights(r, wbuft))
         return false;
-    ggml_backend_buffer_set_usage(r->wbuf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
     load_weight(r, cache, 0, gate, 0.03f);
     load_weight(r, cache, 1, up, 0.03f);
     load_weight(r, cache, 2, down, 0.02f);
@@ -487,11 +499,9 @@ static bool build_moe(struct run *r, struct weight_cache *cache, enum ggml_type 
     r->out = ggml_mul_mat_id(r->gctx, down, h, ids);
     if (r->out == NULL)
         return false;
-    ggml_set_output(r->out);
-    r->graph = ggml_new_graph(r->gctx);
-    ggml_build_forward_expand(r->graph, r->out);
-    r->bytes += (double) ggml_nbytes(r->out);
-    r->flop = 3.0 * 2.0 * (double) N_EMBD * (double) N_FF * (double) (N_EXPERTS_USED * T);
+    finish_graph(r);
+    r->flop = product_flop(gate, N_EXPERTS_USED * T) + product_flop(up, N_EXPERTS_USED * T) +
+              product_flop(down, N_EXPERTS_USED * T);
     return true;
 }
 
@@ -513,10 +523,7 @@ static bool build_dispatch(struct run *r)
         cur = ggml_scale(r->gctx, cur, 1.0001f);
     if ((r->out = cur) == NULL)
         return false;
-    ggml_set_output(r->out);
-    r->graph = ggml_new_graph_custom(r->gctx, (size_t) r->graph_size, false);
-    ggml_build_forward_expand(r->graph, r->out);
-    r->bytes += (double) ggml_nbytes(r->out);
+    finish_graph(r);
     return true;
 }
 
