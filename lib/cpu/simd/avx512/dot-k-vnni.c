@@ -52,13 +52,16 @@ static inline __m512i activations(const block_q8_K *y, int c, int half)
 }
 
 /*
- * 16-bit lanes 0..15: lane s0 of scales, lanes 16..31: lane s1 (s0, s1 <
- * 8; scales holds the eight 16-bit lanes in each 128-bit quarter).
+ * Every 16-bit lane of 128-bit quarter q: 16-bit lane k[q] of the same
+ * quarter of scales (k[q] < 8; scales holds its eight 16-bit lanes in
+ * each quarter), picked by vpshufb.
  */
-static inline __m512i two_lanes(__m512i scales, int s0, int s1)
+static inline __m512i quarter_lanes(__m512i scales, int k0, int k1, int k2, int k3)
 {
-    const short pick0 = (short) (0x0100 * (2 * s0 + 1) + 2 * s0), pick1 = (short) (0x0100 * (2 * s1 + 1) + 2 * s1);
-    const __m512i index = _mm512_inserti64x4(_mm512_set1_epi16(pick0), _mm256_set1_epi16(pick1), 1);
+#define PICK(k) _mm_set1_epi16((short) (0x0100 * (2 * (k) + 1) + 2 * (k)))
+    const __m512i index = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_set_m128i(PICK(k1), PICK(k0))),
+                                             _mm256_set_m128i(PICK(k3), PICK(k2)), 1);
+#undef PICK
     return _mm512_shuffle_epi8(scales, index);
 }
 
@@ -92,9 +95,11 @@ void ggml__avx512_vnni_vec_dot_rows_q4_K(int n, float *s, const void *vx, size_t
             for (int c = 0; c < 2; c++) {
                 const __m512i q = _mm512_loadu_si512(blk[r] + offsetof(block_q4_K, qs) + 64 * c);
                 const __m512i lo = _mm512_and_si512(q, low4), hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), low4);
-                acc = _mm512_dpwssd_epi32(acc, _mm512_maddubs_epi16(lo, ya[c][0]), two_lanes(sc, 4 * c, 4 * c + 2));
+                /* low nibbles: sub-blocks 4c (lower half), 4c + 2; high nibbles: 4c + 1, 4c + 3 */
+                acc = _mm512_dpwssd_epi32(acc, _mm512_maddubs_epi16(lo, ya[c][0]),
+                                          quarter_lanes(sc, 4 * c, 4 * c, 4 * c + 2, 4 * c + 2));
                 acc = _mm512_dpwssd_epi32(acc, _mm512_maddubs_epi16(hi, ya[c][1]),
-                                          two_lanes(sc, 4 * c + 1, 4 * c + 3));
+                                          quarter_lanes(sc, 4 * c + 1, 4 * c + 1, 4 * c + 3, 4 * c + 3));
             }
             scaled[r] = _mm256_add_epi32(_mm512_castsi512_si256(acc), _mm512_extracti64x4_epi64(acc, 1));
         }
@@ -142,24 +147,8 @@ static inline __attribute__((always_inline)) __m512i q6_K_sums(const block_q6_K 
         for (int part = 0; part < 2; part++) {
             const __m512i code = part ? hi : lo;
             const __m512i a = _mm512_loadu_si512(y->qs + 128 * half + 64 * part);
-            const __m512i pick = _mm512_set_epi16(
-                (short) (0x0100 * (8 * part + 7) + 8 * part + 6), (short) (0x0100 * (8 * part + 7) + 8 * part + 6),
-                (short) (0x0100 * (8 * part + 7) + 8 * part + 6), (short) (0x0100 * (8 * part + 7) + 8 * part + 6),
-                (short) (0x0100 * (8 * part + 7) + 8 * part + 6), (short) (0x0100 * (8 * part + 7) + 8 * part + 6),
-                (short) (0x0100 * (8 * part + 7) + 8 * part + 6), (short) (0x0100 * (8 * part + 7) + 8 * part + 6),
-                (short) (0x0100 * (8 * part + 5) + 8 * part + 4), (short) (0x0100 * (8 * part + 5) + 8 * part + 4),
-                (short) (0x0100 * (8 * part + 5) + 8 * part + 4), (short) (0x0100 * (8 * part + 5) + 8 * part + 4),
-                (short) (0x0100 * (8 * part + 5) + 8 * part + 4), (short) (0x0100 * (8 * part + 5) + 8 * part + 4),
-                (short) (0x0100 * (8 * part + 5) + 8 * part + 4), (short) (0x0100 * (8 * part + 5) + 8 * part + 4),
-                (short) (0x0100 * (8 * part + 3) + 8 * part + 2), (short) (0x0100 * (8 * part + 3) + 8 * part + 2),
-                (short) (0x0100 * (8 * part + 3) + 8 * part + 2), (short) (0x0100 * (8 * part + 3) + 8 * part + 2),
-                (short) (0x0100 * (8 * part + 3) + 8 * part + 2), (short) (0x0100 * (8 * part + 3) + 8 * part + 2),
-                (short) (0x0100 * (8 * part + 3) + 8 * part + 2), (short) (0x0100 * (8 * part + 3) + 8 * part + 2),
-                (short) (0x0100 * (8 * part + 1) + 8 * part), (short) (0x0100 * (8 * part + 1) + 8 * part),
-                (short) (0x0100 * (8 * part + 1) + 8 * part), (short) (0x0100 * (8 * part + 1) + 8 * part),
-                (short) (0x0100 * (8 * part + 1) + 8 * part), (short) (0x0100 * (8 * part + 1) + 8 * part),
-                (short) (0x0100 * (8 * part + 1) + 8 * part), (short) (0x0100 * (8 * part + 1) + 8 * part));
-            acc = _mm512_dpwssd_epi32(acc, _mm512_maddubs_epi16(code, a), _mm512_shuffle_epi8(sc, pick));
+            acc = _mm512_dpwssd_epi32(acc, _mm512_maddubs_epi16(code, a),
+                                      quarter_lanes(sc, 4 * part, 4 * part + 1, 4 * part + 2, 4 * part + 3));
         }
     }
     return acc;
