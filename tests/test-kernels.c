@@ -1811,6 +1811,20 @@ static void check_qgemm_tile_k(const struct ggml__cpu_kernels *k, const struct g
                             memset(blk->scales, 0xff, sizeof blk->scales);   /* every scale and minimum 63 */
                             memset(blk->qs, 0xff, sizeof blk->qs);           /* every code 15 */
                         }
+                    if (extreme && t == GGML_TYPE_Q5_K)
+                        for (int b = 0; b < nb; b++) {
+                            block_q5_K *blk = (block_q5_K *) (void *) (row + b * sizeof(block_q5_K));
+                            memset(blk->scales, 0xff, sizeof blk->scales);   /* every scale and minimum 63 */
+                            memset(blk->qs, 0xff, sizeof blk->qs);           /* every code 31 */
+                            memset(blk->qh, 0xff, sizeof blk->qh);
+                        }
+                    if (extreme && t == GGML_TYPE_Q6_K)
+                        for (int b = 0; b < nb; b++) {
+                            block_q6_K *blk = (block_q6_K *) (void *) (row + b * sizeof(block_q6_K));
+                            memset(blk->scales, b % 2 ? 0x7f : 0x80, sizeof blk->scales);   /* scales 127 or -128 */
+                            memset(blk->ql, 0xff, sizeof blk->ql);   /* every code 63 */
+                            memset(blk->qh, 0xff, sizeof blk->qh);
+                        }
                 }
                 for (int j = 0; j < COLS; j++) {
                     block_q8_K *cj = col + j * MAX_NB;

@@ -173,7 +173,7 @@ struct ggml__cpu_kernels {
      * qgemm_pack[t]: ggml__pack_rows(t, nb, rows, stride, mr, group) of
      * packed-rows.h, byte for byte: 16 rows of nb blocks interleaved into
      * their group (rows past mr: row 0 again).  Present at every level
-     * for the types packed-rows.h packs.  For the K-quants (Q4_K) a level
+     * for the types packed-rows.h packs.  For the K-quants (Q4_K, Q5_K, Q6_K) a level
      * may have qgemm_pack and qgemm_packed_tile with a layout of its own,
      * as many bytes as the rows' blocks, which only the matrix product's
      * per-thread interleaving uses (not CPU_REPACK buffers): the packed

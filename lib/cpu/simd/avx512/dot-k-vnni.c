@@ -1,5 +1,5 @@
 /*
- * simd/avx512/dot-k-vnni.c - the q4_K and q6_K multi-row dot products
+ * simd/avx512/dot-k-vnni.c - the q4_K, q5_K and q6_K multi-row dot products
  * (vec_dot_rows) of the AVX-512 level with AVX512_VNNI: four weight rows a
  * call against one q8_K row.
  *
@@ -14,7 +14,9 @@
  * (avx2/dot-k.c), one lane a row, with ggml__q4_K_block_dot's float
  * operations in block order: each s[r] is the generic vec_dot's value bit
  * for bit.  Fewer than four rows: the missing rows read row 0 again,
- * their sums are not stored.
+ * their sums are not stored.  q5_K: the same with each code's fifth bit
+ * (bit s of qh for sub-block s) moved to bit 4 by per-half variable
+ * shifts (codes 0..31: at most 2 * 31 * 128 a 16-bit lane).
  *
  * q6_K: one 64-byte load of the low four bits and the 32 bytes of the
  * two high bits (in both halves, shifted per half by vpsrlvw) make 64
@@ -65,11 +67,34 @@ static inline __m512i quarter_lanes(__m512i scales, int k0, int k1, int k2, int 
     return _mm512_shuffle_epi8(scales, index);
 }
 
-void ggml__avx512_vnni_vec_dot_rows_q4_K(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
+/*
+ * q5_K is q4_K with the fifth bits (qh) between the scales and the low
+ * four bits: d, dmin and the scales lie at the same offsets in both.
+ */
+_Static_assert(offsetof(block_q4_K, scales) == offsetof(block_q5_K, scales) &&
+                   offsetof(block_q4_K, dmin) == offsetof(block_q5_K, dmin),
+               "q4_K and q5_K share their first fields");
+
+/* The q4_K rows (five false) or the q5_K rows. */
+static inline __attribute__((always_inline)) void q45_K_rows(bool five, int n, float *s, const void *vx, size_t bx,
+                                                             const void *vy, int nr)
 {
+    const size_t block_bytes = five ? sizeof(block_q5_K) : sizeof(block_q4_K);
+    const size_t qs_at = five ? offsetof(block_q5_K, qs) : offsetof(block_q4_K, qs);
     const char *row[4];
     rows_of_call(row, vx, bx, nr);
-    const __m512i low4 = _mm512_set1_epi8(0x0f);
+    const __m512i low4 = _mm512_set1_epi8(0x0f), bit4 = _mm512_set1_epi8(0x10);
+    /*
+     * q5_K: bit sub of qh[j] to bit 4 of the codes of sub-block sub: for
+     * 64-byte chunk c, the low nibbles' halves are sub-blocks 4c and 4c + 2,
+     * the high nibbles' 4c + 1 and 4c + 3 (shifts per 256-bit half)
+     */
+    const __m512i fifth_shift[2][2] = {
+        { _mm512_inserti64x4(_mm512_set1_epi16(4), _mm256_set1_epi16(2), 1),      /* c 0, left */
+          _mm512_inserti64x4(_mm512_set1_epi16(3), _mm256_set1_epi16(1), 1) },
+        { _mm512_inserti64x4(_mm512_set1_epi16(0), _mm256_set1_epi16(2), 1),      /* c 1, right */
+          _mm512_inserti64x4(_mm512_set1_epi16(1), _mm256_set1_epi16(3), 1) },
+    };
     const block_q8_K *y = vy;
     __m128 sum = _mm_setzero_ps();
     struct ggml__rows_prefetch ahead = ggml__rows_prefetch_init(vx, bx, nr, n / QK_K);
@@ -85,16 +110,29 @@ void ggml__avx512_vnni_vec_dot_rows_q4_K(int n, float *s, const void *vx, size_t
         __m256i scaled[4], mins[4];
         GGML__UNROLL
         for (int r = 0; r < 4; r++) {
-            blk[r] = row[r] + (size_t) b * sizeof(block_q4_K);
+            /* the fields shared with q5_K (the assertion above) */
+            blk[r] = row[r] + (size_t) b * block_bytes;
             dmin[r] = blk[r] + offsetof(block_q4_K, dmin);
             const __m256i sc_mn = q4_K_scales_mins((const uint8_t *) blk[r] + offsetof(block_q4_K, scales));
             mins[r] = _mm256_madd_epi16(sc_mn, ysub);
             const __m512i sc = _mm512_broadcast_i32x4(_mm256_castsi256_si128(sc_mn));
+            __m512i qh = _mm512_setzero_si512();
+            if (five)
+                qh = _mm512_broadcast_i64x4(
+                    _mm256_loadu_si256((const __m256i *) (const void *) (blk[r] + offsetof(block_q5_K, qh))));
             __m512i acc = _mm512_setzero_si512();
             GGML__UNROLL
             for (int c = 0; c < 2; c++) {
-                const __m512i q = _mm512_loadu_si512(blk[r] + offsetof(block_q4_K, qs) + 64 * c);
-                const __m512i lo = _mm512_and_si512(q, low4), hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), low4);
+                const __m512i q = _mm512_loadu_si512(blk[r] + qs_at + 64 * c);
+                __m512i lo = _mm512_and_si512(q, low4), hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), low4);
+                if (five) {
+                    const __m512i lo5 = c ? _mm512_srlv_epi16(qh, fifth_shift[1][0])
+                                          : _mm512_sllv_epi16(qh, fifth_shift[0][0]);
+                    const __m512i hi5 = c ? _mm512_srlv_epi16(qh, fifth_shift[1][1])
+                                          : _mm512_sllv_epi16(qh, fifth_shift[0][1]);
+                    lo = _mm512_ternarylogic_epi32(lo, lo5, bit4, 0xf8);   /* a | (b & c) */
+                    hi = _mm512_ternarylogic_epi32(hi, hi5, bit4, 0xf8);
+                }
                 /* low nibbles: sub-blocks 4c (lower half), 4c + 2; high nibbles: 4c + 1, 4c + 3 */
                 acc = _mm512_dpwssd_epi32(acc, _mm512_maddubs_epi16(lo, ya[c][0]),
                                           quarter_lanes(sc, 4 * c, 4 * c, 4 * c + 2, 4 * c + 2));
@@ -113,6 +151,16 @@ void ggml__avx512_vnni_vec_dot_rows_q4_K(int n, float *s, const void *vx, size_t
         sum = _mm_add_ps(sum, _mm_sub_ps(product, min_product));
     }
     store_sums(s, sum, nr);
+}
+
+void ggml__avx512_vnni_vec_dot_rows_q4_K(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
+{
+    q45_K_rows(false, n, s, vx, bx, vy, nr);
+}
+
+void ggml__avx512_vnni_vec_dot_rows_q5_K(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
+{
+    q45_K_rows(true, n, s, vx, bx, vy, nr);
 }
 
 /*

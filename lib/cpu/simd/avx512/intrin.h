@@ -77,6 +77,10 @@ static inline simde__m512i ggml__emu_cvtepu8_epi32(simde__m128i v)
 {
     return ggml__emu_join_si(simde_mm256_cvtepu8_epi32(v), simde_mm256_cvtepu8_epi32(simde_mm_srli_si128(v, 8)));
 }
+static inline simde__m512i ggml__emu_cvtepi8_epi32(simde__m128i v)
+{
+    return ggml__emu_join_si(simde_mm256_cvtepi8_epi32(v), simde_mm256_cvtepi8_epi32(simde_mm_srli_si128(v, 8)));
+}
 /* Truncation to the low byte of each lane, as VPMOVDB. */
 static inline simde__m128i ggml__emu_cvtepi32_epi8(simde__m512i v)
 {
@@ -209,6 +213,7 @@ static inline void ggml__emu_stream_ps(void *p, simde__m512 v)
 #    undef _mm512_cvttps_epi32
 #    undef _mm512_cvtepi16_epi32
 #    undef _mm512_cvtepu16_epi32
+#    undef _mm512_cvtepi8_epi32
 #    undef _mm512_cvtepi32_epi8
 #    undef _mm512_cvtepi32_epi16
 #    undef _mm512_reduce_add_epi32
@@ -231,6 +236,7 @@ static inline void ggml__emu_stream_ps(void *p, simde__m512 v)
 #    define _mm512_cvtepi16_epi32(v)       ggml__emu_cvtepi16_epi32(v)
 #    define _mm512_cvtepu16_epi32(v)       ggml__emu_cvtepu16_epi32(v)
 #    define _mm512_cvtepu8_epi32(v)        ggml__emu_cvtepu8_epi32(v)
+#    define _mm512_cvtepi8_epi32(v)        ggml__emu_cvtepi8_epi32(v)
 #    define _mm512_cvtepi32_epi8(v)        ggml__emu_cvtepi32_epi8(v)
 #    define _mm512_cvtepi32_epi16(v)       ggml__emu_cvtepi32_epi16(v)
 #    define _mm512_reduce_add_epi32(v)     ggml__emu_reduce_add_epi32(v)
