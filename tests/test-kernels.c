@@ -1778,6 +1778,31 @@ static void check_cache_sizes(void)
  * packed (mr rows, the rest row 0 again) give the same bits, and the
  * packing writes nothing past the group.
  */
+/*
+ * unpack (a level's qgemm_unpack) gives back the 16 rows of row_bytes at
+ * stride that were packed into group, and writes nothing between them.
+ */
+static bool unpacks_to(void (*unpack)(int64_t, const char *, char *, size_t), int nb, const uint8_t *group,
+                       const uint8_t *rows, size_t stride, size_t row_bytes)
+{
+    enum { ROWS = GGML__QGEMM_ROWS };
+    if (unpack == NULL)
+        return false;
+    uint8_t *back = malloc(ROWS * stride);
+    memset(back, 0x3c, ROWS * stride);
+    unpack(nb, (const char *) group, (char *) back, stride);
+    bool same = true;
+    for (int r = 0; r < ROWS; r++) {
+        same = same && memcmp(back + r * stride, rows + r * stride, row_bytes) == 0;
+        for (size_t i = row_bytes; i < stride; i++)
+            same = same && back[r * stride + i] == 0x3c;
+    }
+    if (!same)
+        tap_diag("qgemm_unpack: the rows differ from those packed, or bytes between them were written");
+    free(back);
+    return same;
+}
+
 static void check_qgemm_tile_k(const struct ggml__cpu_kernels *k, const struct ggml__cpu_kernels *generic)
 {
     static const int nbs[] = { 1, 2, 5 };
@@ -1856,6 +1881,9 @@ static void check_qgemm_tile_k(const struct ggml__cpu_kernels *k, const struct g
                                 k->qgemm_pack[t](nb, (const char *) a, stride, mr, (char *) group);
                                 for (size_t i = (size_t) nb * ROWS * ggml_type_size(type); i < group_bytes + 64; i++)
                                     all_ok = all_ok && group[i] == 0xa5;
+                                if (mr == ROWS && nr == 1)
+                                    all_ok = all_ok && unpacks_to(k->qgemm_unpack[t], nb, group, a, stride,
+                                                                  ggml_row_size(type, (int64_t) nb * QK_K));
                                 k->qgemm_packed_tile[t](nb, group, 0, mr, cols, nr, c);
                             } else {
                                 k->qgemm_tile[t](nb, a, stride, mr, cols, nr, c);
@@ -1882,8 +1910,9 @@ static void check_qgemm_tile_k(const struct ggml__cpu_kernels *k, const struct g
         free(values);
         free(group);
         ok(all_ok, "%s: qgemm tile %s x q8_K%s, %d x %d, every partial shape, 1, 2 and 5 blocks, random and extreme "
-           "codes: the generic vec_dot's bits, nothing outside written",
-           ggml__isa_name(k->level), ggml_type_name(type), has_packed ? ", plain and packed" : "", ROWS, COLS);
+           "codes: the generic vec_dot's bits, nothing outside written%s",
+           ggml__isa_name(k->level), ggml_type_name(type), has_packed ? ", plain and packed" : "", ROWS, COLS,
+           has_packed ? "; qgemm_unpack gives the rows back" : "");
     }
 }
 

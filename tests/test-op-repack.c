@@ -5,18 +5,19 @@
  * Checked, at every kernel level (run-levels.sh):
  *   - "ggml_backend_dev_get_extra_bufts" of the CPU registry: a
  *     NULL-terminated list, with CPU_REPACK exactly when the level has
- *     integer tiles (AVX2: Q4_0; AVX512_VNNI: Q4_0, Q8_0, IQ4_NL);
- *     without it the rest is skipped;
+ *     integer tiles (AVX2: Q4_0; AVX512_VNNI: Q4_0, Q8_0, IQ4_NL, Q4_K,
+ *     Q5_K, Q6_K); without it the rest is skipped;
  *   - the buffer type: not host memory, CPU device, supported by it;
- *   - Q4_0, Q8_0 and IQ4_NL matrices are stored differently from their
- *     bytes (packed) where the level has their integer tile, other
- *     tensors as they are; set, get and memset at
+ *   - Q4_0, Q8_0, IQ4_NL, Q4_K, Q5_K and Q6_K matrices are stored
+ *     differently from their bytes (packed) where the level has their
+ *     integer tile, other tensors as they are; set, get and memset at
  *     any offset and size give back the standard layout (random bytes,
  *     partial groups of rows, odd offsets), copies to a CPU buffer too;
  *   - MUL_MAT with packed weights, 1 to 33 columns, broadcast batches and
  *     3-D weights, 1 to 4 threads and the reference kernels: every output
  *     within 1e-5 of sum |w x| of a double-precision product of the
- *     dequantized weights and the Q8_0-rounded columns, computed here;
+ *     dequantized weights and the columns rounded through the type's
+ *     vec_dot_type (Q8_0 or Q8_K), computed here;
  *     and the same floats as the same product with the weights in a
  *     plain CPU buffer when that takes the integer tiles (over 3 columns);
  *   - MUL_MAT_ID with packed experts, 1 to 40 tokens (experts with one
@@ -44,7 +45,8 @@ typedef ggml_backend_buffer_type_t *(*extra_bufts_fn)(ggml_backend_dev_t);
 
 static uint64_t seed = 0x72657061636bull;
 
-static const enum ggml_type packed_types[] = { GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_NL };
+static const enum ggml_type packed_types[] = { GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_NL,
+                                               GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K };
 #define N_PACKED_TYPES (sizeof packed_types / sizeof packed_types[0])
 
 /* The CPU registry's answer: the level multiplies weights of type with integer tiles (and packs them). */
@@ -53,6 +55,13 @@ static bool cpu_integer_products(enum ggml_type type)
     bool (*fn)(enum ggml_type) = (bool (*)(enum ggml_type)) ggml_backend_reg_get_proc_address(
         ggml_backend_cpu_reg(), "ggml_backend_cpu_integer_products");
     return fn != NULL && fn(type);
+}
+
+/* Values a row for a test shape of k, as a whole number of blocks of type (256-value K-quants: k rounded up). */
+static int64_t row_values(enum ggml_type type, int64_t k)
+{
+    const int64_t bs = ggml_blck_size(type);
+    return (k + bs - 1) / bs * bs;
 }
 
 static struct ggml_context *new_context(void)
@@ -102,7 +111,7 @@ static void test_round_trip(ggml_backend_buffer_type_t repack)
     struct ggml_context *ctx = new_context();
     struct ggml_tensor *t[N_PACKED_TYPES + 2];
     for (size_t i = 0; i < N_PACKED_TYPES; i++)
-        t[i] = ggml_new_tensor_3d(ctx, packed_types[i], 96, 48, 2);
+        t[i] = ggml_new_tensor_3d(ctx, packed_types[i], row_values(packed_types[i], 96), 48, 2);
     t[N_PACKED_TYPES] = ggml_new_tensor_2d(ctx, GGML_TYPE_Q4_0, 64, 20);   /* rows not a multiple of 16 */
     t[N_PACKED_TYPES + 1] = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 33, 16);
     ggml_backend_buffer_t buf = ggml_backend_alloc_ctx_tensors_from_buft(ctx, repack);
@@ -189,6 +198,32 @@ static void dequantize_rows(enum ggml_type type, const void *src, int64_t rows, 
 }
 
 /*
+ * rows rows of k floats at x, rounded as the CPU backend rounds the
+ * columns of a product with weights of type (its vec_dot_type: Q8_0, or
+ * Q8_K decoded here from its layout: float d, 256 int8 quants, 16 int16
+ * sums), into out.
+ */
+static void round_columns(enum ggml_type type, const float *x, int64_t rows, int64_t k, double *out)
+{
+    const enum ggml_type vdt = ggml_get_type_traits_cpu(type)->vec_dot_type;
+    char *q = malloc(ggml_row_size(vdt, k) * (size_t) rows);
+    for (int64_t r = 0; r < rows; r++)
+        ggml_get_type_traits_cpu(vdt)->from_float(x + r * k, q + (size_t) r * ggml_row_size(vdt, k), k);
+    if (vdt != GGML_TYPE_Q8_K) {
+        dequantize_rows(vdt, q, rows, k, out);
+    } else {
+        enum { Q8_K_BLOCK = 4 + 256 + 2 * 16 };
+        for (int64_t b = 0; b < rows * k / 256; b++) {
+            float d;
+            memcpy(&d, q + b * Q8_K_BLOCK, sizeof d);
+            for (int j = 0; j < 256; j++)
+                out[b * 256 + j] = (double) (d * (float) (int8_t) q[b * Q8_K_BLOCK + 4 + j]);
+        }
+    }
+    free(q);
+}
+
+/*
  * MUL_MAT of packed weights [k, m, wb] by F32 columns [k, n, cb] (cb a
  * multiple of wb) against the double reference and the same product in
  * a plain CPU buffer.
@@ -213,13 +248,10 @@ static void check_product(ggml_backend_buffer_type_t repack, enum ggml_type type
     optest_fill(x, &seed, -1.0, 1.0);
     struct ggml_tensor *yp = ggml_mul_mat(dctx, wp, x), *yn = ggml_mul_mat(dctx, wn, x);
 
-    /* reference: dequantized weights, columns rounded through Q8_0 */
+    /* reference: dequantized weights, columns rounded through the vec_dot_type */
     double *w = malloc((size_t) (k * m * wb) * sizeof *w), *xr = malloc((size_t) (k * n * cb) * sizeof *xr);
     dequantize_rows(type, wn->data, m * wb, k, w);
-    void *q = malloc(ggml_row_size(GGML_TYPE_Q8_0, k) * (size_t) (n * cb));
-    ggml_quantize_chunk(GGML_TYPE_Q8_0, x->data, q, 0, n * cb, k, NULL);
-    dequantize_rows(GGML_TYPE_Q8_0, q, n * cb, k, xr);
-    free(q);
+    round_columns(type, x->data, n * cb, k, xr);
 
     bool all_within = true, same_as_plain = true, ok_status = true;
     const int threads[] = { 1, 2, 3, 4 };
@@ -294,13 +326,10 @@ static void check_experts(ggml_backend_buffer_type_t repack, enum ggml_type type
     }
     struct ggml_tensor *y = ggml_mul_mat_id(dctx, wp, x, ids);
 
-    /* reference: dequantized weights, columns rounded through Q8_0 */
+    /* reference: dequantized weights, columns rounded through the vec_dot_type */
     double *w = malloc((size_t) (k * m * n_as) * sizeof *w), *xr = malloc((size_t) (k * n_used * T) * sizeof *xr);
     dequantize_rows(type, plain, m * n_as, k, w);
-    void *q = malloc(ggml_row_size(GGML_TYPE_Q8_0, k) * (size_t) (n_used * T));
-    ggml_quantize_chunk(GGML_TYPE_Q8_0, x->data, q, 0, n_used * T, k, NULL);
-    dequantize_rows(GGML_TYPE_Q8_0, q, n_used * T, k, xr);
-    free(q);
+    round_columns(type, x->data, n_used * T, k, xr);
 
     bool all_within = true, ok_status = true;
     for (int ti = 0; ti < 5; ti++) {
@@ -338,13 +367,14 @@ static void test_products(ggml_backend_buffer_type_t repack)
 {
     const int64_t cols[] = { 1, 2, 3, 5, 16, 17, 33 };
     for (size_t t = 0; t < N_PACKED_TYPES; t++) {
+        const enum ggml_type type = packed_types[t];
         for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
-            check_product(repack, packed_types[t], 96, 48, 1, cols[c], 1);
-        check_product(repack, packed_types[t], 320, 32, 2, 7, 4);   /* 3-D weights, broadcast columns */
-        check_product(repack, packed_types[t], 32, 16, 1, 20, 3);
-        check_experts(repack, packed_types[t], 96, 48, 4, 2, 1);    /* one column an expert */
-        check_experts(repack, packed_types[t], 64, 32, 8, 2, 9);    /* a few */
-        check_experts(repack, packed_types[t], 160, 16, 3, 2, 40);  /* many */
+            check_product(repack, type, row_values(type, 96), 48, 1, cols[c], 1);
+        check_product(repack, type, row_values(type, 320), 32, 2, 7, 4);   /* 3-D weights, broadcast columns */
+        check_product(repack, type, row_values(type, 32), 16, 1, 20, 3);
+        check_experts(repack, type, row_values(type, 96), 48, 4, 2, 1);    /* one column an expert */
+        check_experts(repack, type, row_values(type, 64), 32, 8, 2, 9);    /* a few */
+        check_experts(repack, type, row_values(type, 160), 16, 3, 2, 40);  /* many */
     }
 }
 

@@ -1,10 +1,12 @@
 /*
  * cpu/repack.c - the "CPU_REPACK" buffer type: CPU memory whose Q4_0,
  * Q8_0 and IQ4_NL weight matrices are stored interleaved for the integer
- * tiles (simd/packed-rows.h), offered through the CPU registry's
- * "ggml_backend_dev_get_extra_bufts" when the kernel level has integer
- * tiles (AVX2: Q4_0; AVX512_VNNI and NEON with the dot product: the
- * three).
+ * tiles (simd/packed-rows.h), and the K-quants Q4_K, Q5_K and Q6_K in the
+ * kernel level's own layout where it has one (AVX512_VNNI: its
+ * qgemm_pack and qgemm_unpack; the level is fixed for the process),
+ * offered through the CPU registry's "ggml_backend_dev_get_extra_bufts"
+ * when the kernel level has integer tiles (AVX2: Q4_0; AVX512_VNNI: the
+ * six; NEON with the dot product: the first three).
  *
  * Which tensors are packed (would_pack): of a packable type that the
  * kernel level multiplies with integer tiles, contiguous, not a view,
@@ -53,9 +55,16 @@ static struct ggml_backend_buffer_type repack_buffer_type = {
 /* tensor->extra of the packed tensors */
 static const char packed_mark;
 
+/* Packed by packed-rows.h at every level, or by the level's own qgemm_pack (qgemm_unpack reverses it). */
+static bool packs_type(enum ggml_type type)
+{
+    return ggml__packable_type(type) ||
+           ((unsigned) type < GGML_TYPE_COUNT && ggml__kernels()->qgemm_unpack[type] != NULL);
+}
+
 bool ggml__cpu_would_pack(const struct ggml_tensor *t)
 {
-    return ggml__packable_type(t->type) && ggml__cpu_integer_products(t->type) && t->view_src == NULL &&
+    return packs_type(t->type) && ggml__cpu_integer_products(t->type) && t->view_src == NULL &&
            ggml_is_contiguous(t) && t->ne[1] % ROWS == 0 && t->ne[0] <= INT32_MAX;
 }
 
@@ -76,7 +85,7 @@ static size_t group_bytes(const struct ggml_tensor *t)
     return ROWS * ggml_row_size(t->type, t->ne[0]);
 }
 
-/* plain: 16 rows of type of nb blocks; packed: their group (packed-rows.h). */
+/* plain: 16 rows of type of nb blocks; packed: their group (packed-rows.h, or the level's own layout). */
 static void pack_group(enum ggml_type type, int64_t nb, const char *plain, char *packed)
 {
     ggml__kernels()->qgemm_pack[type](nb, plain, (size_t) nb * ggml_type_size(type), ROWS, packed);
@@ -84,7 +93,11 @@ static void pack_group(enum ggml_type type, int64_t nb, const char *plain, char 
 
 static void unpack_group(enum ggml_type type, int64_t nb, const char *packed, char *plain)
 {
-    ggml__unpack_rows(type, nb, packed, plain, (size_t) nb * ggml_type_size(type));
+    const size_t stride = (size_t) nb * ggml_type_size(type);
+    if (ggml__kernels()->qgemm_unpack[type] != NULL)
+        ggml__kernels()->qgemm_unpack[type](nb, packed, plain, stride);
+    else
+        ggml__unpack_rows(type, nb, packed, plain, stride);
 }
 
 /*

@@ -173,13 +173,22 @@ struct ggml__cpu_kernels {
      * qgemm_pack[t]: ggml__pack_rows(t, nb, rows, stride, mr, group) of
      * packed-rows.h, byte for byte: 16 rows of nb blocks interleaved into
      * their group (rows past mr: row 0 again).  Present at every level
-     * for the types packed-rows.h packs.  For the K-quants (Q4_K, Q5_K, Q6_K) a level
-     * may have qgemm_pack and qgemm_packed_tile with a layout of its own,
-     * as many bytes as the rows' blocks, which only the matrix product's
-     * per-thread interleaving uses (not CPU_REPACK buffers): the packed
-     * tile then gives the level's qgemm_tile's floats.
+     * for the types packed-rows.h packs.  For the K-quants (Q4_K, Q5_K,
+     * Q6_K) a level may have qgemm_pack and qgemm_packed_tile with a
+     * layout of its own, as many bytes as the rows' blocks, and then
+     * qgemm_unpack: the packed tile gives the level's qgemm_tile's
+     * floats, and CPU_REPACK buffers store such weights in that layout
+     * (the level is fixed for the process).
      */
     void (*qgemm_pack[GGML_TYPE_COUNT])(int64_t nb, const char *rows, size_t stride, int mr, char *group);
+
+    /*
+     * qgemm_unpack[t]: the reverse of a level's own qgemm_pack for all 16
+     * rows: the group at group back into 16 rows of nb blocks, stride
+     * bytes apart.  NULL for the types packed-rows.h packs
+     * (ggml__unpack_rows reverses them at every level).
+     */
+    void (*qgemm_unpack[GGML_TYPE_COUNT])(int64_t nb, const char *group, char *rows, size_t stride);
 
     /*
      * vec_dot_rows[t]: s[r] = vec_dot of row r of x (at x + r * bx bytes)

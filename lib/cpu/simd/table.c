@@ -392,12 +392,15 @@ static void fill_avx512(struct ggml__cpu_kernels *k, const struct ggml__isa_caps
         k->qgemm_tile[GGML_TYPE_Q4_K] = ggml__avx512_vnni_qgemm_tile_q4_K;
         k->qgemm_packed_tile[GGML_TYPE_Q4_K] = ggml__avx512_vnni_qgemm_packed_tile_q4_K;
         k->qgemm_pack[GGML_TYPE_Q4_K] = ggml__avx512_vnni_qgemm_pack_q4_K;
+        k->qgemm_unpack[GGML_TYPE_Q4_K] = ggml__avx512_vnni_qgemm_unpack_q4_K;
         k->qgemm_tile[GGML_TYPE_Q5_K] = ggml__avx512_vnni_qgemm_tile_q5_K;
         k->qgemm_packed_tile[GGML_TYPE_Q5_K] = ggml__avx512_vnni_qgemm_packed_tile_q5_K;
         k->qgemm_pack[GGML_TYPE_Q5_K] = ggml__avx512_vnni_qgemm_pack_q5_K;
+        k->qgemm_unpack[GGML_TYPE_Q5_K] = ggml__avx512_vnni_qgemm_unpack_q5_K;
         k->qgemm_tile[GGML_TYPE_Q6_K] = ggml__avx512_vnni_qgemm_tile_q6_K;
         k->qgemm_packed_tile[GGML_TYPE_Q6_K] = ggml__avx512_vnni_qgemm_packed_tile_q6_K;
         k->qgemm_pack[GGML_TYPE_Q6_K] = ggml__avx512_vnni_qgemm_pack_q6_K;
+        k->qgemm_unpack[GGML_TYPE_Q6_K] = ggml__avx512_vnni_qgemm_unpack_q6_K;
         k->qgemm_packed_tile[GGML_TYPE_Q8_0] = ggml__avx512_vnni_qgemm_packed_tile_q8_0;
         k->qgemm_packed_tile[GGML_TYPE_Q4_0] = ggml__avx512_vnni_qgemm_packed_tile_q4_0;
         k->qgemm_packed_tile[GGML_TYPE_IQ4_NL] = ggml__avx512_vnni_qgemm_packed_tile_iq4_nl;

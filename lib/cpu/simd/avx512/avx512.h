@@ -63,22 +63,29 @@ void ggml__avx512_vnni_vec_dot_rows_q4_K(int n, float *s, const void *x, size_t 
 void ggml__avx512_vnni_vec_dot_rows_q5_K(int n, float *s, const void *x, size_t bx, const void *y, int nr);
 void ggml__avx512_vnni_vec_dot_rows_q6_K(int n, float *s, const void *x, size_t bx, const void *y, int nr);
 
-/* qgemm-k-vnni.c (AVX512_VNNI): the q4_K, q5_K and q6_K qgemm_tile, qgemm_packed_tile and qgemm_pack entries (q8_K columns; layouts of this level) */
+/*
+ * qgemm-k-vnni.c (AVX512_VNNI): the q4_K, q5_K and q6_K qgemm_tile,
+ * qgemm_packed_tile, qgemm_pack and qgemm_unpack entries (q8_K columns;
+ * layouts of this level)
+ */
 void ggml__avx512_vnni_qgemm_tile_q4_K(int nb, const void *a, size_t a_stride, int mr,
                                        const struct ggml__qcolumn *cols, int nr, float *const *c);
 void ggml__avx512_vnni_qgemm_packed_tile_q4_K(int nb, const void *a, size_t a_stride, int mr,
                                               const struct ggml__qcolumn *cols, int nr, float *const *c);
 void ggml__avx512_vnni_qgemm_pack_q4_K(int64_t nb, const char *rows, size_t stride, int mr, char *group);
+void ggml__avx512_vnni_qgemm_unpack_q4_K(int64_t nb, const char *group, char *rows, size_t stride);
 void ggml__avx512_vnni_qgemm_tile_q5_K(int nb, const void *a, size_t a_stride, int mr,
                                        const struct ggml__qcolumn *cols, int nr, float *const *c);
 void ggml__avx512_vnni_qgemm_packed_tile_q5_K(int nb, const void *a, size_t a_stride, int mr,
                                               const struct ggml__qcolumn *cols, int nr, float *const *c);
 void ggml__avx512_vnni_qgemm_pack_q5_K(int64_t nb, const char *rows, size_t stride, int mr, char *group);
+void ggml__avx512_vnni_qgemm_unpack_q5_K(int64_t nb, const char *group, char *rows, size_t stride);
 void ggml__avx512_vnni_qgemm_tile_q6_K(int nb, const void *a, size_t a_stride, int mr,
                                        const struct ggml__qcolumn *cols, int nr, float *const *c);
 void ggml__avx512_vnni_qgemm_packed_tile_q6_K(int nb, const void *a, size_t a_stride, int mr,
                                               const struct ggml__qcolumn *cols, int nr, float *const *c);
 void ggml__avx512_vnni_qgemm_pack_q6_K(int64_t nb, const char *rows, size_t stride, int mr, char *group);
+void ggml__avx512_vnni_qgemm_unpack_q6_K(int64_t nb, const char *group, char *rows, size_t stride);
 
 /* qgemm-vnni.c (AVX512_VNNI): qgemm_tile entries */
 void ggml__avx512_vnni_qgemm_tile_q8_0(int nb, const void *a, size_t a_stride, int mr,

@@ -29,7 +29,9 @@
  * a layout of this level (qgemm_pack: ggml__avx512_vnni_qgemm_pack_q4_K,
  * _q5_K, _q6_K), as many bytes as the rows' blocks, so that the
  * transposes and the scales' decoding are done once per group, not once
- * per 16 columns; the packed tiles read that layout.
+ * per 16 columns; the packed tiles read that layout.  CPU_REPACK buffers
+ * (cpu/repack.c) store these types in that layout too, and read them
+ * back through qgemm_unpack (ggml__avx512_vnni_qgemm_unpack_q4_K, ...).
  */
 #include "config.h"
 
@@ -65,6 +67,31 @@ ALWAYS_INLINE void rows_words(const char *const *row, size_t block_bytes, int64_
 #pragma GCC unroll 8
     for (int q = 0; q < 8; q++)
         w[q] = _mm512_inserti64x4(_mm512_castsi256_si512(lo[q]), hi[q], 1);
+}
+
+/* The reverse of rows_words: w[q] lane r to word q of bytes at .. at + 31 of block b of row r. */
+ALWAYS_INLINE void store_rows_words(char *const *row, size_t block_bytes, int64_t b, size_t at, const __m512i w[8])
+{
+    __m256i lo[8], hi[8];
+#pragma GCC unroll 8
+    for (int q = 0; q < 8; q++) {
+        lo[q] = _mm512_castsi512_si256(w[q]);
+        hi[q] = _mm512_extracti64x4_epi64(w[q], 1);
+    }
+    ggml__transpose_words8(lo);   /* its own inverse */
+    ggml__transpose_words8(hi);
+#pragma GCC unroll 8
+    for (int r = 0; r < 8; r++) {
+        _mm256_storeu_si256((__m256i *) (void *) (row[r] + (size_t) b * block_bytes + at), lo[r]);
+        _mm256_storeu_si256((__m256i *) (void *) (row[r + 8] + (size_t) b * block_bytes + at), hi[r]);
+    }
+}
+
+/* The 16 rows of an unpacking, stride bytes apart from rows. */
+ALWAYS_INLINE void unpacked_rows(char *rows, size_t stride, char *row[ROWS])
+{
+    for (int r = 0; r < ROWS; r++)
+        row[r] = rows + (size_t) r * stride;
 }
 
 /* The 16 row pointers of a tile or a pack: rows past mr repeat row 0. */
@@ -213,6 +240,45 @@ void ggml__avx512_vnni_qgemm_pack_q5_K(int64_t nb, const char *rows, size_t stri
     q45_K_pack(true, nb, rows, stride, mr, group);
 }
 
+/* The reverse of q45_K_pack for all 16 rows: group into rows stride bytes apart. */
+ALWAYS_INLINE void q45_K_unpack(bool five, int64_t nb, const char *group, char *rows, size_t stride)
+{
+    char *row[ROWS];
+    unpacked_rows(rows, stride, row);
+    const size_t block_bytes = Q45_K_BLOCK(five);
+    for (int64_t b = 0; b < nb; b++) {
+        const char *g = group + (size_t) b * ROWS * block_bytes;
+        for (int r = 0; r < ROWS; r++) {
+            block_q4_K *blk = (block_q4_K *) (void *) (row[r] + (size_t) b * block_bytes);
+            memcpy(&blk->d, g + Q45_K_D + 2 * r, 2);
+            memcpy(&blk->dmin, g + Q45_K_DMIN + 2 * r, 2);
+            for (int i = 0; i < K_SCALE_BYTES; i++)
+                blk->scales[i] = (uint8_t) g[Q45_K_SCALES + 16 * i + r];
+        }
+        __m512i w[8];
+        if (five) {
+            for (int q = 0; q < 8; q++)
+                w[q] = _mm512_loadu_si512(g + Q5_K_HIGH + 64 * q);
+            store_rows_words(row, block_bytes, b, offsetof(block_q5_K, qh), w);
+        }
+        for (int p = 0; p < 4; p++) {
+            for (int q = 0; q < 8; q++)
+                w[q] = _mm512_loadu_si512(g + Q45_K_CODES(five) + 64 * (8 * p + q));
+            store_rows_words(row, block_bytes, b, Q45_K_QS(five) + 32 * (size_t) p, w);
+        }
+    }
+}
+
+void ggml__avx512_vnni_qgemm_unpack_q4_K(int64_t nb, const char *group, char *rows, size_t stride)
+{
+    q45_K_unpack(false, nb, group, rows, stride);
+}
+
+void ggml__avx512_vnni_qgemm_unpack_q5_K(int64_t nb, const char *group, char *rows, size_t stride)
+{
+    q45_K_unpack(true, nb, group, rows, stride);
+}
+
 /*
  * The per-block values of the 16 rows from their group block g: the
  * scales and the minimums' pairs decoded from the bytes stored byte by
@@ -354,6 +420,33 @@ void ggml__avx512_vnni_qgemm_pack_q6_K(int64_t nb, const char *rows, size_t stri
             rows_words(row, sizeof(block_q6_K), b, offsetof(block_q6_K, qh) + 32 * (size_t) h, w);
             for (int q = 0; q < 8; q++)
                 _mm512_storeu_si512(g + Q6_K_HIGH + 64 * (8 * h + q), w[q]);
+        }
+    }
+}
+
+/* The reverse of ggml__avx512_vnni_qgemm_pack_q6_K for all 16 rows: group into rows stride bytes apart. */
+void ggml__avx512_vnni_qgemm_unpack_q6_K(int64_t nb, const char *group, char *rows, size_t stride)
+{
+    char *row[ROWS];
+    unpacked_rows(rows, stride, row);
+    for (int64_t b = 0; b < nb; b++) {
+        const char *g = group + (size_t) b * ROWS * sizeof(block_q6_K);
+        for (int r = 0; r < ROWS; r++) {
+            block_q6_K *blk = (block_q6_K *) (void *) row[r] + b;
+            memcpy(&blk->d, g + Q6_K_D + 2 * r, 2);
+            for (int s = 0; s < QK_K / 16; s++)
+                blk->scales[s] = (int8_t) g[Q6_K_SCALES + 16 * s + r];
+        }
+        __m512i w[8];
+        for (int p = 0; p < 4; p++) {
+            for (int q = 0; q < 8; q++)
+                w[q] = _mm512_loadu_si512(g + Q6_K_LOW + 64 * (8 * p + q));
+            store_rows_words(row, sizeof(block_q6_K), b, offsetof(block_q6_K, ql) + 32 * (size_t) p, w);
+        }
+        for (int h = 0; h < 2; h++) {
+            for (int q = 0; q < 8; q++)
+                w[q] = _mm512_loadu_si512(g + Q6_K_HIGH + 64 * (8 * h + q));
+            store_rows_words(row, sizeof(block_q6_K), b, offsetof(block_q6_K, qh) + 32 * (size_t) h, w);
         }
     }
 }
