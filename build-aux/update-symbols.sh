@@ -8,7 +8,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 list="$top/tests/abi/libggml-backend.symbols"
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
-{ cat "$list"; nm -g --defined-only "$@" | awk '$2 == "T" { print $3 }' | grep '^ggml_' | grep -v '^ggml__'; } |
+{ cat "$list"; nm -g --defined-only "$@" | awk '$2 == "T" { print $3 }' | grep -E '^(ggml|gguf)_' | grep -v '^ggml__'; } |
     LC_ALL=C sort -u > "$tmp"
 cp "$tmp" "$list"
 {

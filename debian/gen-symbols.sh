@@ -17,7 +17,7 @@ LC_ALL=C awk '
     # The version script: "NODE {" opens a node, "ggml_name;" lists a symbol.
     FNR == NR {
         if ($0 ~ /^[A-Za-z0-9_.]+[ \t]*\{/) { node = $1; sub(/\{.*/, "", node); nodes[++n] = node }
-        else if ($0 ~ /^[ \t]*ggml_[A-Za-z0-9_]*;[ \t]*$/) { s = $1; sub(/;$/, "", s); of[s] = node }
+        else if ($0 ~ /^[ \t]*gg(ml|uf)_[A-Za-z0-9_]*;[ \t]*$/) { s = $1; sub(/;$/, "", s); of[s] = node }
         next
     }
     # The stored list: one name a line.

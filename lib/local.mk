@@ -17,7 +17,9 @@ ggmlbackendinclude_HEADERS = \
 	include/ggml-backend.h \
 	include/ggml-backend-impl.h \
 	include/ggml-cpu.h \
-	include/ggml-blas.h
+	include/ggml-blas.h \
+	include/gguf.h \
+	include/ggml-cpp.h
 
 libggml_backend_core_la_SOURCES = \
 	lib/ggml-impl.h \
@@ -57,6 +59,7 @@ libggml_backend_core_la_SOURCES = \
 	lib/alloc.c \
 	lib/sched.c \
 	lib/meta.c \
+	lib/gguf.c \
 	lib/cpu/buffer.c \
 	lib/cpu/repack.c \
 	lib/cpu/cpu-private.h \

@@ -33,7 +33,7 @@ LC_ALL=C sort -u "$stored" > "$tmp/stored"
 diff -u "$tmp/stored" "$tmp/exported" > "$tmp/diff1"
 result $? "exported symbols equal tests/abi/libggml-backend.symbols" "$tmp/diff1"
 
-sed -n 's/^[[:space:]]*\(ggml_[A-Za-z0-9_]*\);$/\1/p' "$script" | LC_ALL=C sort -u > "$tmp/script"
+sed -n 's/^[[:space:]]*\(gg[mu][lf]_[A-Za-z0-9_]*\);$/\1/p' "$script" | LC_ALL=C sort -u > "$tmp/script"
 diff -u "$tmp/stored" "$tmp/script" > "$tmp/diff2"
 result $? "lib/libggml-backend.sym names the same symbols" "$tmp/diff2"
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # check-tools.sh - TAP checks of the command-line tools, run from the build
-# tree: ggml-backend-info and ggml-backend-bench.
+# tree: ggml-backend-info, ggml-backend-bench and ggml-backend-gguf.
 #
 # Variables (set by "make check"): top_builddir; TEST_PLUGIN_DIR, the test
 # plugins (tests/plugins: a good one, one with the wrong API version, one
@@ -11,6 +11,7 @@
 : "${top_builddir:=.}"
 info=$top_builddir/tools/ggml-backend-info
 bench=$top_builddir/tools/ggml-backend-bench
+gguf=$top_builddir/tools/ggml-backend-gguf
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/check-tools.XXXXXX") || { echo "Bail out! mktemp failed"; exit 99; }
 trap 'rm -rf "$tmp"' EXIT
 unset GGML_BACKEND_PATH
@@ -256,5 +257,76 @@ ok "bench --help"
 run "$bench" --version
 [ "$rc" -eq 0 ] && grep -q "^ggml-backend-bench ${PACKAGE_VERSION:-}" "$tmp/out"
 ok "bench --version"
+
+# ---------------------------------------------------- ggml-backend-gguf
+
+# le VALUE BYTES: VALUE as BYTES little-endian bytes (octal escapes of printf)
+le() {
+    v=$1 i=0
+    while [ "$i" -lt "$2" ]; do
+        printf "\\$(printf '%03o' $((v & 255)))"
+        v=$((v >> 8)) i=$((i + 1))
+    done
+}
+gstr() { le "${#1}" 8; printf '%s' "$1"; }
+# a GGUF file written here from the format: version 3, one F32 tensor "w"
+# [4, 2] of zeros, "general.name" = "tiny" and "tok", an array of 10 strings
+{
+    printf 'GGUF'; le 3 4; le 1 8; le 2 8
+    gstr general.name; le 8 4; gstr tiny
+    gstr tok; le 9 4; le 8 4; le 10 8
+    for t in a b c d e f g h i j; do gstr "$t"; done
+    gstr w; le 2 4; le 4 8; le 2 8; le 0 4; le 0 8
+} > "$tmp/tiny.gguf"
+size=$(wc -c < "$tmp/tiny.gguf")
+pad=$(( (32 - size % 32) % 32 + 32 ))   # to the alignment, then 32 bytes of data
+head -c "$pad" /dev/zero >> "$tmp/tiny.gguf"
+head -c 150 "$tmp/tiny.gguf" > "$tmp/cut.gguf"
+head -c $((size + pad - 1)) "$tmp/tiny.gguf" > "$tmp/short.gguf"
+
+run "$gguf" "$tmp/tiny.gguf"
+[ "$rc" -eq 0 ] && grep -q 'GGUF version 3, alignment 32' "$tmp/out" &&
+    grep -q '^  general.name  *str "tiny"$' "$tmp/out" &&
+    grep -q '^  tok  *str\[10\] \["a", "b", "c", "d", "e", "f", "g", "h", \.\.\. (2 more)\]$' "$tmp/out" &&
+    grep -q '^  w  *f32  *\[4, 2\] 32 bytes at 0$' "$tmp/out" &&
+    grep -q '^total: 1 tensors, 8 elements, 32 bytes' "$tmp/out"
+ok "gguf prints the version, the metadata (a long array abbreviated) and the tensor table"
+
+run "$gguf" --all "$tmp/tiny.gguf"
+[ "$rc" -eq 0 ] && grep -q '"i", "j"\]$' "$tmp/out"
+ok "gguf --all prints every element"
+
+run "$gguf" --json "$tmp/tiny.gguf" "$tmp/tiny.gguf"
+[ "$rc" -eq 0 ] && json_ok "$tmp/out" 'len(d) == 2 and d[0]["valid"] and d[0]["version"] == 3 and
+    d[0]["tensors"][0]["shape"] == [4, 2] and d[0]["tensors"][0]["type"] == "f32" and
+    d[0]["metadata"][1]["n"] == 10 and d[0]["metadata"][0]["value"] == "tiny" and d[0]["total_bytes"] == 32'
+ok "gguf --json: an array of one object per file"
+
+run "$gguf" --check "$tmp/tiny.gguf" "$tmp/cut.gguf"
+[ "$rc" -eq 1 ] && grep -q 'tiny.gguf: ok$' "$tmp/out" && grep -q 'cut.gguf: not a sound GGUF file$' "$tmp/out" &&
+    grep -q 'at offset' "$tmp/err"
+ok "gguf --check: a truncated file exits 1, the reason on stderr"
+
+run "$gguf" "$tmp/short.gguf"
+[ "$rc" -eq 1 ] && grep -q "data ends past the file" "$tmp/err"
+ok "gguf: a file one byte short of its data exits 1"
+
+run "$gguf" --json "$tmp/cut.gguf"
+[ "$rc" -eq 1 ] && json_ok "$tmp/out" 'd[0]["valid"] == False'
+ok "gguf --json marks an unsound file"
+
+for bad in "" "--bogus"; do
+    run "$gguf" $bad
+    [ "$rc" -eq 2 ] && grep -q "^ggml-backend-gguf: " "$tmp/err" && [ ! -s "$tmp/out" ]
+    ok "gguf ${bad:-without a file} exits 2 with a message"
+done
+
+run "$gguf" --help
+[ "$rc" -eq 0 ] && grep -q '^usage: ggml-backend-gguf' "$tmp/out"
+ok "gguf --help"
+
+run "$gguf" --version
+[ "$rc" -eq 0 ] && grep -q "^ggml-backend-gguf ${PACKAGE_VERSION:-}" "$tmp/out"
+ok "gguf --version"
 
 echo "1..$n"

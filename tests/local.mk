@@ -20,6 +20,8 @@ AM_TESTS_ENVIRONMENT = \
 	top_srcdir='$(top_srcdir)'; top_builddir='$(top_builddir)'; \
 	CC='$(CC) $(SANITIZER_CFLAGS)'; LIBTOOL='$(LIBTOOL)'; \
 	PACKAGE_VERSION='$(PACKAGE_VERSION)'; MANDOC='$(MANDOC)'; NM='$(NM)'; \
+	CXX_FOR_TESTS='$(CXX_FOR_TESTS)'; SANITIZER_CFLAGS='$(SANITIZER_CFLAGS)'; \
+	export CXX_FOR_TESTS SANITIZER_CFLAGS; \
 	ASAN_OPTIONS=allocator_may_return_null=1; \
 	TEST_PLUGIN_DIR='$(abs_top_builddir)/tests/plugins/.libs'; export TEST_PLUGIN_DIR; \
 	BLAS_PLUGIN_DIR='$(blas_plugin_dir)'; export BLAS_PLUGIN_DIR; \
@@ -74,16 +76,19 @@ tap_test_programs = \
 	tests/test-autodiff \
 	tests/test-op-deepseek \
 	tests/test-op-custom \
-	tests/test-blas
+	tests/test-blas \
+	tests/test-gguf
 
 check_PROGRAMS += $(tap_test_programs)
-TESTS += $(tap_test_programs) tests/check-abi.sh tests/check-man.sh tests/check-numa.sh tests/check-declared.sh
+TESTS += $(tap_test_programs) tests/check-abi.sh tests/check-man.sh tests/check-numa.sh tests/check-declared.sh \
+	tests/check-cpp.sh
 
 noinst_HEADERS += tests/tap.h tests/op-test.h tests/small-quants-ref.h tests/quant-data.h
 LDADD = libggml-backend.la -lm
 
 EXTRA_DIST += tests/data/smallquants.txt tests/data/q45quants.txt
 EXTRA_DIST += tests/check-abi.sh tests/check-man.sh tests/check-declared.sh tests/abi/libggml-backend.symbols tests/run-levels.sh
+EXTRA_DIST += tests/check-cpp.sh tests/cpp-wrappers.cc
 
 # test-numa checks the placement plans directly: lib/cpu/numa-plan.c is
 # compiled into it (the library does not export it).
@@ -136,9 +141,22 @@ check_PROGRAMS += tests/fuzz-graph
 TESTS += tests/check-fuzz.sh
 EXTRA_DIST += tests/check-fuzz.sh
 
-# The libFuzzer build of the same graph builder (configure --enable-libfuzzer,
-# clang only): run it as tests/fuzz-graph-libfuzzer -max_total_time=60.
+# fuzz-gguf: the GGUF reader's fuzz target (see its header comment), its
+# seeds and a bounded number of mutations run by check-fuzz-gguf.sh.
+check_PROGRAMS += tests/fuzz-gguf
+TESTS += tests/check-fuzz-gguf.sh
+EXTRA_DIST += tests/check-fuzz-gguf.sh
+
+# The libFuzzer builds of the same graph builder and GGUF target (configure
+# --enable-libfuzzer, clang only): run them as tests/fuzz-graph-libfuzzer
+# -max_total_time=60, tests/fuzz-gguf-libfuzzer CORPUS_DIR (seeds from
+# tests/fuzz-gguf --write-corpus CORPUS_DIR).
 if BUILD_LIBFUZZER
+check_PROGRAMS += tests/fuzz-gguf-libfuzzer
+tests_fuzz_gguf_libfuzzer_SOURCES = tests/fuzz-gguf.c
+tests_fuzz_gguf_libfuzzer_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_GGUF_LIBFUZZER
+tests_fuzz_gguf_libfuzzer_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
+tests_fuzz_gguf_libfuzzer_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 check_PROGRAMS += tests/fuzz-graph-libfuzzer
 tests_fuzz_graph_libfuzzer_SOURCES = tests/fuzz-graph.c
 tests_fuzz_graph_libfuzzer_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_GRAPH_LIBFUZZER

@@ -3,8 +3,9 @@
 ## ggml-backend-info   the plugin search path, plugins, registries, devices
 ## ggml-backend-bench  the benchmark: a transformer block and matrix
 ##                     products on every device through the scheduler
+## ggml-backend-gguf   what a GGUF model file holds, and whether it is sound
 
-bin_PROGRAMS = tools/ggml-backend-info tools/ggml-backend-bench
+bin_PROGRAMS = tools/ggml-backend-info tools/ggml-backend-bench tools/ggml-backend-gguf
 noinst_HEADERS += tools/tool-util.h
 
 tools_cppflags = $(AM_CPPFLAGS) -DGGML_BACKEND_TOOL_DIR='"$(backenddir)"'
@@ -22,6 +23,10 @@ if BUILD_BLAS
 tools_ggml_backend_bench_CPPFLAGS += $(OPENBLAS_CFLAGS) -DHAVE_CBLAS=1
 tools_ggml_backend_bench_LDADD += $(OPENBLAS_LIBS)
 endif
+
+tools_ggml_backend_gguf_SOURCES = tools/ggml-backend-gguf.c tools/tool-util.c
+tools_ggml_backend_gguf_CPPFLAGS = $(tools_cppflags)
+tools_ggml_backend_gguf_LDADD = libggml-backend.la
 
 TESTS += tests/check-tools.sh
 EXTRA_DIST += tests/check-tools.sh
