@@ -52,6 +52,14 @@ bool ggml__handle_is_live(enum ggml__handle_kind kind, const void *handle);
 bool ggml__handle_check(enum ggml__handle_kind kind, const void *handle, const char *func);
 
 /*
+ * Makes ggml_backend_buffer_free call release(data) after the buffer's own
+ * free_buffer: for memory the buffer only borrows, such as a mapped file
+ * wrapped by buffer_from_host_ptr.  One per buffer: false (logged) when
+ * buffer is not live or already has one.
+ */
+bool ggml__buffer_set_release(ggml_backend_buffer_t buffer, void (*release)(void *data), void *data);
+
+/*
  * True when every tensor graph computes or reads (leafs, nodes and the
  * nodes' sources) that lives in a backend buffer (its view source's, for a
  * view) lives in a live one; otherwise logs one message naming the first

@@ -86,28 +86,41 @@ ggml_backend_dev_t ggml_backend_buft_get_device(ggml_backend_buffer_type_t buft)
 
 /* ---------------------------------------------------------------- buffers */
 
+/*
+ * Every buffer handle is the first member of one of these, allocated by
+ * ggml_backend_buffer_init (the table of live handles holds no other
+ * buffers), so the library can keep what plugins never see next to it.
+ */
+struct buffer_record {
+    struct ggml_backend_buffer buffer; /* first: the handle points here */
+    void (*release)(void *data);       /* ggml__buffer_set_release's, or NULL */
+    void *release_data;
+};
+
 ggml_backend_buffer_t ggml_backend_buffer_init(ggml_backend_buffer_type_t buft,
                                                struct ggml_backend_buffer_i iface,
                                                void *context, size_t size)
 {
     REQUIRE_BUFT(buft, NULL);
-    ggml_backend_buffer_t buffer = malloc(sizeof *buffer);
-    if (buffer == NULL) {
+    struct buffer_record *record = malloc(sizeof *record);
+    if (record == NULL) {
         ggml__error("out of memory");
         return NULL;
     }
-    *buffer = (struct ggml_backend_buffer) {
-        .iface = iface,
-        .buft = buft,
-        .context = context,
-        .size = size,
-        .usage = GGML_BACKEND_BUFFER_USAGE_ANY,
+    *record = (struct buffer_record) {
+        .buffer = {
+            .iface = iface,
+            .buft = buft,
+            .context = context,
+            .size = size,
+            .usage = GGML_BACKEND_BUFFER_USAGE_ANY,
+        },
     };
-    if (!ggml__handle_add(GGML__HANDLE_BUFFER, buffer, __func__)) {
-        free(buffer);
+    if (!ggml__handle_add(GGML__HANDLE_BUFFER, &record->buffer, __func__)) {
+        free(record);
         return NULL;
     }
-    return buffer;
+    return &record->buffer;
 }
 
 #define REQUIRE_BUFFER(buffer, ret)                                           \
@@ -128,9 +141,26 @@ void ggml_backend_buffer_free(ggml_backend_buffer_t buffer)
         return;
     if (!ggml__handle_remove(GGML__HANDLE_BUFFER, buffer, __func__))
         return;
+    struct buffer_record *record = (struct buffer_record *) buffer;
     if (buffer->iface.free_buffer)
         buffer->iface.free_buffer(buffer);
-    free(buffer);
+    if (record->release != NULL)
+        record->release(record->release_data);
+    free(record);
+}
+
+bool ggml__buffer_set_release(ggml_backend_buffer_t buffer, void (*release)(void *data), void *data)
+{
+    if (!ggml__handle_check(GGML__HANDLE_BUFFER, buffer, __func__))
+        return false;
+    struct buffer_record *record = (struct buffer_record *) buffer;
+    if (record->release != NULL) {
+        ggml__error("the %s buffer already releases other memory", ggml_backend_buft_name(buffer->buft));
+        return false;
+    }
+    record->release = release;
+    record->release_data = data;
+    return true;
 }
 
 size_t ggml_backend_buffer_get_size(ggml_backend_buffer_t buffer)

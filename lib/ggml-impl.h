@@ -108,9 +108,12 @@ static inline bool ggml__extent_bytes(enum ggml_type type, const int64_t ne[GGML
         nbytes = ggml__type_size_of(type);
         first = 0;
     } else {
-        if (__builtin_mul_overflow((size_t) ne[0], nb[0], &nbytes))
+        /* ne[0] * nb[0] / blck_size, without the product overflowing when the quotient fits */
+        const size_t whole = (size_t) (ne[0] / blck_size), part = (size_t) (ne[0] % blck_size);
+        size_t part_bytes;
+        if (__builtin_mul_overflow(whole, nb[0], &nbytes) || __builtin_mul_overflow(part, nb[0], &part_bytes) ||
+            __builtin_add_overflow(nbytes, part_bytes / (size_t) blck_size, &nbytes))
             return false;
-        nbytes /= (size_t) blck_size;
         first = 1;
     }
     for (int i = first; i < GGML_MAX_DIMS; i++)

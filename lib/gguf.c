@@ -1224,19 +1224,31 @@ void gguf_set_tensor_data(struct gguf_context *ctx, const char *name, const void
 
 /* ------------------------------------------------------------ writing */
 
-/* Bytes being written: kept in buf (store) or only counted. */
+/*
+ * Where written bytes go: to file when it is not NULL, else into buf when
+ * store (grown as needed up to cap, which a caller's block sets), else
+ * nowhere: they are only counted.  After a failure nothing more is put.
+ */
 struct sink {
+    FILE *file;
     bool store;
     uint8_t *buf;
     size_t bytes, cap;
     bool failed;
+    int error; /* errno of the failed write to file */
 };
 
 static void put(struct sink *s, const void *p, size_t n)
 {
     if (s->failed || n == 0)
         return;
-    if (s->store) {
+    if (s->file != NULL) {
+        if (fwrite(p, 1, n, s->file) != n) {
+            s->failed = true;
+            s->error = errno;
+            return;
+        }
+    } else if (s->store) {
         if (s->bytes + n > s->cap) {
             size_t cap = s->cap > 0 ? s->cap : 4096;
             while (cap < s->bytes + n)
@@ -1266,6 +1278,10 @@ static void put_str(struct sink *s, const char *p, uint64_t len)
 static void put_zeros(struct sink *s, size_t n)
 {
     static const uint8_t zeros[64];
+    if (s->file == NULL && !s->store) {
+        s->bytes += s->failed ? 0 : n; /* counted, not made */
+        return;
+    }
     while (n > 0) {
         const size_t k = n < sizeof zeros ? n : sizeof zeros;
         put(s, zeros, k);
@@ -1329,17 +1345,12 @@ void gguf_get_meta_data(const struct gguf_context *ctx, void *data)
         ggml__error("%s is NULL", ctx == NULL ? "ctx" : "data");
         return;
     }
-    struct sink s = { .store = true };
+    struct sink s = { .store = true, .buf = data, .cap = SIZE_MAX }; /* the caller's block: never grown */
     put_meta(ctx, &s);
-    if (s.failed)
-        ggml__error("out of memory for %zu bytes of metadata", s.bytes);
-    else
-        memcpy(data, s.buf, s.bytes);
-    free(s.buf);
 }
 
-/* Writes the data of tensor info (and its padding) to file; false after logging for func. */
-static bool write_tensor_data(const struct gguf_context *ctx, const struct gguf_tensor_info *info, FILE *file,
+/* Puts the data of tensor info and its padding into s (a file); false after logging for func. */
+static bool write_tensor_data(const struct gguf_context *ctx, const struct gguf_tensor_info *info, struct sink *s,
                               const char *func)
 {
     const struct ggml_tensor *t = &info->t;
@@ -1363,37 +1374,24 @@ static bool write_tensor_data(const struct gguf_context *ctx, const struct gguf_
         ggml_backend_tensor_get(t, copy, 0, n);
         bytes = copy;
     }
-    static const uint8_t zeros[64];
-    size_t pad = GGML_PAD(n, ctx->alignment) - n;
-    bool ok = n == 0 || fwrite(bytes, 1, n, file) == n;
-    while (ok && pad > 0) {
-        const size_t k = pad < sizeof zeros ? pad : sizeof zeros;
-        ok = fwrite(zeros, 1, k, file) == k;
-        pad -= k;
-    }
+    put(s, bytes, n);
+    put_zeros(s, GGML_PAD(n, ctx->alignment) - n);
     free(copy);
-    if (!ok)
-        ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "writing tensor '%s' failed: %s", t->name, strerror(errno));
-    return ok;
+    if (s->failed)
+        ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "writing tensor '%s' failed: %s", t->name, strerror(s->error));
+    return !s->failed;
 }
 
 static bool write_file(const struct gguf_context *ctx, FILE *file, bool only_meta, const char *func)
 {
-    struct sink s = { .store = true };
+    struct sink s = { .file = file };
     put_meta(ctx, &s);
     if (s.failed) {
-        ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "out of memory for %zu bytes of metadata", s.bytes);
-        free(s.buf);
-        return false;
-    }
-    const bool ok = fwrite(s.buf, 1, s.bytes, file) == s.bytes;
-    free(s.buf);
-    if (!ok) {
-        ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "writing the metadata failed: %s", strerror(errno));
+        ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "writing the metadata failed: %s", strerror(s.error));
         return false;
     }
     for (int64_t i = 0; !only_meta && i < ctx->n_info; i++)
-        if (!write_tensor_data(ctx, &ctx->info[i], file, func))
+        if (!write_tensor_data(ctx, &ctx->info[i], &s, func))
             return false;
     return true;
 }

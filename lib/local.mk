@@ -19,6 +19,7 @@ ggmlbackendinclude_HEADERS = \
 	include/ggml-cpu.h \
 	include/ggml-blas.h \
 	include/gguf.h \
+	include/ggml-backend-gguf.h \
 	include/ggml-cpp.h
 
 libggml_backend_core_la_SOURCES = \
@@ -60,6 +61,7 @@ libggml_backend_core_la_SOURCES = \
 	lib/sched.c \
 	lib/meta.c \
 	lib/gguf.c \
+	lib/gguf-load.c \
 	lib/cpu/buffer.c \
 	lib/cpu/repack.c \
 	lib/cpu/cpu-private.h \

@@ -91,6 +91,8 @@ man3_MANS += \
 	man/man3/ggml_backend_get_default_buffer_type.3 \
 	man/man3/ggml_backend_get_device.3 \
 	man/man3/ggml_backend_get_max_size.3 \
+	man/man3/ggml_backend_gguf_load.3 \
+	man/man3/ggml_backend_gguf_load_tensors.3 \
 	man/man3/ggml_backend_graph_compute.3 \
 	man/man3/ggml_backend_graph_compute_async.3 \
 	man/man3/ggml_backend_graph_copy.3 \

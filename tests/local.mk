@@ -77,7 +77,8 @@ tap_test_programs = \
 	tests/test-op-deepseek \
 	tests/test-op-custom \
 	tests/test-blas \
-	tests/test-gguf
+	tests/test-gguf \
+	tests/test-gguf-load
 
 check_PROGRAMS += $(tap_test_programs)
 TESTS += $(tap_test_programs) tests/check-abi.sh tests/check-man.sh tests/check-numa.sh tests/check-declared.sh \

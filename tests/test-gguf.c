@@ -365,6 +365,21 @@ static void test_damage(void)
     put_le(&z, l.t0_ne0, 1ull << 62, 8);
     put_le(&z, l.t0_ne1, 0, 8);
     refused(&z, "an empty tensor of 2^62 x 0 (x 4 bytes)");
+
+    /* Q4_0 rows of 2^62 values: 2^57 blocks of 18 bytes fit in size_t, 2^62 x 18 does not;
+       the size must come out whole (and the data is then missing), never wrapped */
+    memcpy(z.p, ref.p, ref.n);
+    put_le(&z, l.t0_type, GGML_TYPE_Q4_0, 4);
+    put_le(&z, l.t0_ne0, 1ull << 62, 8);
+    put_le(&z, l.t0_ne1, 1, 8);
+    put_le(&z, l.t1_offset, (1ull << 57) * 18, 8); /* a multiple of the alignment, 64 */
+    refused(&z, "Q4_0 rows of 2^62 values with their data missing");
+    struct gguf_init_params shapes_only = { true, NULL };
+    struct gguf_context *huge = gguf_init_from_buffer(z.p, z.n, shapes_only);
+    is_uint(huge != NULL ? gguf_get_tensor_size(huge, 0) : 0, (1ull << 57) * 18,
+            "read without its data, its size is 2^57 blocks of 18 bytes");
+    is_int(tap_log_errors(), 0, "and nothing is logged");
+    gguf_free(huge);
     free(z.p);
 
     /* every truncation before the last tensor's last byte; the final padding may be missing */

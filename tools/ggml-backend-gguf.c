@@ -47,9 +47,13 @@ static void usage(FILE *out)
             "Exit status: 0 every file is sound, 1 one is not, 2 bad usage.\n");
 }
 
-/* Element i of array (or single value, i 0) key_id as text or JSON. */
-static void print_element(const struct gguf_context *g, int64_t key_id, enum gguf_type type, size_t i, bool json,
-                          FILE *out)
+/*
+ * Element i of pair key_id (an array's, or its single value with i 0) as
+ * text or JSON; data is the pair's values (gguf_get_arr_data or
+ * gguf_get_val_data), not used for strings.
+ */
+static void print_element(const struct gguf_context *g, int64_t key_id, enum gguf_type type, const void *data,
+                          size_t i, bool json, FILE *out)
 {
     if (type == GGUF_TYPE_STRING) {
         const char *s = gguf_get_kv_type(g, key_id) == GGUF_TYPE_ARRAY ? gguf_get_arr_str(g, key_id, i)
@@ -57,8 +61,6 @@ static void print_element(const struct gguf_context *g, int64_t key_id, enum ggu
         tool_json_string(out, s);   /* quoted and escaped in both forms */
         return;
     }
-    const void *data = gguf_get_kv_type(g, key_id) == GGUF_TYPE_ARRAY ? gguf_get_arr_data(g, key_id)
-                                                                        : gguf_get_val_data(g, key_id);
     const unsigned char *p = data;
     switch (type) {
     case GGUF_TYPE_UINT8:   fprintf(out, "%u", (unsigned) p[i]); break;
@@ -99,16 +101,18 @@ static void print_value(const struct gguf_context *g, int64_t key_id, bool json,
 {
     const enum gguf_type kv_type = gguf_get_kv_type(g, key_id);
     if (kv_type != GGUF_TYPE_ARRAY) {
-        print_element(g, key_id, kv_type, 0, json, out);
+        const void *data = kv_type == GGUF_TYPE_STRING ? NULL : gguf_get_val_data(g, key_id);
+        print_element(g, key_id, kv_type, data, 0, json, out);
         return;
     }
     const enum gguf_type type = gguf_get_arr_type(g, key_id);
+    const void *data = type == GGUF_TYPE_STRING ? NULL : gguf_get_arr_data(g, key_id);
     const size_t n = gguf_get_arr_n(g, key_id), shown = all || n <= SHOWN_ELEMENTS ? n : SHOWN_ELEMENTS;
     putc('[', out);
     for (size_t i = 0; i < shown; i++) {
         if (i > 0)
             fputs(", ", out);
-        print_element(g, key_id, type, i, json, out);
+        print_element(g, key_id, type, data, i, json, out);
     }
     if (shown < n && !json)
         fprintf(out, ", ... (%zu more)", n - shown);
@@ -148,6 +152,22 @@ static void print_shape(const int64_t *ne, FILE *out)
     putc(']', out);
 }
 
+/* Sums over the tensor table; unsigned, as a hostile table may sum past int64_t. */
+struct totals {
+    uint64_t elements, bytes;
+};
+
+static struct totals tensor_totals(const struct gguf_context *g)
+{
+    struct totals sum = { 0, 0 };
+    for (int64_t i = 0; i < gguf_get_n_tensors(g); i++) {
+        const int64_t *ne = gguf_get_tensor_ne(g, i);
+        sum.elements += (uint64_t) (ne[0] * ne[1] * ne[2] * ne[3]);   /* each product checked by the reader */
+        sum.bytes += gguf_get_tensor_size(g, i);
+    }
+    return sum;
+}
+
 static void print_text(const char *path, const struct gguf_context *g, uint64_t file_size, bool all)
 {
     printf("%s: GGUF version %" PRIu32 ", alignment %zu, %" PRIu64 " bytes, data at offset %zu\n", path,
@@ -165,17 +185,14 @@ static void print_text(const char *path, const struct gguf_context *g, uint64_t 
         putchar('\n');
     }
     printf("tensors: %" PRId64 "\n", n_t);
-    uint64_t elements = 0, bytes = 0;   /* unsigned: a hostile table may sum past int64_t */
     for (int64_t i = 0; i < n_t; i++) {
-        const int64_t *ne = gguf_get_tensor_ne(g, i);
         printf("  %-40s %-8s ", gguf_get_tensor_name(g, i), ggml_type_name(gguf_get_tensor_type(g, i)));
-        print_shape(ne, stdout);
+        print_shape(gguf_get_tensor_ne(g, i), stdout);
         printf(" %zu bytes at %zu\n", gguf_get_tensor_size(g, i), gguf_get_tensor_offset(g, i));
-        elements += (uint64_t) (ne[0] * ne[1] * ne[2] * ne[3]);   /* each product checked by the reader */
-        bytes += gguf_get_tensor_size(g, i);
     }
-    printf("total: %" PRId64 " tensors, %" PRIu64 " elements, %" PRIu64 " bytes (%.2f MiB)\n", n_t, elements, bytes,
-           (double) bytes / (1024.0 * 1024.0));
+    const struct totals sum = tensor_totals(g);
+    printf("total: %" PRId64 " tensors, %" PRIu64 " elements, %" PRIu64 " bytes (%.2f MiB)\n", n_t, sum.elements,
+           sum.bytes, (double) sum.bytes / (1024.0 * 1024.0));
 }
 
 static void print_json(const char *path, const struct gguf_context *g, uint64_t file_size, bool all)
@@ -198,19 +215,16 @@ static void print_json(const char *path, const struct gguf_context *g, uint64_t 
         putchar('}');
     }
     printf("],\n  \"tensors\": [");
-    uint64_t elements = 0, bytes = 0;   /* unsigned: a hostile table may sum past int64_t */
     for (int64_t i = 0; i < gguf_get_n_tensors(g); i++) {
-        const int64_t *ne = gguf_get_tensor_ne(g, i);
         printf(i > 0 ? ",\n    {\"name\": " : "\n    {\"name\": ");
         tool_json_string(stdout, gguf_get_tensor_name(g, i));
         printf(", \"type\": \"%s\", \"shape\": ", ggml_type_name(gguf_get_tensor_type(g, i)));
-        print_shape(ne, stdout);
+        print_shape(gguf_get_tensor_ne(g, i), stdout);
         printf(", \"bytes\": %zu, \"offset\": %zu}", gguf_get_tensor_size(g, i), gguf_get_tensor_offset(g, i));
-        elements += (uint64_t) (ne[0] * ne[1] * ne[2] * ne[3]);   /* each product checked by the reader */
-        bytes += gguf_get_tensor_size(g, i);
     }
+    const struct totals sum = tensor_totals(g);
     printf("],\n  \"total_tensors\": %" PRId64 ", \"total_elements\": %" PRIu64 ", \"total_bytes\": %" PRIu64 "}",
-           gguf_get_n_tensors(g), elements, bytes);
+           gguf_get_n_tensors(g), sum.elements, sum.bytes);
 }
 
 /* One file: printed (or checked); true when sound. */

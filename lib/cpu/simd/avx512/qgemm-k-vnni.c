@@ -87,6 +87,26 @@ ALWAYS_INLINE void store_rows_words(char *const *row, size_t block_bytes, int64_
     }
 }
 
+/* Bytes at .. at + 31 of block b of the 16 rows as rows_words' 8 vectors, stored 64 bytes apart at packed. */
+ALWAYS_INLINE void pack_words(const char *const *row, size_t block_bytes, int64_t b, size_t at, char *packed)
+{
+    __m512i w[8];
+    rows_words(row, block_bytes, b, at, w);
+#pragma GCC unroll 8
+    for (int q = 0; q < 8; q++)
+        _mm512_storeu_si512(packed + 64 * q, w[q]);
+}
+
+/* The reverse of pack_words. */
+ALWAYS_INLINE void unpack_words(char *const *row, size_t block_bytes, int64_t b, size_t at, const char *packed)
+{
+    __m512i w[8];
+#pragma GCC unroll 8
+    for (int q = 0; q < 8; q++)
+        w[q] = _mm512_loadu_si512(packed + 64 * q);
+    store_rows_words(row, block_bytes, b, at, w);
+}
+
 /* The 16 rows of an unpacking, stride bytes apart from rows. */
 ALWAYS_INLINE void unpacked_rows(char *rows, size_t stride, char *row[ROWS])
 {
@@ -216,17 +236,10 @@ ALWAYS_INLINE void q45_K_pack(bool five, int64_t nb, const char *rows, size_t st
             for (int i = 0; i < K_SCALE_BYTES; i++)
                 g[Q45_K_SCALES + 16 * i + r] = (char) blk->scales[i];
         }
-        __m512i w[8];
-        if (five) {
-            rows_words(row, block_bytes, b, offsetof(block_q5_K, qh), w);
-            for (int q = 0; q < 8; q++)
-                _mm512_storeu_si512(g + Q5_K_HIGH + 64 * q, w[q]);
-        }
-        for (int p = 0; p < 4; p++) {
-            rows_words(row, block_bytes, b, Q45_K_QS(five) + 32 * (size_t) p, w);
-            for (int q = 0; q < 8; q++)
-                _mm512_storeu_si512(g + Q45_K_CODES(five) + 64 * (8 * p + q), w[q]);
-        }
+        if (five)
+            pack_words(row, block_bytes, b, offsetof(block_q5_K, qh), g + Q5_K_HIGH);
+        for (int p = 0; p < 4; p++)
+            pack_words(row, block_bytes, b, Q45_K_QS(five) + 32 * (size_t) p, g + Q45_K_CODES(five) + 512 * p);
     }
 }
 
@@ -255,17 +268,10 @@ ALWAYS_INLINE void q45_K_unpack(bool five, int64_t nb, const char *group, char *
             for (int i = 0; i < K_SCALE_BYTES; i++)
                 blk->scales[i] = (uint8_t) g[Q45_K_SCALES + 16 * i + r];
         }
-        __m512i w[8];
-        if (five) {
-            for (int q = 0; q < 8; q++)
-                w[q] = _mm512_loadu_si512(g + Q5_K_HIGH + 64 * q);
-            store_rows_words(row, block_bytes, b, offsetof(block_q5_K, qh), w);
-        }
-        for (int p = 0; p < 4; p++) {
-            for (int q = 0; q < 8; q++)
-                w[q] = _mm512_loadu_si512(g + Q45_K_CODES(five) + 64 * (8 * p + q));
-            store_rows_words(row, block_bytes, b, Q45_K_QS(five) + 32 * (size_t) p, w);
-        }
+        if (five)
+            unpack_words(row, block_bytes, b, offsetof(block_q5_K, qh), g + Q5_K_HIGH);
+        for (int p = 0; p < 4; p++)
+            unpack_words(row, block_bytes, b, Q45_K_QS(five) + 32 * (size_t) p, g + Q45_K_CODES(five) + 512 * p);
     }
 }
 
@@ -410,17 +416,10 @@ void ggml__avx512_vnni_qgemm_pack_q6_K(int64_t nb, const char *rows, size_t stri
             for (int s = 0; s < QK_K / 16; s++)
                 g[Q6_K_SCALES + 16 * s + r] = (char) blk->scales[s];
         }
-        __m512i w[8];
-        for (int p = 0; p < 4; p++) {
-            rows_words(row, sizeof(block_q6_K), b, offsetof(block_q6_K, ql) + 32 * (size_t) p, w);
-            for (int q = 0; q < 8; q++)
-                _mm512_storeu_si512(g + Q6_K_LOW + 64 * (8 * p + q), w[q]);
-        }
-        for (int h = 0; h < 2; h++) {
-            rows_words(row, sizeof(block_q6_K), b, offsetof(block_q6_K, qh) + 32 * (size_t) h, w);
-            for (int q = 0; q < 8; q++)
-                _mm512_storeu_si512(g + Q6_K_HIGH + 64 * (8 * h + q), w[q]);
-        }
+        for (int p = 0; p < 4; p++)
+            pack_words(row, sizeof(block_q6_K), b, offsetof(block_q6_K, ql) + 32 * (size_t) p, g + Q6_K_LOW + 512 * p);
+        for (int h = 0; h < 2; h++)
+            pack_words(row, sizeof(block_q6_K), b, offsetof(block_q6_K, qh) + 32 * (size_t) h, g + Q6_K_HIGH + 512 * h);
     }
 }
 
@@ -437,17 +436,12 @@ void ggml__avx512_vnni_qgemm_unpack_q6_K(int64_t nb, const char *group, char *ro
             for (int s = 0; s < QK_K / 16; s++)
                 blk->scales[s] = (int8_t) g[Q6_K_SCALES + 16 * s + r];
         }
-        __m512i w[8];
-        for (int p = 0; p < 4; p++) {
-            for (int q = 0; q < 8; q++)
-                w[q] = _mm512_loadu_si512(g + Q6_K_LOW + 64 * (8 * p + q));
-            store_rows_words(row, sizeof(block_q6_K), b, offsetof(block_q6_K, ql) + 32 * (size_t) p, w);
-        }
-        for (int h = 0; h < 2; h++) {
-            for (int q = 0; q < 8; q++)
-                w[q] = _mm512_loadu_si512(g + Q6_K_HIGH + 64 * (8 * h + q));
-            store_rows_words(row, sizeof(block_q6_K), b, offsetof(block_q6_K, qh) + 32 * (size_t) h, w);
-        }
+        for (int p = 0; p < 4; p++)
+            unpack_words(row, sizeof(block_q6_K), b, offsetof(block_q6_K, ql) + 32 * (size_t) p,
+                         g + Q6_K_LOW + 512 * p);
+        for (int h = 0; h < 2; h++)
+            unpack_words(row, sizeof(block_q6_K), b, offsetof(block_q6_K, qh) + 32 * (size_t) h,
+                         g + Q6_K_HIGH + 512 * h);
     }
 }
 
