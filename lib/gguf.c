@@ -565,10 +565,8 @@ static bool make_tensors(struct source *src, struct gguf_context *ctx, struct gg
     const size_t mem = ((size_t) n + 1) * overhead + (params.no_alloc ? 0 : (size_t) data_end);
     struct ggml_init_params ip = { mem, NULL, params.no_alloc };
     struct ggml_context *tctx = ggml_init(ip);
-    if (tctx == NULL) {
-        refuse(src, src->pos, "no ggml context of %zu bytes for the tensors", mem);
-        return false;
-    }
+    if (tctx == NULL)
+        return false; /* ggml_init logged it */
     char *blob = NULL;
     if (!params.no_alloc) {
         struct ggml_tensor *data = ggml_new_tensor_1d(tctx, GGML_TYPE_I8, (int64_t) data_end);

@@ -14,6 +14,11 @@
  * retries it once (the allocator fails only once), as the library
  * promises that objects stay usable after an allocation failure.
  *
+ * The GGUF variants take the weights from a GGUF file the child writes
+ * before it arms the allocator, loaded by ggml_backend_gguf_load, mapped
+ * or read: its allocations (the metadata reader's, the context, the
+ * mapping or the buffer, the staging) fail in turn too.
+ *
  * The NUMA variants call ggml_numa_init(MIRROR) as the first armed call:
  * that is where a program chooses its strategy, ggml_numa_init consults
  * hwloc again (which must survive a failure once the topology is loaded),
@@ -68,7 +73,9 @@
 #include "op-test.h"
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
+#include "ggml-backend-gguf.h"
 #include "ggml-cpu.h"
+#include "gguf.h"
 
 #define N_EMBD 64
 #define N_HEAD 2
@@ -91,12 +98,16 @@
 
 enum placement { BY_GALLOCR, BY_SCHED };
 
+/* Where the weights come from: set tensor by tensor, or a GGUF file loaded mapped or read. */
+enum weights_source { WEIGHTS_SET, WEIGHTS_GGUF_MAPPED, WEIGHTS_GGUF_READ };
+
 struct variant {
     char name[48];
     enum placement placement;
     int n_threads;
     bool mirror;             /* ggml_numa_init(MIRROR) first */
     bool before_first_init;  /* armed before the process's first CPU backend init */
+    enum weights_source weights;
 };
 
 /* The steps of the program, named in reports. */
@@ -105,6 +116,7 @@ enum step {
     STEP_BACKEND,
     STEP_WEIGHTS_CONTEXT,
     STEP_WEIGHTS_BUFFER,
+    STEP_WEIGHTS_LOAD,
     STEP_GRAPH_CONTEXT,
     STEP_GRAPH,
     STEP_ALLOCATOR,
@@ -114,6 +126,7 @@ enum step {
 
 static const char *const step_names[] = {
     "none", "ggml_backend_cpu_init", "ggml_init (weights)", "ggml_backend_alloc_ctx_tensors",
+    "ggml_backend_gguf_load",
     "ggml_init (graph)", "graph construction", "ggml_gallocr_new / ggml_backend_sched_new",
     "ggml_gallocr_alloc_graph / ggml_backend_sched_alloc_graph", "graph compute",
 };
@@ -366,6 +379,65 @@ static bool make_weights_buffer(struct program *p)
     return p->weights != NULL;
 }
 
+/* The GGUF file of the WEIGHTS_GGUF variants, written by the child before it arms the allocator. */
+static char gguf_path[64];
+static const char *const weight_names[9] = { "attn_norm", "ffn_norm", "wq", "wk", "wv", "wo", "w_gate", "w_up", "w_down" };
+
+/* Layer l's weight tensors in weight_names' order. */
+static void layer_tensors(struct device_layer *w, struct ggml_tensor **t[9])
+{
+    struct ggml_tensor **all[9] = { &w->attn_norm, &w->ffn_norm, &w->wq, &w->wk, &w->wv, &w->wo,
+                                    &w->w_gate, &w->w_up, &w->w_down };
+    memcpy(t, all, sizeof all);
+}
+
+/* Writes the host model's weights to gguf_path as make_weights_context shapes them; false when it cannot. */
+static bool write_weights_file(const struct host_model *host)
+{
+    struct program shapes = { 0 };
+    if (!make_weights_context(&shapes))
+        return false;
+    struct gguf_context *g = gguf_init_empty();
+    for (int l = 0; l < N_LAYER; l++) {
+        const struct host_layer *h = &host->layers[l];
+        const void *data[9] = { h->attn_norm, h->ffn_norm, h->wq, h->wk, h->wv, h->wo, h->w_gate, h->w_up, h->w_down };
+        struct ggml_tensor **t[9];
+        layer_tensors(&shapes.layers[l], t);
+        for (int i = 0; i < 9; i++) {
+            ggml_format_name(*t[i], "blk.%d.%s", l, weight_names[i]);
+            gguf_add_tensor(g, *t[i]);
+            gguf_set_tensor_data(g, ggml_get_name(*t[i]), data[i]);
+        }
+    }
+    snprintf(gguf_path, sizeof gguf_path, "/tmp/test-fault-%ld.gguf", (long) getpid());
+    const bool written = gguf_write_to_file(g, gguf_path, false);
+    gguf_free(g);
+    ggml_free(shapes.weights_ctx);
+    return written;
+}
+
+/* The weights context and buffer from the file, as the variant says (mapped or read). */
+static bool load_weights(struct program *p)
+{
+    struct ggml_backend_gguf_load_params params = {
+        .buft = ggml_backend_get_default_buffer_type(p->backend),
+        .no_mmap = p->variant->weights == WEIGHTS_GGUF_READ,
+    };
+    p->weights = ggml_backend_gguf_load(gguf_path, &params, &p->weights_ctx, NULL);
+    if (p->weights == NULL)
+        return false;
+    for (int l = 0; l < N_LAYER; l++) {
+        struct ggml_tensor **t[9];
+        layer_tensors(&p->layers[l], t);
+        for (int i = 0; i < 9; i++) {
+            char name[GGML_MAX_NAME];
+            snprintf(name, sizeof name, "blk.%d.%s", l, weight_names[i]);
+            *t[i] = ggml_get_tensor(p->weights_ctx, name);
+        }
+    }
+    return true;
+}
+
 /* Calls that return nothing: a failure in them can only be logged. */
 static void upload_weights(struct program *p)
 {
@@ -524,6 +596,7 @@ static bool call_step(struct program *p, enum step step)
     case STEP_BACKEND: return make_backend(p);
     case STEP_WEIGHTS_CONTEXT: return make_weights_context(p);
     case STEP_WEIGHTS_BUFFER: return make_weights_buffer(p);
+    case STEP_WEIGHTS_LOAD: return load_weights(p);
     case STEP_GRAPH_CONTEXT: return make_graph_context(p);
     case STEP_GRAPH: return make_graph(p);
     case STEP_ALLOCATOR: return make_allocator(p);
@@ -573,9 +646,16 @@ static bool run_steps(struct program *p)
 {
     if (p->variant->mirror)
         ggml_numa_init(GGML_NUMA_STRATEGY_MIRROR);
-    if (!attempt(p, STEP_BACKEND) || !attempt(p, STEP_WEIGHTS_CONTEXT) || !attempt(p, STEP_WEIGHTS_BUFFER))
+    if (!attempt(p, STEP_BACKEND))
         return false;
-    upload_weights(p);
+    if (p->variant->weights != WEIGHTS_SET) {
+        if (!attempt(p, STEP_WEIGHTS_LOAD))
+            return false;
+    } else {
+        if (!attempt(p, STEP_WEIGHTS_CONTEXT) || !attempt(p, STEP_WEIGHTS_BUFFER))
+            return false;
+        upload_weights(p);
+    }
     if (!attempt(p, STEP_GRAPH_CONTEXT) || !attempt(p, STEP_GRAPH) || !attempt(p, STEP_ALLOCATOR))
         return false;
     for (int s = 0; s < N_STEPS; s++) {
@@ -663,11 +743,16 @@ static void child(const struct variant *v, long fail_at, bool two_nodes)
         ggml_backend_free(ggml_backend_cpu_init());
     report->errors = 0;
 
+    if (v->weights != WEIGHTS_SET && !write_weights_file(&host))
+        exit(3);
+
     struct program p = { .variant = v, .host = &host };
     fault_arm(fail_at);
     bool done = run_steps(&p);
     program_free(&p);
     fault_disarm();
+    if (v->weights != WEIGHTS_SET)
+        unlink(gguf_path);
 
     report->events = fault_events();
     report->fired = fault_fired();
@@ -916,12 +1001,14 @@ static double now(void)
 static int n_variants;
 static struct variant variants[16];
 
-static void add_variant(enum placement placement, int n_threads, bool mirror, bool before_first_init)
+static void add_variant(enum placement placement, int n_threads, bool mirror, bool before_first_init,
+                        enum weights_source weights)
 {
+    static const char *const sources[] = { "", "gguf-mapped-", "gguf-read-" };
     struct variant *v = &variants[n_variants++];
     *v = (struct variant) { .placement = placement, .n_threads = n_threads, .mirror = mirror,
-                            .before_first_init = before_first_init };
-    snprintf(v->name, sizeof v->name, "%s%s-%dt-%s", before_first_init ? "first-init-" : "",
+                            .before_first_init = before_first_init, .weights = weights };
+    snprintf(v->name, sizeof v->name, "%s%s%s-%dt-%s", before_first_init ? "first-init-" : "", sources[weights],
              placement == BY_GALLOCR ? "gallocr" : "sched", n_threads, mirror ? "mirror" : "default");
 }
 
@@ -957,8 +1044,10 @@ int main(int argc, char **argv)
     for (int mirror = 0; mirror <= 1; mirror++)
         for (int placement = BY_GALLOCR; placement <= BY_SCHED; placement++)
             for (int threads = 1; threads <= 3; threads++)
-                add_variant((enum placement) placement, threads, mirror, false);
-    add_variant(BY_GALLOCR, 2, false, true);
+                add_variant((enum placement) placement, threads, mirror, false, WEIGHTS_SET);
+    add_variant(BY_SCHED, 2, false, false, WEIGHTS_GGUF_MAPPED);
+    add_variant(BY_SCHED, 2, false, false, WEIGHTS_GGUF_READ);
+    add_variant(BY_GALLOCR, 2, false, true, WEIGHTS_SET);
 
     report = mmap(NULL, sizeof *report, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     char path[] = "/tmp/test-fault.XXXXXX";

@@ -355,9 +355,10 @@ ggml_backend_buffer_t ggml_backend_cpu_buffer_from_ptr(void *ptr, size_t size)
         ggml__error("ptr %p is not aligned to %d bytes", ptr, CPU_MAPPED_ALIGNMENT);
         return NULL;
     }
+    const unsigned errors = ggml__errors_logged();
     ggml_backend_buffer_t buffer =
         wrap_memory(&cpu_mapped_buffer_type, cpu_mapped_buffer_iface, ptr, size, size, CPU_MEMORY_CALLER);
-    if (buffer == NULL)
+    if (buffer == NULL && ggml__errors_logged() == errors)
         ggml__error("out of memory for the buffer of %zu bytes at %p", size, ptr);
     return buffer;
 }
