@@ -172,9 +172,12 @@ struct ggml_tensor *ggml__new_tensor_impl(struct ggml_context *ctx, enum ggml_ty
                                           struct ggml_tensor *view_src, size_t view_offs,
                                           const char *func);
 
-/* Output extent of a convolution, or a value < 1 when nothing fits (in, k,
- * p >= 0; s, d >= 1); GGML__CONV_OUT_OVERFLOW when the padded input's extent
- * exceeds INT64_MAX. */
+/* Output extent of a convolution as ggml computes it: (in + 2p - d(k-1) - 1)
+ * / s + 1 with C's division, which truncates toward zero, so a dilated
+ * kernel that overhangs the padded input by less than a stride still gives
+ * one output (its taps past the input read as padding); a value < 1 when
+ * it overhangs more (in, k, p >= 0; s, d >= 1); GGML__CONV_OUT_OVERFLOW
+ * when the padded input's extent exceeds INT64_MAX. */
 #define GGML__CONV_OUT_OVERFLOW INT64_MAX
 static inline int64_t ggml__conv_out_size(int64_t in, int64_t k, int s, int p, int d)
 {
@@ -183,8 +186,6 @@ static inline int64_t ggml__conv_out_size(int64_t in, int64_t k, int s, int p, i
         return 0; /* the dilated kernel is longer than any input */
     if (__builtin_add_overflow(in, 2 * (int64_t) p, &padded) || __builtin_sub_overflow(padded, reach, &span))
         return GGML__CONV_OUT_OVERFLOW;
-    if (span < 0)
-        return 0;
     return span / s + 1;
 }
 

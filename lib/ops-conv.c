@@ -175,11 +175,11 @@ struct ggml_tensor *ggml_im2col_3d(struct ggml_context *ctx, struct ggml_tensor 
         ggml__error("strides and dilations must be positive");
         return NULL;
     }
-    if (IC <= 0 || IC > INT32_MAX || b->ne[3] % IC != 0 || a->ne[3] % IC != 0) {
-        ggml__error("IC %" PRId64 " must divide ne[3] of kernel '%s' (%" PRId64 ") and input '%s' (%" PRId64 ")",
-                    IC, a->name, a->ne[3], b->name, b->ne[3]);
+    if (IC <= 0 || IC > INT32_MAX) {
+        ggml__error("IC %" PRId64 " must be in 1 .. INT32_MAX", IC);
         return NULL;
     }
+    /* as in ggml: N whole batches of IC channels (input channels past them are not read; N may be 0) */
     const int64_t N = b->ne[3] / IC;
     const int64_t OD = ggml__conv_out_size(b->ne[2], a->ne[2], s2, p2, d2);
     const int64_t OH = ggml__conv_out_size(b->ne[1], a->ne[1], s1, p1, d1);
@@ -204,8 +204,14 @@ struct ggml_tensor *ggml_conv_3d(struct ggml_context *ctx, struct ggml_tensor *a
                                  int d0, int d1, int d2)
 {
     /* im2col: [IC*KD*KH*KW, OW, OH, OD*N]; kernel [KW, KH, KD, OC*IC] seen as [IC*KD*KH*KW, OC] */
-    struct ggml_tensor *cols = ggml_im2col_3d(ctx, a, b, IC, s0, s1, s2, p0, p1, p2, d0, d1, d2,
-                                              a ? a->type : GGML_TYPE_F32);
+    if (a == NULL || b == NULL)
+        return NULL;
+    if (IC <= 0 || b->ne[3] % IC != 0 || a->ne[3] % IC != 0 || b->ne[3] == 0) {
+        ggml__error("IC %" PRId64 " must divide ne[3] of kernel '%s' (%" PRId64 ") and input '%s' (%" PRId64 ", not 0)",
+                    IC, a->name, a->ne[3], b->name, b->ne[3]);
+        return NULL;
+    }
+    struct ggml_tensor *cols = ggml_im2col_3d(ctx, a, b, IC, s0, s1, s2, p0, p1, p2, d0, d1, d2, a->type);
     if (cols == NULL)
         return NULL;
     const int64_t OC = a->ne[3] / IC;

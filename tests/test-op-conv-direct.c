@@ -206,11 +206,25 @@ static void test_conv_2d_dw(uint64_t *seed)
         { { 3, 5, 1, 3 }, { 33, 9, 3, 1 }, { 2, 1, 0, 2, 1, 1 } },
         { { 2, 3, 1, 5 }, { 31, 11, 5, 3 }, { 3, 2, 2, 1, 2, 3 } },
         { { 5, 1, 1, 2 }, { 257, 1, 2, 1 }, { 1, 1, 2, 0, 1, 1 } },
+        /* dilated rows overhanging the padded input by 4 < the stride 5: one output row, as in ggml */
+        { { 3, 3, 1, 4 }, { 17, 1, 4, 2 }, { 3, 5, 5, 2, 2, 4 } },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         check_case(DW, GGML_TYPE_F32, cases[i].a, CONTIG, cases[i].b, CONTIG, cases[i].p, seed);
         check_case(DW, GGML_TYPE_F32, cases[i].a, TRANSPOSED, cases[i].b, CHANNELS_LAST, cases[i].p, seed);
     }
+    /* ggml's extent, (in + 2p - d(k-1) - 1) / s + 1 with C's truncating division */
+    struct ggml_init_params ip = { 16 * ggml_tensor_overhead(), NULL, true };
+    struct ggml_context *ctx = ggml_init(ip);
+    struct ggml_tensor *k = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 3, 3, 1, 4);
+    struct ggml_tensor *x = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 17, 1, 4, 2);
+    struct ggml_tensor *r = ggml_conv_2d_dw_direct(ctx, k, x, 3, 5, 5, 2, 2, 4);
+    ok(r != NULL && r->ne[0] == (17 + 10 - 4 - 1) / 3 + 1 && r->ne[1] == 1,
+       "conv_2d_dw_direct: %d x %d output for a kernel overhanging by less than a stride",
+       r ? (int) r->ne[0] : -1, r ? (int) r->ne[1] : -1);
+    r = ggml_conv_2d_dw_direct(ctx, k, x, 3, 4, 5, 2, 2, 4);
+    ok(r == NULL && tap_log_errors() == 1, "... and refused when it overhangs by the stride (4) or more");
+    ggml_free(ctx);
 }
 
 static void test_conv_2d(uint64_t *seed)
@@ -221,6 +235,7 @@ static void test_conv_2d(uint64_t *seed)
         { { 3, 3, 2, 4 }, { 9, 7, 2, 2 }, { 1, 1, 1, 1, 1, 1 } },
         { { 3, 2, 3, 2 }, { 33, 6, 3, 1 }, { 2, 1, 0, 1, 2, 1 } },
         { { 2, 3, 1, 3 }, { 31, 10, 1, 3 }, { 3, 2, 2, 0, 1, 3 } },
+        { { 3, 3, 2, 3 }, { 11, 1, 2, 1 }, { 3, 5, 5, 2, 2, 4 } }, /* overhang < stride: one row */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         check_case(C2D, GGML_TYPE_F32, cases[i].a, CONTIG, cases[i].b, i % 2 ? CHANNELS_LAST : CONTIG,
@@ -239,6 +254,7 @@ static void test_conv_3d(uint64_t *seed)
         { { 3, 3, 3, 6 }, { 7, 6, 5, 4 }, { 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3 } },
         { { 2, 3, 2, 3 }, { 9, 8, 7, 3 }, { 2, 1, 3, 0, 1, 1, 2, 1, 2, 1, 3, 3 } },
         { { 3, 1, 2, 4 }, { 31, 3, 4, 2 }, { 3, 1, 1, 2, 0, 1, 1, 1, 2, 2, 1, 2 } },
+        { { 3, 3, 1, 2 }, { 9, 1, 2, 2 }, { 2, 5, 1, 1, 2, 0, 1, 4, 1, 1, 2, 2 } }, /* overhang < stride */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         check_case(C3D, GGML_TYPE_F32, cases[i].a, CONTIG, cases[i].b, CONTIG, cases[i].p, seed);

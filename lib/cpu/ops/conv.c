@@ -149,8 +149,8 @@ const struct ggml__op_impl ggml__op_im2col = {
 };
 
 /*
- * IM2COL_3D: input [IW, IH, ID, N*IC] (channel c of batch n at index
- * n*IC + c of dimension 3), dst [IC*KD*KH*KW, OW, OH, OD*N] with row
+ * IM2COL_3D: input [IW, IH, ID, N*IC (+ channels not read)] (channel c of
+ * batch n at index n*IC + c of dimension 3), dst [IC*KD*KH*KW, OW, OH, OD*N] with row
  * (ow, oh, n*OD + od) holding, channel-major then depth, row, column of the
  * kernel, the sample at (ow*s0 + kw*d0 - p0, oh*s1 + kh*d1 - p1,
  * od*s2 + kd*d2 - p2) or 0 in the padding.  One generic path serves both
@@ -166,7 +166,7 @@ static bool im2col_3d_supports(const struct ggml_tensor *dst)
     if (input->type != GGML_TYPE_F32 && input->type != GGML_TYPE_F16)
         return false;
     const int32_t IC = ((const int32_t *) dst->op_params)[9];
-    if (IC <= 0 || input->ne[3] % IC != 0 || dst->ne[0] != kernel->ne[0] * kernel->ne[1] * kernel->ne[2] * IC)
+    if (IC <= 0 || dst->ne[0] != kernel->ne[0] * kernel->ne[1] * kernel->ne[2] * IC)
         return false;
     /* an input of no batches gives an empty result, which is never computed */
     const int64_t N = input->ne[3] / IC;
