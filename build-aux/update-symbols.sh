@@ -8,8 +8,15 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 list="$top/tests/abi/libggml-backend.symbols"
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
-{ cat "$list"; nm -g --defined-only "$@" | awk '$2 == "T" { print $3 }' | grep -E '^(ggml|gguf)_' | grep -v '^ggml__'; } |
-    LC_ALL=C sort -u > "$tmp"
+# Only names an installed header declares: the library also has external
+# functions for its own files (ggml_graph_view, ...) that stay unexported.
+declared() {
+    while read -r name; do
+        if grep -qw "$name" "$top"/include/*.h; then echo "$name"; fi
+    done
+}
+{ cat "$list"; nm -g --defined-only "$@" | awk '$2 == "T" { print $3 }' | grep -E '^(ggml|gguf)_' | grep -v '^ggml__' |
+    declared; } | LC_ALL=C sort -u > "$tmp"
 cp "$tmp" "$list"
 {
     echo '/* libggml-backend.sym - every symbol the library exports, one node per release.'

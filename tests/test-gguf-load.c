@@ -269,6 +269,19 @@ static void test_plugin(void)
     ggml_backend_unload(reg);
 }
 
+/* load_tensors into a context holding one tensor (type, ne0 x ne1, name) that cannot receive the data. */
+static void refused_receiver(const struct gguf_context *gguf, enum ggml_type type, int64_t ne0, int64_t ne1,
+                             const char *name, const char *what)
+{
+    struct ggml_init_params ip = { ggml_tensor_overhead(), NULL, true };
+    struct ggml_context *bad = ggml_init(ip);
+    ggml_set_name(ggml_new_tensor_2d(bad, type, ne0, ne1), name);
+    tap_log_errors();
+    ok(!ggml_backend_gguf_load_tensors(path, gguf, bad, NULL, NULL) && tap_log_errors() == 1,
+       "%s: false, one error (%s)", what, tap_last_log());
+    ggml_free(bad);
+}
+
 /* ggml_backend_gguf_load_tensors into a context the caller made. */
 static void test_load_tensors(void)
 {
@@ -305,25 +318,11 @@ static void test_load_tensors(void)
        "a callback that refuses stops the load: false, one error (%s)", tap_last_log());
     is_int(seen.calls, 2, "no report after the refusal");
 
-    /* tensors that cannot receive the data */
-    struct ggml_context *bad = ggml_init(ip);
-    struct ggml_tensor *wrong_type = ggml_new_tensor_2d(bad, GGML_TYPE_F16, specs[0].ne[0], specs[0].ne[1]);
-    ggml_set_name(wrong_type, specs[0].name);
-    ok(!ggml_backend_gguf_load_tensors(path, gguf, bad, NULL, NULL) && tap_log_errors() == 1,
-       "a tensor of another type: false, one error (%s)", tap_last_log());
-    ggml_free(bad);
-    bad = ggml_init(ip);
-    struct ggml_tensor *wrong_shape = ggml_new_tensor_2d(bad, specs[0].type, specs[0].ne[1], specs[0].ne[0]);
-    ggml_set_name(wrong_shape, specs[0].name);
-    ok(!ggml_backend_gguf_load_tensors(path, gguf, bad, NULL, NULL) && tap_log_errors() == 1,
-       "a tensor of the same size but another shape: false, one error (%s)", tap_last_log());
-    ggml_free(bad);
-    bad = ggml_init(ip);
-    struct ggml_tensor *unallocated = ggml_new_tensor_2d(bad, specs[3].type, specs[3].ne[0], specs[3].ne[1]);
-    ggml_set_name(unallocated, specs[3].name);
-    ok(!ggml_backend_gguf_load_tensors(path, gguf, bad, NULL, NULL) && tap_log_errors() == 1,
-       "a tensor without a buffer: false, one error (%s)", tap_last_log());
-    ggml_free(bad);
+    /* tensors that cannot receive the data (a context of its own each, nothing allocated) */
+    refused_receiver(gguf, GGML_TYPE_F16, specs[0].ne[0], specs[0].ne[1], specs[0].name, "a tensor of another type");
+    refused_receiver(gguf, specs[0].type, specs[0].ne[1], specs[0].ne[0], specs[0].name,
+                     "a tensor of the same size but another shape");
+    refused_receiver(gguf, specs[3].type, specs[3].ne[0], specs[3].ne[1], specs[3].name, "a tensor without a buffer");
     ok(!ggml_backend_gguf_load_tensors(NULL, gguf, ctx, NULL, NULL) && tap_log_errors() == 1 &&
            !ggml_backend_gguf_load_tensors(path, NULL, ctx, NULL, NULL) && tap_log_errors() == 1 &&
            !ggml_backend_gguf_load_tensors(path, gguf, NULL, NULL, NULL) && tap_log_errors() == 1,
