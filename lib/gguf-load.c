@@ -175,38 +175,48 @@ static bool load_one(const struct data_file *file, struct ggml_tensor *t, uint64
     return true;
 }
 
+/* A file tensor's receiver in the caller's context and where its bytes start in the file. */
+struct placement {
+    struct ggml_tensor *t; /* NULL: the context has no tensor of that name, or it is empty */
+    uint64_t start;
+};
+
 static bool load_tensors(const struct data_file *file, const struct gguf_context *gguf, struct ggml_context *ctx,
                          struct progress *progress, const char *func)
 {
     const int64_t n = gguf_get_n_tensors(gguf);
-    bool staging_needed = false;
+    struct placement *places = calloc(n > 0 ? (size_t) n : 1, sizeof *places);
+    if (places == NULL) {
+        ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "out of memory for the places of %" PRId64 " tensors", n);
+        return false;
+    }
+    /* every receiver and range checked before the first byte is read */
+    bool staging_needed = false, ok = true;
     progress->done = progress->total = 0;
-    for (int64_t id = 0; id < n; id++) {
+    for (int64_t id = 0; ok && id < n; id++) {
         bool fault = false;
         struct ggml_tensor *t = receiver(ctx, gguf, id, &fault, func);
-        uint64_t start;
-        if (fault || (t != NULL && !tensor_in_file(file, gguf, id, &start, func)))
-            return false;
-        if (t == NULL || ggml_nbytes(t) == 0)
+        ok = !fault && (t == NULL || tensor_in_file(file, gguf, id, &places[id].start, func));
+        if (!ok || t == NULL || ggml_nbytes(t) == 0)
             continue;
+        places[id].t = t;
         progress->total += ggml_nbytes(t);
         staging_needed = staging_needed || !ggml_backend_buffer_is_host(t->buffer);
     }
     uint8_t *staging = NULL;
-    if (staging_needed && (staging = malloc(LOAD_CHUNK)) == NULL) {
+    if (ok && staging_needed && (staging = malloc(LOAD_CHUNK)) == NULL) {
         ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "out of memory for a %zu-byte staging block", LOAD_CHUNK);
-        return false;
+        ok = false;
     }
-    posix_fadvise(file->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-    bool ok = report(progress, 0, func);
-    for (int64_t id = 0; ok && id < n; id++) {
-        bool fault = false;
-        struct ggml_tensor *t = receiver(ctx, gguf, id, &fault, func);
-        uint64_t start;
-        if (t != NULL && ggml_nbytes(t) > 0)
-            ok = tensor_in_file(file, gguf, id, &start, func) && load_one(file, t, start, staging, progress, func);
+    if (ok) {
+        posix_fadvise(file->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+        ok = report(progress, 0, func);
     }
+    for (int64_t id = 0; ok && id < n; id++)
+        if (places[id].t != NULL)
+            ok = load_one(file, places[id].t, places[id].start, staging, progress, func);
     free(staging);
+    free(places);
     return ok;
 }
 
