@@ -20,6 +20,7 @@ ggmlbackendinclude_HEADERS = \
 	include/ggml-blas.h \
 	include/gguf.h \
 	include/ggml-backend-gguf.h \
+	include/ggml-opt.h \
 	include/ggml-cpp.h
 
 libggml_backend_core_la_SOURCES = \
@@ -49,6 +50,7 @@ libggml_backend_core_la_SOURCES = \
 	lib/op-names.c \
 	lib/graph.c \
 	lib/backward.c \
+	lib/opt.c \
 	lib/backend-private.h \
 	lib/handles.c \
 	lib/buffer.c \

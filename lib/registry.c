@@ -8,8 +8,12 @@
  *  - every device entry names the registry it was registered under (its
  *    owner), and that registry is in regs[]: removing a registry removes
  *    its devices with it, so no device outlives its registry in the lists;
- *  - regs[] and devs[] keep registration order (built-ins first), which is
- *    the order of ggml_backend_reg_get and ggml_backend_dev_get.
+ *  - regs[] and devs[] keep registration order, which is the order of
+ *    ggml_backend_reg_get and ggml_backend_dev_get, except that the
+ *    built-in CPU registry and the devices it owns always come last (as in
+ *    upstream ggml, which registers its CPU backend after all others:
+ *    programs take the last device for the CPU and put it last in a
+ *    scheduler's list, where the CPU backend must be).
  *
  * The built-in registries are registered on the first call into the
  * registry (pthread_once).  A built-in's registration function must not
@@ -141,8 +145,34 @@ static void copy_record(const struct reg_entry *e, struct ggml__reg_record *out)
     out->path = e->path;
 }
 
+/* Moves the built-in CPU registry and its devices behind all others, keeping every other order. */
+static void keep_cpu_last_locked(void)
+{
+    ggml_backend_reg_t cpu = ggml_backend_cpu_reg();
+    for (size_t i = 0; i + 1 < n_regs; i++) {
+        if (regs[i].reg == cpu) {
+            const struct reg_entry e = regs[i];
+            memmove(&regs[i], &regs[i + 1], (n_regs - i - 1) * sizeof regs[0]);
+            regs[n_regs - 1] = e;
+            break;
+        }
+    }
+    size_t moved = 0;
+    for (size_t i = 0; i + moved < n_devs;) {
+        if (devs[i].owner != cpu) {
+            i++;
+            continue;
+        }
+        const struct dev_entry d = devs[i];
+        memmove(&devs[i], &devs[i + 1], (n_devs - i - 1) * sizeof devs[0]);
+        devs[n_devs - 1] = d;
+        moved++;
+    }
+}
+
 /*
- * Appends reg and the devices it reports.  Memory for both lists and the
+ * Appends reg and the devices it reports (before the CPU's, see
+ * keep_cpu_last_locked).  Memory for both lists and the
  * path is reserved before anything changes, so a failure (logged once as
  * func) leaves the lists as they were.  A registry already listed is left
  * alone.
@@ -174,6 +204,7 @@ static bool add_registry_locked(ggml_backend_reg_t reg, void *dl_handle, int sco
         if (!device_listed_locked(dev))
             devs[n_devs++] = (struct dev_entry) { .dev = dev, .owner = reg };
     }
+    keep_cpu_last_locked();
     ggml__log_at(GGML_LOG_LEVEL_DEBUG, func, "registered %s (%zu device%s)", reg->iface.get_name(reg), n,
                  n == 1 ? "" : "s");
     return true;
@@ -277,9 +308,10 @@ void ggml_backend_device_register(ggml_backend_dev_t device)
         ggml__error("device %p: its registry %p is not registered (call ggml_backend_register first)",
                     (void *) device, (void *) device->reg);
     } else if (!device_listed_locked(device)) {
-        if (ggml__grow_array((void **) &devs, &cap_devs, n_devs + 1, sizeof devs[0]))
+        if (ggml__grow_array((void **) &devs, &cap_devs, n_devs + 1, sizeof devs[0])) {
             devs[n_devs++] = (struct dev_entry) { .dev = device, .owner = device->reg };
-        else
+            keep_cpu_last_locked();
+        } else
             ggml__error("out of memory");
     }
     ggml__registry_unlock();

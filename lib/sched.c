@@ -275,13 +275,6 @@ static bool check_new_args(ggml_backend_t *backends, ggml_backend_buffer_type_t 
                          "supports_op and supports_buft", b, ggml_backend_name(backends[b]));
             return false;
         }
-        for (int c = 0; c < b; c++) {
-            if (backends[c] == backends[b]) {
-                ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "backend %s is listed twice (%d and %d)",
-                             ggml_backend_name(backends[b]), c, b);
-                return false;
-            }
-        }
         ggml_backend_buffer_type_t buft = bufts ? bufts[b] : ggml_backend_get_default_buffer_type(backends[b]);
         if (buft == NULL) {
             ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "backend %d (%s) has no buffer type", b,

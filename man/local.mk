@@ -421,6 +421,43 @@ man3_MANS += \
 	man/man3/ggml_op_desc.3 \
 	man/man3/ggml_op_name.3 \
 	man/man3/ggml_op_symbol.3 \
+	man/man3/ggml_opt_alloc.3 \
+	man/man3/ggml_opt_context_optimizer_type.3 \
+	man/man3/ggml_opt_dataset_data.3 \
+	man/man3/ggml_opt_dataset_free.3 \
+	man/man3/ggml_opt_dataset_get_batch.3 \
+	man/man3/ggml_opt_dataset_get_batch_host.3 \
+	man/man3/ggml_opt_dataset_init.3 \
+	man/man3/ggml_opt_dataset_labels.3 \
+	man/man3/ggml_opt_dataset_ndata.3 \
+	man/man3/ggml_opt_dataset_shuffle.3 \
+	man/man3/ggml_opt_default_params.3 \
+	man/man3/ggml_opt_epoch.3 \
+	man/man3/ggml_opt_epoch_callback_progress_bar.3 \
+	man/man3/ggml_opt_eval.3 \
+	man/man3/ggml_opt_fit.3 \
+	man/man3/ggml_opt_free.3 \
+	man/man3/ggml_opt_get_constant_optimizer_params.3 \
+	man/man3/ggml_opt_get_default_optimizer_params.3 \
+	man/man3/ggml_opt_grad_acc.3 \
+	man/man3/ggml_opt_init.3 \
+	man/man3/ggml_opt_inputs.3 \
+	man/man3/ggml_opt_labels.3 \
+	man/man3/ggml_opt_loss.3 \
+	man/man3/ggml_opt_ncorrect.3 \
+	man/man3/ggml_opt_optimizer_name.3 \
+	man/man3/ggml_opt_outputs.3 \
+	man/man3/ggml_opt_pred.3 \
+	man/man3/ggml_opt_prepare_alloc.3 \
+	man/man3/ggml_opt_reset.3 \
+	man/man3/ggml_opt_result_accuracy.3 \
+	man/man3/ggml_opt_result_free.3 \
+	man/man3/ggml_opt_result_init.3 \
+	man/man3/ggml_opt_result_loss.3 \
+	man/man3/ggml_opt_result_ndata.3 \
+	man/man3/ggml_opt_result_pred.3 \
+	man/man3/ggml_opt_result_reset.3 \
+	man/man3/ggml_opt_static_graphs.3 \
 	man/man3/ggml_opt_step_adamw.3 \
 	man/man3/ggml_opt_step_sgd.3 \
 	man/man3/ggml_out_prod.3 \

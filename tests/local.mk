@@ -78,7 +78,8 @@ tap_test_programs = \
 	tests/test-op-custom \
 	tests/test-blas \
 	tests/test-gguf \
-	tests/test-gguf-load
+	tests/test-gguf-load \
+	tests/test-opt
 
 check_PROGRAMS += $(tap_test_programs)
 TESTS += $(tap_test_programs) tests/check-abi.sh tests/check-man.sh tests/check-numa.sh tests/check-declared.sh \
@@ -188,3 +189,10 @@ check_PROGRAMS += tests/test-repack-fault
 TESTS += tests/test-repack-fault
 tests_test_repack_fault_SOURCES = tests/test-repack-fault.c tests/fault-alloc.c tests/fault-alloc.h
 tests_test_repack_fault_LDFLAGS = -Wl,--export-dynamic
+
+# test-opt-fault: a short training run (lib/opt.c) when memory runs out
+# (the same replaced allocator as test-fault).
+check_PROGRAMS += tests/test-opt-fault
+TESTS += tests/test-opt-fault
+tests_test_opt_fault_SOURCES = tests/test-opt-fault.c tests/fault-alloc.c tests/fault-alloc.h
+tests_test_opt_fault_LDFLAGS = -Wl,--export-dynamic

@@ -174,7 +174,8 @@ static void test_load_by_path(void)
     is_int(ggml_backend_dev_type(dev), GGML_BACKEND_DEVICE_TYPE_GPU, "of type GPU");
     is_ptr(ggml_backend_dev_backend_reg(dev), reg, "belonging to the registry");
     is_uint(ggml_backend_dev_count(), devs + 1, "the device was added to the global list");
-    is_ptr(ggml_backend_dev_get(devs), dev, "at its end");
+    is_ptr(ggml_backend_dev_get(devs - 1), dev, "at its end, before the built-in CPU device");
+    is_int(ggml_backend_dev_type(ggml_backend_dev_get(devs)), GGML_BACKEND_DEVICE_TYPE_CPU, "which stays last");
     is_ptr(ggml_backend_dev_by_name("testdev0"), dev, "and is found by name");
 
     logs_reset();

@@ -19,6 +19,7 @@
 #include "ggml.h"
 #include "ggml-backend.h"
 #include "ggml-backend-impl.h"
+#include "ggml-cpu.h"
 #include "tap.h"
 
 /* ------------------------------------------------------- test devices */
@@ -310,11 +311,14 @@ static void test_register(void)
     is_int(tap_log_errors(), 0, "registering two registries logs no error");
     is_uint(ggml_backend_reg_count(), base_regs + 2, "two registries were added");
     is_uint(ggml_backend_dev_count(), base_devs + 3, "their three devices were added");
-    is_ptr(ggml_backend_reg_get(base_regs), &cpuonly_reg, "registries keep registration order (first)");
-    is_ptr(ggml_backend_reg_get(base_regs + 1), &alpha_reg, "registries keep registration order (second)");
-    is_ptr(ggml_backend_dev_get(base_devs), &cpuonly0, "devices keep registration order (CpuOnly0)");
-    is_ptr(ggml_backend_dev_get(base_devs + 1), &alpha0, "devices keep the registry's order (Alpha0)");
-    is_ptr(ggml_backend_dev_get(base_devs + 2), &alpha1, "devices keep the registry's order (Alpha1)");
+    /* the one built-in registry, the CPU's, and its device stay behind everything added */
+    is_ptr(ggml_backend_reg_get(base_regs - 1), &cpuonly_reg, "registries keep registration order (first)");
+    is_ptr(ggml_backend_reg_get(base_regs), &alpha_reg, "registries keep registration order (second)");
+    is_ptr(ggml_backend_reg_get(base_regs + 1), ggml_backend_cpu_reg(), "the built-in CPU registry stays last");
+    is_ptr(ggml_backend_dev_get(base_devs - 1), &cpuonly0, "devices keep registration order (CpuOnly0)");
+    is_ptr(ggml_backend_dev_get(base_devs), &alpha0, "devices keep the registry's order (Alpha0)");
+    is_ptr(ggml_backend_dev_get(base_devs + 1), &alpha1, "devices keep the registry's order (Alpha1)");
+    is_ptr(ggml_backend_dev_get(base_devs + 2), base_first_cpu, "the built-in CPU device stays last");
 
     ggml_backend_register(&alpha_reg);
     is_int(tap_log_errors(), 0, "registering a registry twice is not an error");
@@ -412,8 +416,8 @@ static void test_lookups(void)
     is_ptr(ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_ACCEL), &alpha0, "dev_by_type ACCEL");
     is_ptr(ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_GPU_UMA), &alpha1, "dev_by_type GPU_UMA");
     is_ptr(ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_IGPU), &alpha1, "dev_by_type IGPU (alias)");
-    is_ptr(ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU), base_first_cpu ? base_first_cpu : &cpuonly0,
-           "dev_by_type CPU gives the first CPU device");
+    is_ptr(ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU), &cpuonly0,
+           "dev_by_type CPU gives the first CPU device in the list (CpuOnly0, before the built-in CPU)");
     is_ptr(ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_GPU), NULL, "dev_by_type GPU with no GPU returns NULL");
     is_ptr(ggml_backend_dev_by_type((enum ggml_backend_dev_type) 99), NULL, "dev_by_type of an unknown type returns NULL");
     is_int(tap_log_errors(), 0, "lookups by type log no error");
@@ -486,7 +490,8 @@ static void test_device_register(void)
     ggml_backend_device_register(&extra0);
     is_int(tap_log_errors(), 0, "device_register logs no error");
     is_uint(ggml_backend_dev_count(), devs + 1, "device_register adds the device");
-    is_ptr(ggml_backend_dev_get(devs), &extra0, "at the end of the list");
+    is_ptr(ggml_backend_dev_get(devs - 1), &extra0, "at the end of the list, before the built-in CPU device");
+    is_ptr(ggml_backend_dev_get(devs), base_first_cpu, "which stays last");
     is_ptr(ggml_backend_dev_by_name("EXTRA0"), &extra0, "it is found by name");
     is_uint(ggml_backend_reg_dev_count(&beta_reg), 1, "the registry's own count is its business");
 
