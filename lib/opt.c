@@ -332,35 +332,47 @@ static ggml_backend_buffer_type_t static_buft(const struct ggml_opt_context *opt
     return ggml_backend_get_default_buffer_type(ggml_backend_sched_get_backend(opt->sched, 0));
 }
 
-/* The loss of the context's loss type over outputs (and labels), in ctx; NULL when a constructor failed. */
+/*
+ * A tensor computed from t, or NULL without a call when t is NULL (a
+ * constructor failed and logged; ggml_set_name passes NULL on silently).
+ */
+#define THEN(t, expr) ((t) != NULL ? (expr) : NULL)
+
+/*
+ * The loss of the context's loss type over outputs (and labels), in ctx,
+ * with predictions and their count for cross-entropy, all added to gf;
+ * NULL when a constructor failed (logged once, by it).
+ */
 static struct ggml_tensor *build_loss(struct ggml_opt_context *opt, struct ggml_context *ctx)
 {
     struct ggml_tensor *out = opt->outputs, *loss = NULL;
     const float per_value = 1.0f / ((float) opt->opt_period * (float) ggml_nelements(out));
     opt->labels = opt->pred = opt->ncorrect = NULL;
     opt->loss_per_datapoint = opt->loss_type != GGML_OPT_LOSS_TYPE_SUM;
+    if (opt->loss_type == GGML_OPT_LOSS_TYPE_CROSS_ENTROPY || opt->loss_type == GGML_OPT_LOSS_TYPE_MEAN_SQUARED_ERROR) {
+        opt->labels = ggml_set_name(ggml_dup_tensor(ctx, out), "labels");
+        if (opt->labels == NULL)
+            return NULL;
+        ggml_set_input(opt->labels);
+    }
     switch (opt->loss_type) {
     case GGML_OPT_LOSS_TYPE_MEAN:
-        loss = ggml_scale(ctx, ggml_set_name(ggml_sum(ctx, out), "loss_sum"), per_value);
-        ggml_set_name(loss, "loss_mean");
+        loss = ggml_set_name(ggml_sum(ctx, out), "loss_sum");
+        loss = ggml_set_name(THEN(loss, ggml_scale(ctx, loss, per_value)), "loss_mean");
         break;
     case GGML_OPT_LOSS_TYPE_SUM:
         loss = ggml_set_name(ggml_sum(ctx, out), "loss_sum");
         break;
     case GGML_OPT_LOSS_TYPE_CROSS_ENTROPY:
-        opt->labels = ggml_set_name(ggml_dup_tensor(ctx, out), "labels");
-        ggml_set_input(opt->labels);
         loss = ggml_set_name(ggml_cross_entropy_loss(ctx, out, opt->labels), "loss_cross_entropy");
         if (opt->opt_period > 1)
-            loss = ggml_set_name(ggml_scale(ctx, loss, 1.0f / (float) opt->opt_period), "loss_cross_entropy_scaled");
+            loss = ggml_set_name(THEN(loss, ggml_scale(ctx, loss, 1.0f / (float) opt->opt_period)), "loss_cross_entropy_scaled");
         break;
     case GGML_OPT_LOSS_TYPE_MEAN_SQUARED_ERROR:
-        opt->labels = ggml_set_name(ggml_dup_tensor(ctx, out), "labels");
-        ggml_set_input(opt->labels);
         loss = ggml_set_name(ggml_sub(ctx, out, opt->labels), "loss_error");
-        loss = ggml_set_name(ggml_sqr(ctx, loss), "loss_squared_error");
-        loss = ggml_set_name(ggml_sum(ctx, loss), "loss_sum_squared_error");
-        loss = ggml_set_name(ggml_scale(ctx, loss, per_value), "loss_mean_squared_error");
+        loss = ggml_set_name(THEN(loss, ggml_sqr(ctx, loss)), "loss_squared_error");
+        loss = ggml_set_name(THEN(loss, ggml_sum(ctx, loss)), "loss_sum_squared_error");
+        loss = ggml_set_name(THEN(loss, ggml_scale(ctx, loss, per_value)), "loss_mean_squared_error");
         break;
     }
     if (loss == NULL)
@@ -370,15 +382,13 @@ static struct ggml_tensor *build_loss(struct ggml_opt_context *opt, struct ggml_
     ggml_build_forward_expand(opt->gf, loss);
     if (opt->loss_type == GGML_OPT_LOSS_TYPE_CROSS_ENTROPY) {
         opt->pred = ggml_set_name(ggml_argmax(ctx, out), "pred");
-        if (opt->pred == NULL)
-            return NULL;
-        ggml_set_output(opt->pred);
-        ggml_build_forward_expand(opt->gf, opt->pred);
-        opt->ncorrect = ggml_count_equal(ctx, opt->pred, ggml_argmax(ctx, opt->labels));
+        struct ggml_tensor *wanted = THEN(opt->pred, ggml_argmax(ctx, opt->labels));
+        opt->ncorrect = ggml_set_name(THEN(wanted, ggml_count_equal(ctx, opt->pred, wanted)), "ncorrect");
         if (opt->ncorrect == NULL)
             return NULL;
-        ggml_set_name(opt->ncorrect, "ncorrect");
+        ggml_set_output(opt->pred);
         ggml_set_output(opt->ncorrect);
+        ggml_build_forward_expand(opt->gf, opt->pred);
         ggml_build_forward_expand(opt->gf, opt->ncorrect);
     }
     return loss;

@@ -682,6 +682,18 @@ static void test_refusals(ggml_backend_t cpu, ggml_backend_sched_t sched)
     p.optimizer = GGML_OPT_OPTIMIZER_TYPE_COUNT;
     refuse_init(p, "an unknown optimizer");
 
+    /* compute contexts that fill up: before the forward graph, and in the middle of the loss */
+    for (int room = 0; room <= 1; room++) {
+        struct ggml_context *small = ctx_of(2 + 3 * (size_t) room, (size_t) room);
+        p = ggml_opt_default_params(sched, GGML_OPT_LOSS_TYPE_MEAN_SQUARED_ERROR);
+        p.ctx_compute = small;
+        p.inputs = m.x;
+        p.outputs = linear_outputs(small, &m);
+        refuse_init(p, room ? "a compute context that fills up within the loss"
+                            : "a compute context without room for the graph");
+        ggml_free(small);
+    }
+
     /* a model without parameters */
     struct ggml_context *ctx_unalloc = ctx_of(4, 0);
     struct ggml_tensor *lonely = ggml_new_tensor_1d(ctx_unalloc, GGML_TYPE_F32, 4);
