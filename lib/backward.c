@@ -55,16 +55,16 @@ static size_t slot_of(const struct ggml_cgraph *cgraph, const struct ggml_tensor
  * (IM2COL's kernel), indices (GET_ROWS, ROPE positions), a copy's
  * destination, or the input of a piecewise-constant function.
  */
+static int differentiated_sources(const struct ggml_tensor *node);
+
 static unsigned ignored_sources(const struct ggml_tensor *node)
 {
     switch (node->op) {
     case GGML_OP_IM2COL:
     case GGML_OP_IM2COL_BACK:
         return SRC0;
-    case GGML_OP_UNARY: {
-        const enum ggml_unary_op uop = ggml_get_unary_op(node);
-        return uop == GGML_UNARY_OP_SGN || uop == GGML_UNARY_OP_STEP ? SRC0 : 0;
-    }
+    case GGML_OP_UNARY:
+        return differentiated_sources(node) == 0 ? SRC0 : 0;
     case GGML_OP_CPY:
     case GGML_OP_GET_ROWS:
     case GGML_OP_GET_ROWS_BACK:
@@ -99,19 +99,22 @@ static int differentiated_sources(const struct ggml_tensor *node)
         return SRC0 | SRC1;
     case GGML_OP_UNARY:
         switch (ggml_get_unary_op(node)) {
+        /* piecewise constant: no gradient flows through them, as upstream */
         case GGML_UNARY_OP_SGN: case GGML_UNARY_OP_STEP:
             return 0;
         case GGML_UNARY_OP_ABS: case GGML_UNARY_OP_NEG: case GGML_UNARY_OP_RELU: case GGML_UNARY_OP_SILU:
         case GGML_UNARY_OP_EXP: case GGML_UNARY_OP_EXPM1: case GGML_UNARY_OP_SOFTPLUS:
+        /* the rounding functions (no gradient in upstream): an explicit zero */
+        case GGML_UNARY_OP_FLOOR: case GGML_UNARY_OP_CEIL: case GGML_UNARY_OP_ROUND: case GGML_UNARY_OP_TRUNC:
             return SRC0;
         default:
             return -1;
         }
     case GGML_OP_GLU:
-        /* only the split form, gate in src[1] */
-        if (ggml_get_glu_op(node) == GGML_GLU_OP_SWIGLU && node->src[1] != NULL)
-            return SRC0 | SRC1;
-        return -1;
+        /* SwiGLU and ReGLU, split (gate in src[1]) or not (both halves in src[0]) */
+        if (ggml_get_glu_op(node) != GGML_GLU_OP_SWIGLU && ggml_get_glu_op(node) != GGML_GLU_OP_REGLU)
+            return -1;
+        return node->src[1] != NULL ? SRC0 | SRC1 : SRC0;
     default:
         return -1;
     }
@@ -342,6 +345,13 @@ static void unary_backward(struct backward *b, struct ggml_tensor *node, struct 
     case GGML_UNARY_OP_SOFTPLUS:
         add_grad(b, i0, ggml_mul(ctx, grad, ggml_sigmoid(ctx, x)));
         break;
+    case GGML_UNARY_OP_FLOOR:
+    case GGML_UNARY_OP_CEIL:
+    case GGML_UNARY_OP_ROUND:
+    case GGML_UNARY_OP_TRUNC:
+        /* piecewise constant: an explicit zero gradient (its derivative wherever it has one) */
+        add_grad(b, i0, ggml_scale(ctx, grad, 0.0f));
+        break;
     default:
         break; /* SGN, STEP: zero gradient; others were refused by check_differentiable */
     }
@@ -545,6 +555,44 @@ static bool layout_backward(struct backward *b, struct ggml_tensor *node, struct
 }
 
 /* The remaining differentiable ops (activations, attention pieces, loss). */
+/*
+ * GLU: node = act(x) * g, act SiLU (SWIGLU) or ReLU (REGLU); x and g are
+ * src[0] and src[1] (split), or the two halves of each row of src[0], x
+ * the first unless swapped, whose gradient is then the two halves'
+ * gradients side by side.
+ */
+static void glu_backward(struct backward *b, struct ggml_tensor *node, struct ggml_tensor *grad, size_t i0, size_t i1)
+{
+    struct ggml_context *ctx = b->ctx;
+    struct ggml_tensor *src = node->src[0], *x = src, *g = node->src[1];
+    const bool split = g != NULL, silu = ggml_get_glu_op(node) == GGML_GLU_OP_SWIGLU;
+    const bool swapped = !split && ggml__get_op_params_i32(node, 1) != 0;
+    if (i0 == GGML__HASHSET_FULL && i1 == GGML__HASHSET_FULL)
+        return;
+    if (!split) {
+        const size_t half = (size_t) node->ne[0] * ggml_element_size(src);
+        x = ggml_view_4d(ctx, src, node->ne[0], src->ne[1], src->ne[2], src->ne[3], src->nb[1], src->nb[2], src->nb[3],
+                         swapped ? half : 0);
+        g = ggml_view_4d(ctx, src, node->ne[0], src->ne[1], src->ne[2], src->ne[3], src->nb[1], src->nb[2], src->nb[3],
+                         swapped ? 0 : half);
+    }
+    const bool need_dx = !split || i0 != GGML__HASHSET_FULL, need_dg = !split || i1 != GGML__HASHSET_FULL;
+    struct ggml_tensor *dx = NULL, *dg = NULL;
+    if (need_dx)
+        dx = silu ? ggml_silu_back(ctx, ggml_mul(ctx, grad, g), x)
+                  : ggml_mul(ctx, ggml_step(ctx, x), ggml_mul(ctx, grad, g));
+    if (need_dg)
+        dg = ggml_mul(ctx, silu ? ggml_silu(ctx, x) : ggml_relu(ctx, x), grad);
+    if (split) {
+        if (need_dx)
+            add_grad(b, i0, dx);
+        if (need_dg)
+            add_grad(b, i1, dg);
+    } else {
+        add_grad(b, i0, swapped ? ggml_concat(ctx, dg, dx, 0) : ggml_concat(ctx, dx, dg, 0));
+    }
+}
+
 static void other_backward(struct backward *b, struct ggml_tensor *node, struct ggml_tensor *grad,
                            size_t i0, size_t i1)
 {
@@ -591,9 +639,7 @@ static void other_backward(struct backward *b, struct ggml_tensor *node, struct 
                                               (float) ggml__get_op_params_i32(node, 6)));
         break;
     case GGML_OP_GLU:
-        /* split SWIGLU: node = silu(x) * y */
-        if (n0) add_grad(b, i0, ggml_silu_back(ctx, ggml_mul(ctx, grad, y), x));
-        if (n1) add_grad(b, i1, ggml_mul(ctx, ggml_silu(ctx, x), grad));
+        glu_backward(b, node, grad, i0, i1);
         break;
     default:
         break;

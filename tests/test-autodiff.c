@@ -292,6 +292,19 @@ static struct ggml_tensor *f_cross_entropy(struct ggml_context *ctx, struct ggml
     return ggml_cross_entropy_loss(ctx, p[0], ggml_soft_max(ctx, labels));
 }
 static struct ggml_tensor *f_swiglu(struct ggml_context *ctx, struct ggml_tensor **p) { return ggml_swiglu_split(ctx, p[0], p[1]); }
+static struct ggml_tensor *f_reglu_split(struct ggml_context *ctx, struct ggml_tensor **p) { return ggml_reglu_split(ctx, p[0], p[1]); }
+static struct ggml_tensor *f_swiglu_halves(struct ggml_context *ctx, struct ggml_tensor **p) { return ggml_swiglu(ctx, p[0]); }
+static struct ggml_tensor *f_swiglu_swapped(struct ggml_context *ctx, struct ggml_tensor **p) { return ggml_swiglu_swapped(ctx, p[0]); }
+static struct ggml_tensor *f_reglu_halves(struct ggml_context *ctx, struct ggml_tensor **p) { return ggml_reglu(ctx, p[0]); }
+static struct ggml_tensor *f_reglu_swapped(struct ggml_context *ctx, struct ggml_tensor **p) { return ggml_reglu_swapped(ctx, p[0]); }
+static struct ggml_tensor *f_rounding(struct ggml_context *ctx, struct ggml_tensor **p)
+{
+    /* piecewise constant, away from its steps (p0 in [-1, 1] maps into (3.3, 3.7)): no gradient through it */
+    struct ggml_tensor *t = ggml_scale_bias(ctx, p[0], 0.2f, 3.5f);
+    t = ggml_add(ctx, ggml_floor(ctx, t), ggml_ceil(ctx, t));
+    t = ggml_add(ctx, t, ggml_add(ctx, ggml_round(ctx, t), ggml_trunc(ctx, t)));
+    return ggml_add(ctx, t, ggml_sqr(ctx, p[0]));
+}
 static struct ggml_tensor *f_chain(struct ggml_context *ctx, struct ggml_tensor **p)
 {
     /* a small layer: p0 used twice, so its gradient is a sum of two paths */
@@ -385,6 +398,12 @@ static const struct grad_case cases[] = {
     { "pool_2d max", 1, { { 7, 5, 2, 1 } }, { R_ANY }, f_pool_max },
     { "pool_2d avg", 1, { { 6, 7, 1, 2 } }, { R_ANY }, f_pool_avg },
     { "swiglu split", 2, { { 7, 3, 1, 1 }, { 7, 3, 1, 1 } }, { R_ANY, R_ANY }, f_swiglu },
+    { "reglu split", 2, { { 7, 3, 1, 1 }, { 7, 3, 1, 1 } }, { R_ANY, R_ANY }, f_reglu_split },
+    { "swiglu halves", 1, { { 10, 3, 2, 1 } }, { R_ANY }, f_swiglu_halves },
+    { "swiglu halves swapped", 1, { { 10, 3, 1, 2 } }, { R_ANY }, f_swiglu_swapped },
+    { "reglu halves", 1, { { 8, 3, 2, 1 } }, { R_ANY }, f_reglu_halves },
+    { "reglu halves swapped", 1, { { 8, 2, 1, 1 } }, { R_ANY }, f_reglu_swapped },
+    { "floor, ceil, round, trunc", 1, { { 7, 3, 1, 1 } }, { R_ANY }, f_rounding },
     { "layer", 3, { { 5, 3, 1, 1 }, { 5, 4, 1, 1 }, { 5, 3, 1, 1 } }, { R_ANY, R_ANY, R_ANY }, f_chain },
 };
 
