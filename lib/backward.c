@@ -91,6 +91,8 @@ static int differentiated_sources(const struct ggml_tensor *node)
     case GGML_OP_TRANSPOSE: case GGML_OP_GET_ROWS: case GGML_OP_DIAG_MASK_INF:
     case GGML_OP_DIAG_MASK_ZERO: case GGML_OP_SOFT_MAX: case GGML_OP_ROPE:
     case GGML_OP_CROSS_ENTROPY_LOSS: case GGML_OP_POOL_2D:
+    /* beyond upstream, which has no gradient for these */
+    case GGML_OP_POOL_1D: case GGML_OP_CUMSUM: case GGML_OP_TRI: case GGML_OP_FILL: case GGML_OP_DIAG:
         return SRC0;
     case GGML_OP_IM2COL:
         return SRC1;
@@ -593,6 +595,32 @@ static void glu_backward(struct backward *b, struct ggml_tensor *node, struct gg
     }
 }
 
+/* POOL_1D through POOL_2D's gradient: rows of x as images of height 1. */
+static struct ggml_tensor *pool_1d_backward(struct ggml_context *ctx, struct ggml_tensor *node, struct ggml_tensor *grad)
+{
+    struct ggml_tensor *x = node->src[0];
+    if (!ggml_is_contiguous(x))
+        x = ggml_cont(ctx, x);
+    struct ggml_tensor *x4 = GGML__THEN(x, ggml_reshape_4d(ctx, x, x->ne[0], 1, x->ne[1], x->ne[2] * x->ne[3]));
+    struct ggml_tensor *g = ggml_is_contiguous(grad) ? grad : ggml_cont(ctx, grad);
+    struct ggml_tensor *g4 = GGML__THEN(g, ggml_reshape_4d(ctx, g, g->ne[0], 1, g->ne[1], g->ne[2] * g->ne[3]));
+    struct ggml_tensor *d4 = GGML__THEN(x4, GGML__THEN(g4, ggml_pool_2d_back(ctx, g4, x4, (enum ggml_op_pool) ggml__get_op_params_i32(node, 0),
+                                                                ggml__get_op_params_i32(node, 1), 1,
+                                                                ggml__get_op_params_i32(node, 2), 1,
+                                                                (float) ggml__get_op_params_i32(node, 3), 0.0f)));
+    return GGML__THEN(d4, ggml_reshape_4d(ctx, d4, node->src[0]->ne[0], node->src[0]->ne[1], node->src[0]->ne[2],
+                                    node->src[0]->ne[3]));
+}
+
+/* DIAG (x [n, 1, ...] on the diagonal of [n, n, ...]): x's gradient is grad's diagonal. */
+static struct ggml_tensor *diag_backward(struct ggml_context *ctx, struct ggml_tensor *x, struct ggml_tensor *grad)
+{
+    struct ggml_tensor *d = ggml_view_4d(ctx, grad, 1, grad->ne[1], grad->ne[2], grad->ne[3], grad->nb[1] + grad->nb[0],
+                                         grad->nb[2], grad->nb[3], 0);
+    d = GGML__THEN(d, ggml_cont(ctx, d));
+    return GGML__THEN(d, ggml_reshape_4d(ctx, d, x->ne[0], x->ne[1], x->ne[2], x->ne[3]));
+}
+
 static void other_backward(struct backward *b, struct ggml_tensor *node, struct ggml_tensor *grad,
                            size_t i0, size_t i1)
 {
@@ -640,6 +668,25 @@ static void other_backward(struct backward *b, struct ggml_tensor *node, struct 
         break;
     case GGML_OP_GLU:
         glu_backward(b, node, grad, i0, i1);
+        break;
+    case GGML_OP_POOL_1D:
+        if (n0) add_grad(b, i0, pool_1d_backward(ctx, node, grad));
+        break;
+    case GGML_OP_CUMSUM:
+        /* x_j reaches every output from j on: the sum of grad from j to the row's end */
+        if (n0)
+            add_grad(b, i0, ggml_add(ctx, ggml_sub(ctx, grad, ggml_cumsum(ctx, grad)), ggml_sum_rows(ctx, grad)));
+        break;
+    case GGML_OP_TRI:
+        /* the kept triangle passes its gradient on, the rest is constant */
+        if (n0) add_grad(b, i0, ggml_tri(ctx, grad, (enum ggml_tri_type) ggml__get_op_params_i32(node, 0)));
+        break;
+    case GGML_OP_FILL:
+        /* the input gives only the shape */
+        if (n0) add_grad(b, i0, ggml_scale(ctx, grad, 0.0f));
+        break;
+    case GGML_OP_DIAG:
+        if (n0) add_grad(b, i0, diag_backward(ctx, x, grad));
         break;
     default:
         break;

@@ -333,12 +333,6 @@ static ggml_backend_buffer_type_t static_buft(const struct ggml_opt_context *opt
 }
 
 /*
- * A tensor computed from t, or NULL without a call when t is NULL (a
- * constructor failed and logged; ggml_set_name passes NULL on silently).
- */
-#define THEN(t, expr) ((t) != NULL ? (expr) : NULL)
-
-/*
  * The loss of the context's loss type over outputs (and labels), in ctx,
  * with predictions and their count for cross-entropy, all added to gf;
  * NULL when a constructor failed (logged once, by it).
@@ -358,7 +352,7 @@ static struct ggml_tensor *build_loss(struct ggml_opt_context *opt, struct ggml_
     switch (opt->loss_type) {
     case GGML_OPT_LOSS_TYPE_MEAN:
         loss = ggml_set_name(ggml_sum(ctx, out), "loss_sum");
-        loss = ggml_set_name(THEN(loss, ggml_scale(ctx, loss, per_value)), "loss_mean");
+        loss = ggml_set_name(GGML__THEN(loss, ggml_scale(ctx, loss, per_value)), "loss_mean");
         break;
     case GGML_OPT_LOSS_TYPE_SUM:
         loss = ggml_set_name(ggml_sum(ctx, out), "loss_sum");
@@ -366,13 +360,13 @@ static struct ggml_tensor *build_loss(struct ggml_opt_context *opt, struct ggml_
     case GGML_OPT_LOSS_TYPE_CROSS_ENTROPY:
         loss = ggml_set_name(ggml_cross_entropy_loss(ctx, out, opt->labels), "loss_cross_entropy");
         if (opt->opt_period > 1)
-            loss = ggml_set_name(THEN(loss, ggml_scale(ctx, loss, 1.0f / (float) opt->opt_period)), "loss_cross_entropy_scaled");
+            loss = ggml_set_name(GGML__THEN(loss, ggml_scale(ctx, loss, 1.0f / (float) opt->opt_period)), "loss_cross_entropy_scaled");
         break;
     case GGML_OPT_LOSS_TYPE_MEAN_SQUARED_ERROR:
         loss = ggml_set_name(ggml_sub(ctx, out, opt->labels), "loss_error");
-        loss = ggml_set_name(THEN(loss, ggml_sqr(ctx, loss)), "loss_squared_error");
-        loss = ggml_set_name(THEN(loss, ggml_sum(ctx, loss)), "loss_sum_squared_error");
-        loss = ggml_set_name(THEN(loss, ggml_scale(ctx, loss, per_value)), "loss_mean_squared_error");
+        loss = ggml_set_name(GGML__THEN(loss, ggml_sqr(ctx, loss)), "loss_squared_error");
+        loss = ggml_set_name(GGML__THEN(loss, ggml_sum(ctx, loss)), "loss_sum_squared_error");
+        loss = ggml_set_name(GGML__THEN(loss, ggml_scale(ctx, loss, per_value)), "loss_mean_squared_error");
         break;
     }
     if (loss == NULL)
@@ -382,8 +376,8 @@ static struct ggml_tensor *build_loss(struct ggml_opt_context *opt, struct ggml_
     ggml_build_forward_expand(opt->gf, loss);
     if (opt->loss_type == GGML_OPT_LOSS_TYPE_CROSS_ENTROPY) {
         opt->pred = ggml_set_name(ggml_argmax(ctx, out), "pred");
-        struct ggml_tensor *wanted = THEN(opt->pred, ggml_argmax(ctx, opt->labels));
-        opt->ncorrect = ggml_set_name(THEN(wanted, ggml_count_equal(ctx, opt->pred, wanted)), "ncorrect");
+        struct ggml_tensor *wanted = GGML__THEN(opt->pred, ggml_argmax(ctx, opt->labels));
+        opt->ncorrect = ggml_set_name(GGML__THEN(wanted, ggml_count_equal(ctx, opt->pred, wanted)), "ncorrect");
         if (opt->ncorrect == NULL)
             return NULL;
         ggml_set_output(opt->pred);

@@ -297,6 +297,22 @@ static struct ggml_tensor *f_swiglu_halves(struct ggml_context *ctx, struct ggml
 static struct ggml_tensor *f_swiglu_swapped(struct ggml_context *ctx, struct ggml_tensor **p) { return ggml_swiglu_swapped(ctx, p[0]); }
 static struct ggml_tensor *f_reglu_halves(struct ggml_context *ctx, struct ggml_tensor **p) { return ggml_reglu(ctx, p[0]); }
 static struct ggml_tensor *f_reglu_swapped(struct ggml_context *ctx, struct ggml_tensor **p) { return ggml_reglu_swapped(ctx, p[0]); }
+static struct ggml_tensor *f_pool_1d_avg(struct ggml_context *ctx, struct ggml_tensor **p) { return ggml_pool_1d(ctx, p[0], GGML_OP_POOL_AVG, 3, 2, 1); }
+static struct ggml_tensor *f_pool_1d_max(struct ggml_context *ctx, struct ggml_tensor **p)
+{
+    /* a ramp along the rows keeps the two inputs of a window apart by more than the finite-difference step */
+    struct ggml_tensor *ramp = ggml_scale(ctx, ggml_arange(ctx, 0.0f, (float) p[0]->ne[0], 1.0f), 0.05f);
+    return ggml_pool_1d(ctx, ggml_add(ctx, p[0], ramp), GGML_OP_POOL_MAX, 2, 2, 0);
+}
+static struct ggml_tensor *f_cumsum(struct ggml_context *ctx, struct ggml_tensor **p) { return ggml_cumsum(ctx, p[0]); }
+static struct ggml_tensor *f_tri(struct ggml_context *ctx, struct ggml_tensor **p) { return ggml_tri(ctx, p[0], GGML_TRI_TYPE_LOWER_DIAG); }
+static struct ggml_tensor *f_tri_upper(struct ggml_context *ctx, struct ggml_tensor **p) { return ggml_tri(ctx, p[0], GGML_TRI_TYPE_UPPER); }
+static struct ggml_tensor *f_fill(struct ggml_context *ctx, struct ggml_tensor **p)
+{
+    /* a constant of p0's shape, plus p0 so that the loss depends on it */
+    return ggml_add(ctx, ggml_fill(ctx, p[0], 0.75f), p[0]);
+}
+static struct ggml_tensor *f_diag(struct ggml_context *ctx, struct ggml_tensor **p) { return ggml_diag(ctx, p[0]); }
 static struct ggml_tensor *f_rounding(struct ggml_context *ctx, struct ggml_tensor **p)
 {
     /* piecewise constant, away from its steps (p0 in [-1, 1] maps into (3.3, 3.7)): no gradient through it */
@@ -404,6 +420,13 @@ static const struct grad_case cases[] = {
     { "reglu halves", 1, { { 8, 3, 2, 1 } }, { R_ANY }, f_reglu_halves },
     { "reglu halves swapped", 1, { { 8, 2, 1, 1 } }, { R_ANY }, f_reglu_swapped },
     { "floor, ceil, round, trunc", 1, { { 7, 3, 1, 1 } }, { R_ANY }, f_rounding },
+    { "pool_1d avg, padded", 1, { { 9, 3, 2, 1 } }, { R_ANY }, f_pool_1d_avg },
+    { "pool_1d max", 1, { { 8, 2, 1, 2 } }, { R_ANY }, f_pool_1d_max },
+    { "cumsum", 1, { { 7, 3, 2, 1 } }, { R_ANY }, f_cumsum },
+    { "tri lower with diagonal", 1, { { 5, 5, 2, 1 } }, { R_ANY }, f_tri },
+    { "tri strictly upper", 1, { { 4, 4, 1, 3 } }, { R_ANY }, f_tri_upper },
+    { "fill", 1, { { 6, 3, 1, 1 } }, { R_ANY }, f_fill },
+    { "diag", 1, { { 5, 1, 3, 2 } }, { R_ANY }, f_diag },
     { "layer", 3, { { 5, 3, 1, 1 }, { 5, 4, 1, 1 }, { 5, 3, 1, 1 } }, { R_ANY, R_ANY, R_ANY }, f_chain },
 };
 
