@@ -108,14 +108,20 @@ static int differentiated_sources(const struct ggml_tensor *node)
         case GGML_UNARY_OP_EXP: case GGML_UNARY_OP_EXPM1: case GGML_UNARY_OP_SOFTPLUS:
         /* the rounding functions (no gradient in upstream): an explicit zero */
         case GGML_UNARY_OP_FLOOR: case GGML_UNARY_OP_CEIL: case GGML_UNARY_OP_ROUND: case GGML_UNARY_OP_TRUNC:
+        /* GELU in its tanh form and GELU_QUICK, which upstream does not differentiate either */
+        case GGML_UNARY_OP_GELU: case GGML_UNARY_OP_GELU_QUICK:
             return SRC0;
         default:
             return -1;
         }
     case GGML_OP_GLU:
-        /* SwiGLU and ReGLU, split (gate in src[1]) or not (both halves in src[0]) */
-        if (ggml_get_glu_op(node) != GGML_GLU_OP_SWIGLU && ggml_get_glu_op(node) != GGML_GLU_OP_REGLU)
+        /* split (gate in src[1]) or not (both halves in src[0]) */
+        switch (ggml_get_glu_op(node)) {
+        case GGML_GLU_OP_SWIGLU: case GGML_GLU_OP_REGLU: case GGML_GLU_OP_GEGLU: case GGML_GLU_OP_GEGLU_QUICK:
+            break;
+        default:
             return -1;
+        }
         return node->src[1] != NULL ? SRC0 | SRC1 : SRC0;
     default:
         return -1;
@@ -320,6 +326,34 @@ static struct ggml_tensor *mul_mat_grad_a(struct ggml_context *ctx, struct ggml_
     return ggml_repeat_back(ctx, t, a);
 }
 
+#define GELU_K 0.79788456080286535588f /* sqrt(2 / pi) */
+#define GELU_A 0.044715f
+#define GELU_QUICK_C 1.702f
+
+/*
+ * The derivative of a gated unit's activation at x, built from ops:
+ * ReLU: step(x); GELU (tanh form, u = k (x + a x^3)):
+ * 0.5 (1 + tanh u) + 0.5 x (1 - tanh^2 u) k (1 + 3 a x^2);
+ * GELU_QUICK (x sigmoid(c x)): s (1 + c x (1 - s)), s = sigmoid(c x).
+ * NULL when a constructor failed (logged).
+ */
+static struct ggml_tensor *activation_slope(struct ggml_context *ctx, enum ggml_glu_op op, struct ggml_tensor *x)
+{
+    if (op == GGML_GLU_OP_REGLU)
+        return ggml_step(ctx, x);
+    if (op == GGML_GLU_OP_GEGLU_QUICK) {
+        struct ggml_tensor *s = ggml_sigmoid(ctx, ggml_scale(ctx, x, GELU_QUICK_C));
+        struct ggml_tensor *t = GGML__THEN(s, ggml_mul(ctx, x, ggml_scale_bias(ctx, s, -1.0f, 1.0f)));
+        return GGML__THEN(t, ggml_mul(ctx, s, ggml_scale_bias(ctx, t, GELU_QUICK_C, 1.0f)));
+    }
+    struct ggml_tensor *x2 = ggml_sqr(ctx, x);
+    struct ggml_tensor *u = GGML__THEN(x2, ggml_scale(ctx, ggml_mul(ctx, x, ggml_scale_bias(ctx, x2, GELU_A, 1.0f)), GELU_K));
+    struct ggml_tensor *t = GGML__THEN(u, ggml_tanh(ctx, u));
+    struct ggml_tensor *du = GGML__THEN(t, ggml_scale_bias(ctx, x2, 3.0f * GELU_A * GELU_K, GELU_K));
+    struct ggml_tensor *far = GGML__THEN(du, ggml_mul(ctx, ggml_mul(ctx, x, ggml_scale_bias(ctx, ggml_sqr(ctx, t), -1.0f, 1.0f)), du));
+    return GGML__THEN(far, ggml_add(ctx, ggml_scale_bias(ctx, t, 0.5f, 0.5f), ggml_scale(ctx, far, 0.5f)));
+}
+
 /* Backward of one UNARY node; i0 is the slot of its source. */
 static void unary_backward(struct backward *b, struct ggml_tensor *node, struct ggml_tensor *grad, size_t i0)
 {
@@ -346,6 +380,12 @@ static void unary_backward(struct backward *b, struct ggml_tensor *node, struct 
         break;
     case GGML_UNARY_OP_SOFTPLUS:
         add_grad(b, i0, ggml_mul(ctx, grad, ggml_sigmoid(ctx, x)));
+        break;
+    case GGML_UNARY_OP_GELU:
+        add_grad(b, i0, ggml_mul(ctx, grad, activation_slope(ctx, GGML_GLU_OP_GEGLU, x)));
+        break;
+    case GGML_UNARY_OP_GELU_QUICK:
+        add_grad(b, i0, ggml_mul(ctx, grad, activation_slope(ctx, GGML_GLU_OP_GEGLU_QUICK, x)));
         break;
     case GGML_UNARY_OP_FLOOR:
     case GGML_UNARY_OP_CEIL:
@@ -557,17 +597,30 @@ static bool layout_backward(struct backward *b, struct ggml_tensor *node, struct
 }
 
 /* The remaining differentiable ops (activations, attention pieces, loss). */
+/* The activation of a gated unit at x. */
+static struct ggml_tensor *activation(struct ggml_context *ctx, enum ggml_glu_op op, struct ggml_tensor *x)
+{
+    switch (op) {
+    case GGML_GLU_OP_SWIGLU: return ggml_silu(ctx, x);
+    case GGML_GLU_OP_REGLU: return ggml_relu(ctx, x);
+    case GGML_GLU_OP_GEGLU_QUICK: return ggml_gelu_quick(ctx, x);
+    default: return ggml_gelu(ctx, x);
+    }
+}
+
 /*
- * GLU: node = act(x) * g, act SiLU (SWIGLU) or ReLU (REGLU); x and g are
- * src[0] and src[1] (split), or the two halves of each row of src[0], x
- * the first unless swapped, whose gradient is then the two halves'
- * gradients side by side.
+ * GLU: node = act(x) * g, act SiLU (SWIGLU), ReLU (REGLU), GELU in its
+ * tanh form (GEGLU) or GELU_QUICK (GEGLU_QUICK); x and g are src[0] and
+ * src[1] (split), or the two halves of each row of src[0], x the first
+ * unless swapped, whose gradient is then the two halves' gradients side
+ * by side.
  */
 static void glu_backward(struct backward *b, struct ggml_tensor *node, struct ggml_tensor *grad, size_t i0, size_t i1)
 {
     struct ggml_context *ctx = b->ctx;
     struct ggml_tensor *src = node->src[0], *x = src, *g = node->src[1];
-    const bool split = g != NULL, silu = ggml_get_glu_op(node) == GGML_GLU_OP_SWIGLU;
+    const enum ggml_glu_op op = ggml_get_glu_op(node);
+    const bool split = g != NULL, silu = op == GGML_GLU_OP_SWIGLU;
     const bool swapped = !split && ggml__get_op_params_i32(node, 1) != 0;
     if (i0 == GGML__HASHSET_FULL && i1 == GGML__HASHSET_FULL)
         return;
@@ -582,9 +635,9 @@ static void glu_backward(struct backward *b, struct ggml_tensor *node, struct gg
     struct ggml_tensor *dx = NULL, *dg = NULL;
     if (need_dx)
         dx = silu ? ggml_silu_back(ctx, ggml_mul(ctx, grad, g), x)
-                  : ggml_mul(ctx, ggml_step(ctx, x), ggml_mul(ctx, grad, g));
+                  : GGML__THEN(x, ggml_mul(ctx, activation_slope(ctx, op, x), ggml_mul(ctx, grad, g)));
     if (need_dg)
-        dg = ggml_mul(ctx, silu ? ggml_silu(ctx, x) : ggml_relu(ctx, x), grad);
+        dg = GGML__THEN(x, ggml_mul(ctx, activation(ctx, op, x), grad));
     if (split) {
         if (need_dx)
             add_grad(b, i0, dx);

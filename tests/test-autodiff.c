@@ -300,9 +300,17 @@ static struct ggml_tensor *f_reglu_swapped(struct ggml_context *ctx, struct ggml
 static struct ggml_tensor *f_pool_1d_avg(struct ggml_context *ctx, struct ggml_tensor **p) { return ggml_pool_1d(ctx, p[0], GGML_OP_POOL_AVG, 3, 2, 1); }
 static struct ggml_tensor *f_pool_1d_max(struct ggml_context *ctx, struct ggml_tensor **p)
 {
-    /* a ramp along the rows keeps the two inputs of a window apart by more than the finite-difference step */
-    struct ggml_tensor *ramp = ggml_scale(ctx, ggml_arange(ctx, 0.0f, (float) p[0]->ne[0], 1.0f), 0.05f);
-    return ggml_pool_1d(ctx, ggml_add(ctx, p[0], ramp), GGML_OP_POOL_MAX, 2, 2, 0);
+    /*
+     * Offsets 0.5 apart, larger in the first or the second place of a
+     * window by turns, added to p0 / 10: a window's two inputs never come
+     * within the finite-difference step of each other (no kink), and the
+     * maximum is now the first input, now the second.
+     */
+    static const float order[8] = { 0, 1, 3, 2, 4, 5, 7, 6 };
+    struct ggml_tensor *offsets = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, p[0]->ne[0]);
+    for (int64_t i = 0; i < p[0]->ne[0]; i++)
+        ((float *) offsets->data)[i] = 0.5f * order[i % 8] + 4.0f * (float) (i / 8);
+    return ggml_pool_1d(ctx, ggml_add(ctx, ggml_scale(ctx, p[0], 0.1f), offsets), GGML_OP_POOL_MAX, 2, 2, 0);
 }
 static struct ggml_tensor *f_cumsum(struct ggml_context *ctx, struct ggml_tensor **p) { return ggml_cumsum(ctx, p[0]); }
 static struct ggml_tensor *f_tri(struct ggml_context *ctx, struct ggml_tensor **p) { return ggml_tri(ctx, p[0], GGML_TRI_TYPE_LOWER_DIAG); }
@@ -313,6 +321,12 @@ static struct ggml_tensor *f_fill(struct ggml_context *ctx, struct ggml_tensor *
     return ggml_add(ctx, ggml_fill(ctx, p[0], 0.75f), p[0]);
 }
 static struct ggml_tensor *f_diag(struct ggml_context *ctx, struct ggml_tensor **p) { return ggml_diag(ctx, p[0]); }
+static struct ggml_tensor *f_gelu(struct ggml_context *ctx, struct ggml_tensor **p) { return ggml_gelu(ctx, p[0]); }
+static struct ggml_tensor *f_gelu_quick(struct ggml_context *ctx, struct ggml_tensor **p) { return ggml_gelu_quick(ctx, p[0]); }
+static struct ggml_tensor *f_geglu_split(struct ggml_context *ctx, struct ggml_tensor **p) { return ggml_geglu_split(ctx, p[0], p[1]); }
+static struct ggml_tensor *f_geglu_halves(struct ggml_context *ctx, struct ggml_tensor **p) { return ggml_geglu(ctx, p[0]); }
+static struct ggml_tensor *f_geglu_quick_split(struct ggml_context *ctx, struct ggml_tensor **p) { return ggml_geglu_quick_split(ctx, p[0], p[1]); }
+static struct ggml_tensor *f_geglu_quick_swapped(struct ggml_context *ctx, struct ggml_tensor **p) { return ggml_geglu_quick_swapped(ctx, p[0]); }
 static struct ggml_tensor *f_rounding(struct ggml_context *ctx, struct ggml_tensor **p)
 {
     /* piecewise constant, away from its steps (p0 in [-1, 1] maps into (3.3, 3.7)): no gradient through it */
@@ -419,6 +433,12 @@ static const struct grad_case cases[] = {
     { "swiglu halves swapped", 1, { { 10, 3, 1, 2 } }, { R_ANY }, f_swiglu_swapped },
     { "reglu halves", 1, { { 8, 3, 2, 1 } }, { R_ANY }, f_reglu_halves },
     { "reglu halves swapped", 1, { { 8, 2, 1, 1 } }, { R_ANY }, f_reglu_swapped },
+    { "gelu", 1, { { 9, 3, 2, 1 } }, { R_ANY }, f_gelu },
+    { "gelu_quick", 1, { { 9, 3, 1, 1 } }, { R_ANY }, f_gelu_quick },
+    { "geglu split", 2, { { 7, 3, 1, 1 }, { 7, 3, 1, 1 } }, { R_ANY, R_ANY }, f_geglu_split },
+    { "geglu halves", 1, { { 10, 3, 2, 1 } }, { R_ANY }, f_geglu_halves },
+    { "geglu_quick split", 2, { { 7, 3, 1, 1 }, { 7, 3, 1, 1 } }, { R_ANY, R_ANY }, f_geglu_quick_split },
+    { "geglu_quick halves swapped", 1, { { 8, 3, 1, 2 } }, { R_ANY }, f_geglu_quick_swapped },
     { "floor, ceil, round, trunc", 1, { { 7, 3, 1, 1 } }, { R_ANY }, f_rounding },
     { "pool_1d avg, padded", 1, { { 9, 3, 2, 1 } }, { R_ANY }, f_pool_1d_avg },
     { "pool_1d max", 1, { { 8, 2, 1, 2 } }, { R_ANY }, f_pool_1d_max },
