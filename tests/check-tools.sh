@@ -154,16 +154,19 @@ ok "info --numa with an unknown strategy exits 2 with a message"
 tiny="--op mul_mat --shape 64x64x64 --reps 1"
 
 run "$bench" $tiny --device CPU
-[ "$rc" -eq 0 ] && grep -q '^mul_mat 64x64x64  *F32  *CPU  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*$' "$tmp/out" &&
+[ "$rc" -eq 0 ] && grep -q '^mul_mat 64x64x64  *F32  *CPU  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*$' "$tmp/out" &&
     grep -q '^mul_mat 64x64x64  *Q4_0  *CPU ' "$tmp/out" && grep -q 'total [0-9.]* s$' "$tmp/out"
-ok "bench $tiny prints a row per type for the CPU and the total time"
+ok "bench $tiny prints a row per type for the CPU (median, spread, rates) and the total time"
+
+head -n 1 "$tmp/out" | grep -q '^ggml-backend-bench [0-9.]*, libggml-backend [0-9.]* (commit [^)]*); .*, CPU kernels [a-z0-9]*; [0-9]* threads*, median of 1$'
+ok "bench's first line names the version, the commit, the processor, the kernel level, threads and repetitions"
 
 [ ! -s "$tmp/err" ]
 ok "bench prints no progress when stderr is not a terminal"
 
 run "$bench" $tiny --device CPU --csv
-[ "$rc" -eq 0 ] && [ "$(head -n 1 "$tmp/out")" = "workload,type,device,ms,gflops,gbps,weight_gbps,vs_sgemm,vs_stream,vs_read" ] &&
-    [ "$(grep -c '^mul_mat 64x64x64,[A-Z0-9_]*,CPU,[0-9.]*,[0-9.]*,[0-9.]*,[0-9.]*,,,$' "$tmp/out")" -eq 3 ] &&
+[ "$rc" -eq 0 ] && [ "$(head -n 1 "$tmp/out")" = "workload,type,device,ms,gflops,gbps,weight_gbps,vs_sgemm,vs_stream,vs_read,ms_min,ms_max" ] &&
+    [ "$(grep -c '^mul_mat 64x64x64,[A-Z0-9_]*,CPU,[0-9.]*,[0-9.]*,[0-9.]*,[0-9.]*,,,,[0-9.]*,[0-9.]*$' "$tmp/out")" -eq 3 ] &&
     [ "$(wc -l < "$tmp/out")" -eq 4 ]
 ok "bench --csv prints the header and one row per type"
 
@@ -172,8 +175,37 @@ run "$bench" $tiny --device CPU --type q4_0 --json
     "len(d['results']) == 1 and d['results'][0]['device'] == 'CPU' and d['results'][0]['ms'] > 0 and d['results'][0]['weight_gbps'] > 0"
 ok "bench --json is valid JSON with one result"
 
+run "$bench" $tiny --device CPU --type q4_0 --reps 5 --json
+[ "$rc" -eq 0 ] && json_ok "$tmp/out" \
+    "d['results'][0]['ms_min'] <= d['results'][0]['ms'] <= d['results'][0]['ms_max'] and d['cpu_kernels'] != '' and d['cpu'] != '' and d['commit'] != ''"
+ok "bench --json: the median between the fastest and the slowest; processor, kernel level and commit named"
+
+run "$bench" $tiny --device CPU --type f32,q8_0 --markdown
+[ "$rc" -eq 0 ] && grep -q '^| workload | type | device | ms | min ms | max ms | GFLOP/s |' "$tmp/out" &&
+    grep -q '^|---|---|---|--:|' "$tmp/out" &&
+    [ "$(grep -c '^| mul_mat 64x64x64 | \(F32\|Q8_0\) | CPU | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]* |' "$tmp/out")" -eq 2 ] &&
+    grep -q '^- ms: the median' "$tmp/out"
+ok "bench --markdown prints a Markdown table, one row per type, and the legend as a list"
+
+# each row reaches a pipe or file as soon as it is measured: the first row
+# is there while the bench still works on a long second shape
+"$bench" --op mul_mat --type f32 --shape 64x64x64 --shape 4096x4096x512 --reps 20 --device CPU > "$tmp/stream" 2>&1 &
+pid=$!
+seen=no
+for _ in $(seq 1 600); do
+    if grep -q '^mul_mat 64x64x64 ' "$tmp/stream"; then
+        kill -0 "$pid" 2>/dev/null && seen=yes
+        break
+    fi
+    sleep 0.05
+done
+kill "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+[ "$seen" = yes ]
+ok "bench writes each row when it is measured, also to a file or pipe"
+
 run "$bench" $tiny --device CPU --type q4_0 --compare-stream --csv
-[ "$rc" -eq 0 ] && [ "$(grep -c '^mul_mat 64x64x64,Q4_0,CPU,[0-9.]*,[0-9.]*,[0-9.]*,[0-9.]*,,[0-9.]*[1-9][0-9.]*,[0-9.]*[1-9][0-9.]*$' "$tmp/out")" -eq 1 ]
+[ "$rc" -eq 0 ] && [ "$(grep -c '^mul_mat 64x64x64,Q4_0,CPU,[0-9.]*,[0-9.]*,[0-9.]*,[0-9.]*,,[0-9.]*[1-9][0-9.]*,[0-9.]*[1-9][0-9.]*,[0-9.]*,[0-9.]*$' "$tmp/out")" -eq 1 ]
 ok "bench --compare-stream --csv gives both bandwidth ratios, above 0"
 
 run "$bench" --op block,block-fa --type q4_0 --reps 1 --threads 2 --device cpu
@@ -188,7 +220,7 @@ ok "bench runs the mixture-of-experts feed-forward network"
 run "$bench" --op dispatch --reps 1 --threads 2 --device CPU
 [ "$rc" -eq 0 ] && grep -q '^dispatch 4000 nodes  *F32  *CPU  *[0-9.]* ' "$tmp/out" &&
     [ "$(grep -c '^dispatch [0-9]' "$tmp/out")" -eq 1 ] &&
-    grep -q '^dispatch 4000 nodes  *F32  *CPU  *[0-9.]*  *-  *[0-9.]*  *-$' "$tmp/out" &&
+    grep -q '^dispatch 4000 nodes  *F32  *CPU  *[0-9.]*  *[0-9.]*  *-  *[0-9.]*  *-$' "$tmp/out" &&
     grep -q '^dispatch on CPU: [0-9.]* us per node$' "$tmp/out" && grep -q 'total [0-9.]* s$' "$tmp/out"
 ok "bench --op dispatch prints one row and the time per node, with no weights' GB/s"
 
@@ -211,7 +243,7 @@ ok "bench --op dispatch --csv prints one row"
 
 run "$bench" $tiny --device CPU --type f32 --compare-blas
 if [ -n "${BLAS_PLUGIN_DIR:-}" ]; then
-    [ "$rc" -eq 0 ] && grep -q '^mul_mat 64x64x64  *F32  *CPU  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*$' "$tmp/out"
+    [ "$rc" -eq 0 ] && grep -q '^mul_mat 64x64x64  *F32  *CPU  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*$' "$tmp/out"
     ok "bench --compare-blas reports the ratio against cblas_sgemm"
 else
     [ "$rc" -eq 0 ] && grep -q 'unavailable' "$tmp/out"
@@ -220,7 +252,7 @@ fi
 
 run "$bench" $tiny --device CPU --type f32 --compare-stream
 [ "$rc" -eq 0 ] && grep -q 'STREAM triad.s [0-9.]* GB/s' "$tmp/out" &&
-    grep -q '^mul_mat 64x64x64  *F32  *CPU  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*$' "$tmp/out"
+    grep -q '^mul_mat 64x64x64  *F32  *CPU  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*$' "$tmp/out"
 ok "bench --compare-stream reports the ratios against the STREAM triad and reading as many bytes"
 
 if [ -n "${BLAS_PLUGIN_DIR:-}" ]; then

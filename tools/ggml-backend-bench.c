@@ -28,11 +28,15 @@
  * with the weights in D's buffer type ("D+CPU"), then the CPU alone
  * ("CPU").  Every backend gets --threads threads (through the registry's
  * "ggml_backend_set_n_threads").  Each run is the graph computed once to
- * warm up, then --reps times; the best time is reported, with GFLOP/s
- * (multiply-adds of the products and of the attention, counted twice),
- * GB/s (bytes of the weights, inputs and output, read or written once)
- * and weights' GB/s (the bytes of the weight matrices alone, ggml_nbytes,
- * over the best time: what compares types of different sizes).
+ * warm up, then --reps times; the median time is reported with the
+ * spread (fastest, slowest), and GFLOP/s (multiply-adds of the products
+ * and of the attention, counted twice), GB/s (bytes of the weights,
+ * inputs and output, read or written once) and weights' GB/s (the bytes
+ * of the weight matrices alone, ggml_nbytes, over the median time: what
+ * compares types of different sizes).  A line naming the versions, the
+ * commit, the processor and the kernel level comes first, and each row
+ * is written (and flushed) as soon as it is measured, in any format
+ * (table, --csv, --json, --markdown).
  *
  * --compare-blas times cblas_sgemm on F32 arrays of each mul_mat shape,
  * with the same threads, in the same run, and reports each mul_mat row's
@@ -44,6 +48,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -101,7 +106,7 @@ struct shape {
 
 static const struct shape default_shapes[] = { { 2048, 512, 2048 }, { 4096, 4096, 32 }, { 4096, 4096, 1 } };
 
-enum format { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON };
+enum format { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON, FORMAT_MARKDOWN };
 
 struct options {
     bool ops[N_OPS];
@@ -123,7 +128,8 @@ struct row {
     char workload[64];
     const char *type;
     char device[64];
-    double seconds;      /* best time */
+    double seconds;      /* median time */
+    double fastest, slowest;
     double flop, bytes;  /* per run */
     double weight_bytes; /* of the weight matrices, per run; 0: none */
     double vs_sgemm;     /* sgemm time / this time, NAN when not measured */
@@ -187,6 +193,27 @@ static void progress(int done, int total, const char *what)
     else
         fprintf(stderr, "\r[%d/%d] %-60.60s", done + 1, total, what);
     fflush(stderr);
+}
+
+/* Median, fastest and slowest of a run's timed repetitions; NAN when it failed. */
+struct times {
+    double median, fastest, slowest;
+};
+
+static const struct times no_times = { NAN, NAN, NAN };
+
+static int compare_doubles(const void *a, const void *b)
+{
+    const double x = *(const double *) a, y = *(const double *) b;
+    return (x > y) - (x < y);
+}
+
+/* The summary of n > 0 times (sorted in place). */
+static struct times summarize(double *t, int n)
+{
+    qsort(t, (size_t) n, sizeof *t, compare_doubles);
+    const double median = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+    return (struct times) { median, t[0], t[n - 1] };
 }
 
 /* ------------------------------------------------------------ devices */
@@ -536,9 +563,9 @@ static void run_free(struct run *r)
     ggml_free(r->wctx);
 }
 
-/* Computes the run's graph on config c and returns the best of reps times
+/* Computes the run's graph on config c and returns the summary of reps times
  * (after one warm-up), or NAN on failure (reported). */
-static double time_run(struct run *r, const struct config *c, int n_threads, int reps)
+static struct times time_run(struct run *r, const struct config *c, int n_threads, int reps)
 {
     ggml_backend_dev_t cpu_dev = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
     ggml_backend_t backends[2] = { NULL, NULL };
@@ -546,7 +573,8 @@ static double time_run(struct run *r, const struct config *c, int n_threads, int
     if (c->dev != cpu_dev)
         backends[n++] = ggml_backend_dev_init(c->dev, NULL);
     backends[n++] = ggml_backend_dev_init(cpu_dev, NULL);
-    double best = NAN;
+    struct times result = no_times;
+    double *t = xmalloc((size_t) reps * sizeof *t);
     ggml_backend_sched_t sched = NULL;
     for (int i = 0; i < n; i++) {
         if (backends[i] == NULL)
@@ -563,14 +591,11 @@ static double time_run(struct run *r, const struct config *c, int n_threads, int
         goto out;
     for (int rep = 0; rep < reps; rep++) {
         double t0 = tool_now();
-        if (ggml_backend_sched_graph_compute(sched, r->graph) != GGML_STATUS_SUCCESS) {
-            best = NAN;
+        if (ggml_backend_sched_graph_compute(sched, r->graph) != GGML_STATUS_SUCCESS)
             goto out;
-        }
-        double t = tool_now() - t0;
-        if (!(t >= best))
-            best = t;
+        t[rep] = tool_now() - t0;
     }
+    result = summarize(t, reps);
     /* a result that is not finite means a broken kernel, not a speed */
     size_t count = (size_t) ggml_nelements(r->out);
     float *out = xmalloc(count * sizeof *out);
@@ -578,21 +603,22 @@ static double time_run(struct run *r, const struct config *c, int n_threads, int
     for (size_t i = 0; i < count; i++)
         if (!isfinite(out[i])) {
             fprintf(stderr, PROGRAM ": %s: the result has a non-finite value at %zu\n", c->label, i);
-            best = NAN;
+            result = no_times;
             break;
         }
     free(out);
 out:
+    free(t);
     ggml_backend_sched_free(sched);
     for (int i = 0; i < n; i++)
         ggml_backend_free(backends[i]);
-    return best;
+    return result;
 }
 
 /* ------------------------------------------------------- references */
 
 #ifdef HAVE_CBLAS
-/* Best of reps cblas_sgemm calls computing the F32 product of shape s. */
+/* Median of reps cblas_sgemm calls (after one more) computing the F32 product of shape s. */
 static double time_sgemm(struct shape s, int n_threads, int reps)
 {
     float *a = xmalloc((size_t) (s.k * s.m) * sizeof *a);
@@ -605,20 +631,21 @@ static double time_sgemm(struct shape s, int n_threads, int reps)
 #    else
     (void) n_threads;
 #    endif
-    double best = INFINITY;
+    double *t = xmalloc((size_t) reps * sizeof *t);
     for (int rep = 0; rep <= reps; rep++) {
         double t0 = tool_now();
         /* c [N, M] = b [N, K] a [M, K]^T, as ggml lays out mul_mat */
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int) s.n, (int) s.m, (int) s.k, 1.0f, b, (int) s.k,
                     a, (int) s.k, 0.0f, c, (int) s.m);
-        double t = tool_now() - t0;
-        if (rep > 0 && t < best)
-            best = t;
+        if (rep > 0)
+            t[rep - 1] = tool_now() - t0;
     }
+    const double median = summarize(t, reps).median;
+    free(t);
     free(a);
     free(b);
     free(c);
-    return best;
+    return median;
 }
 #endif
 
@@ -781,22 +808,136 @@ static void print_number(FILE *out, int width, int prec, double v, const char *n
         fprintf(out, "%*.*f", width, prec, v);
 }
 
-static void print_table(const struct results *res, const struct options *o, double stream_bps, double total)
+static void json_number(double v)
 {
-    printf("%-24s %-7s %-12s %10s %10s %9s %9s", "workload", "type", "device", "ms", "GFLOP/s", "GB/s", "wGB/s");
-    if (o->compare_blas)
-        printf(" %9s", "vs sgemm");
-    if (o->compare_stream)
-        printf(" %9s %9s", "vs STREAM", "vs read");
-    printf("\n");
-    for (size_t i = 0; i < res->n; i++) {
-        const struct row *r = &res->rows[i];
+    if (isnan(v) || isinf(v))
+        fputs("null", stdout);
+    else
+        printf("%.6g", v);
+}
+
+/* The CPU registry's feature name (the kernel level: "ISA"), or "?". */
+static const char *cpu_feature(const char *name)
+{
+    ggml_backend_reg_t cpu = ggml_backend_reg_by_name("CPU");
+    ggml_backend_get_features_t get =
+        cpu != NULL ? (ggml_backend_get_features_t) ggml_backend_reg_get_proc_address(cpu, "ggml_backend_get_features")
+                    : NULL;
+    for (const struct ggml_backend_feature *f = get != NULL ? get(cpu) : NULL; f != NULL && f->name != NULL; f++)
+        if (strcmp(f->name, name) == 0)
+            return f->value;
+    return "?";
+}
+
+/* The processor's name, as the CPU device describes it. */
+static const char *cpu_name(void)
+{
+    ggml_backend_dev_t cpu = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
+    return cpu != NULL ? ggml_backend_dev_description(cpu) : "?";
+}
+
+/* The line that says what ran where: program, library, processor, kernel level, threads, repetitions. */
+static void print_identity(const struct options *o, const char *prefix)
+{
+    printf("%s" PROGRAM " %s, libggml-backend %s (commit %s); %s, CPU kernels %s; %d thread%s, median of %d\n", prefix,
+           PACKAGE_VERSION, ggml_version(), ggml_commit(), cpu_name(), cpu_feature("ISA"), o->n_threads,
+           o->n_threads == 1 ? "" : "s", o->reps);
+}
+
+/* The spread of a row's times: (slowest - fastest) / median, in percent. */
+static double spread_percent(const struct row *r)
+{
+    return (r->slowest - r->fastest) / r->seconds * 100.0;
+}
+
+/*
+ * The row's numbers after its names: in Markdown (separator " | ") the
+ * times first, median, fastest, slowest; in CSV (',') the median first and
+ * the fastest and slowest last, so that the columns of older versions
+ * keep their places.
+ */
+static void print_row_numbers(const struct row *r, const char *sep)
+{
+    const bool csv = sep[0] == ',';
+    const double rates[] = { r->flop > 0 ? gflops(r) : NAN, gbps(r), weight_gbps(r), r->vs_sgemm, r->vs_stream,
+                             r->vs_read };
+    static const int rate_prec[] = { 3, 3, 3, 4, 4, 4 };
+    const double times[] = { r->seconds * 1e3, r->fastest * 1e3, r->slowest * 1e3 };
+    const int n_first = csv ? 1 : 3;
+    for (int i = 0; i < n_first; i++) {
+        fputs(sep, stdout);
+        print_number(stdout, 0, 4, times[i], csv ? "" : "-");
+    }
+    for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
+        fputs(sep, stdout);
+        print_number(stdout, 0, rate_prec[i], rates[i], csv ? "" : "-");
+    }
+    for (int i = n_first; i < 3; i++) {
+        fputs(sep, stdout);
+        print_number(stdout, 0, 4, times[i], "");
+    }
+}
+
+/* Printed before the first row. */
+static void print_head(const struct options *o)
+{
+    switch (o->format) {
+    case FORMAT_TABLE:
+        print_identity(o, "");
+        printf("%-24s %-7s %-12s %10s %7s %10s %9s %9s", "workload", "type", "device", "ms", "+-%", "GFLOP/s", "GB/s",
+               "wGB/s");
+        if (o->compare_blas)
+            printf(" %9s", "vs sgemm");
+        if (o->compare_stream)
+            printf(" %9s %9s", "vs STREAM", "vs read");
+        printf("\n");
+        break;
+    case FORMAT_MARKDOWN:
+        print_identity(o, "");
+        printf("\n| workload | type | device | ms | min ms | max ms | GFLOP/s | GB/s | wGB/s | vs sgemm | vs STREAM "
+               "| vs read |\n|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+        break;
+    case FORMAT_CSV:
+        printf("workload,type,device,ms,gflops,gbps,weight_gbps,vs_sgemm,vs_stream,vs_read,ms_min,ms_max\n");
+        break;
+    case FORMAT_JSON:
+        printf("{\n  \"program\": \"" PROGRAM "\",\n  \"version\": ");
+        tool_json_string(stdout, PACKAGE_VERSION);
+        printf(",\n  \"library_version\": ");
+        tool_json_string(stdout, ggml_version());
+        printf(",\n  \"commit\": ");
+        tool_json_string(stdout, ggml_commit());
+        printf(",\n  \"cpu\": ");
+        tool_json_string(stdout, cpu_name());
+        printf(",\n  \"cpu_kernels\": ");
+        tool_json_string(stdout, cpu_feature("ISA"));
+        printf(",\n  \"threads\": %d,\n  \"reps\": %d,\n  \"sgemm_available\": %s", o->n_threads, o->reps,
+#ifdef HAVE_CBLAS
+               "true"
+#else
+               "false"
+#endif
+        );
+        printf(",\n  \"results\": [");
+        break;
+    }
+    fflush(stdout);
+}
+
+/* Row number index (from 0), printed as soon as it is measured. */
+static void print_row(const struct options *o, const struct row *r, size_t index)
+{
+    progress(0, 0, NULL); /* a progress line on the same terminal goes first */
+    switch (o->format) {
+    case FORMAT_TABLE:
         printf("%-24s %-7s %-12s ", r->workload, r->type, r->device);
         if (isnan(r->seconds)) {
             printf("%10s\n", "failed");
-            continue;
+            break;
         }
         printf("%10.2f ", r->seconds * 1e3);
+        print_number(stdout, 7, 1, spread_percent(r), "-");
+        putchar(' ');
         print_number(stdout, 10, 1, r->flop > 0 ? gflops(r) : NAN, "-");
         putchar(' ');
         print_number(stdout, 9, 2, gbps(r), "-");
@@ -813,102 +954,89 @@ static void print_table(const struct results *res, const struct options *o, doub
             print_number(stdout, 9, 2, r->vs_read, "-");
         }
         printf("\n");
-    }
-    printf("wGB/s: the weight matrices' bytes over the time\n");
-    if (o->compare_blas) {
-#ifdef HAVE_CBLAS
-        printf("vs sgemm: cblas_sgemm time of the same shape in F32 over this time (above 1: faster)\n");
-#else
-        printf("vs sgemm: unavailable, " PROGRAM " was built without a BLAS library\n");
-#endif
-    }
-    if (o->compare_stream && !isnan(stream_bps))
-        printf("vs STREAM: GB/s over the STREAM triad's %.2f GB/s; vs read: over the rate of reading\n"
-               "as many bytes as the row moves, again and again (what fits in cache stays there)\n",
-               stream_bps * 1e-9);
-    for (size_t i = 0; i < res->n; i++)
-        if (strncmp(res->rows[i].workload, "dispatch", 8) == 0 && !isnan(res->rows[i].seconds))
-            printf("dispatch on %s: %.3f us per node\n", res->rows[i].device,
-                   res->rows[i].seconds * 1e6 / DISPATCH_NODES);
-    printf("%d thread%s, best of %d; total %.1f s", o->n_threads, o->n_threads == 1 ? "" : "s", o->reps, total);
-    if (o->numa != GGML_NUMA_STRATEGY_COUNT)
-        printf("; NUMA %s%s", tool_numa_name(o->numa), ggml_is_numa() ? "" : " (one node: no placement)");
-    printf("\n");
-}
-
-static void print_csv(const struct results *res)
-{
-    printf("workload,type,device,ms,gflops,gbps,weight_gbps,vs_sgemm,vs_stream,vs_read\n");
-    for (size_t i = 0; i < res->n; i++) {
-        const struct row *r = &res->rows[i];
-        printf("%s,%s,%s,", r->workload, r->type, r->device);
-        print_number(stdout, 0, 4, r->seconds * 1e3, "");
-        putchar(',');
-        print_number(stdout, 0, 3, r->flop > 0 ? gflops(r) : NAN, "");
-        putchar(',');
-        print_number(stdout, 0, 3, gbps(r), "");
-        putchar(',');
-        print_number(stdout, 0, 3, weight_gbps(r), "");
-        putchar(',');
-        print_number(stdout, 0, 4, r->vs_sgemm, "");
-        putchar(',');
-        print_number(stdout, 0, 4, r->vs_stream, "");
-        putchar(',');
-        print_number(stdout, 0, 4, r->vs_read, "");
+        break;
+    case FORMAT_MARKDOWN:
+        printf("| %s | %s | %s", r->workload, r->type, r->device);
+        print_row_numbers(r, " | ");
+        printf(" |\n");
+        break;
+    case FORMAT_CSV:
+        printf("%s,%s,%s", r->workload, r->type, r->device);
+        print_row_numbers(r, ",");
         putchar('\n');
-    }
-}
-
-static void json_number(double v)
-{
-    if (isnan(v) || isinf(v))
-        fputs("null", stdout);
-    else
-        printf("%.6g", v);
-}
-
-static void print_json(const struct results *res, const struct options *o, double stream_bps, double total)
-{
-    printf("{\n  \"program\": \"" PROGRAM "\",\n  \"version\": ");
-    tool_json_string(stdout, PACKAGE_VERSION);
-    printf(",\n  \"threads\": %d,\n  \"reps\": %d,\n  \"sgemm_available\": %s,\n  \"stream_gbps\": ",
-           o->n_threads, o->reps,
-#ifdef HAVE_CBLAS
-           "true"
-#else
-           "false"
-#endif
-    );
-    json_number(stream_bps * 1e-9);
-    printf(",\n  \"numa\": ");
-    tool_json_string(stdout, o->numa != GGML_NUMA_STRATEGY_COUNT ? tool_numa_name(o->numa) : NULL);
-    printf(",\n  \"numa_nodes_used\": %s", ggml_is_numa() ? "true" : "false");
-    printf(",\n  \"results\": [");
-    for (size_t i = 0; i < res->n; i++) {
-        const struct row *r = &res->rows[i];
-        printf("%s\n    {\"workload\": ", i ? "," : "");
+        break;
+    case FORMAT_JSON:
+        printf("%s\n    {\"workload\": ", index ? "," : "");
         tool_json_string(stdout, r->workload);
         printf(", \"type\": ");
         tool_json_string(stdout, r->type);
         printf(", \"device\": ");
         tool_json_string(stdout, r->device);
-        printf(", \"ms\": ");
-        json_number(r->seconds * 1e3);
-        printf(", \"gflops\": ");
-        json_number(r->flop > 0 ? gflops(r) : NAN);
-        printf(", \"gbps\": ");
-        json_number(gbps(r));
-        printf(", \"weight_gbps\": ");
-        json_number(weight_gbps(r));
-        printf(", \"vs_sgemm\": ");
-        json_number(r->vs_sgemm);
-        printf(", \"vs_stream\": ");
-        json_number(r->vs_stream);
-        printf(", \"vs_read\": ");
-        json_number(r->vs_read);
+        const char *names[] = { "ms", "ms_min", "ms_max", "gflops", "gbps", "weight_gbps", "vs_sgemm", "vs_stream",
+                                "vs_read" };
+        const double v[] = { r->seconds * 1e3, r->fastest * 1e3, r->slowest * 1e3, r->flop > 0 ? gflops(r) : NAN,
+                             gbps(r), weight_gbps(r), r->vs_sgemm, r->vs_stream, r->vs_read };
+        for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+            printf(", \"%s\": ", names[i]);
+            json_number(v[i]);
+        }
         printf("}");
+        break;
     }
-    printf("%s],\n  \"total_seconds\": %.3f\n}\n", res->n ? "\n  " : "", total);
+    fflush(stdout);
+}
+
+/* One line of the text after the table: a list item in Markdown. */
+static void tail_line(bool markdown, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void tail_line(bool markdown, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs(markdown ? "- " : "", stdout);
+    vprintf(fmt, ap);
+    putchar('\n');
+    va_end(ap);
+}
+
+/* Printed after the last row: what the columns mean (table, Markdown), the totals. */
+static void print_tail(const struct results *res, const struct options *o, double stream_bps, double total)
+{
+    if (o->format == FORMAT_CSV)
+        return;
+    if (o->format == FORMAT_JSON) {
+        printf("%s],\n  \"stream_gbps\": ", res->n ? "\n  " : "");
+        json_number(stream_bps * 1e-9);
+        printf(",\n  \"numa\": ");
+        tool_json_string(stdout, o->numa != GGML_NUMA_STRATEGY_COUNT ? tool_numa_name(o->numa) : NULL);
+        printf(",\n  \"numa_nodes_used\": %s", ggml_is_numa() ? "true" : "false");
+        printf(",\n  \"total_seconds\": %.3f\n}\n", total);
+        return;
+    }
+    const bool md = o->format == FORMAT_MARKDOWN;
+    if (md)
+        printf("\n");
+    tail_line(md, "ms: the median of the repetitions; %s",
+              md ? "min ms, max ms: the fastest and the slowest" : "+-%: (slowest - fastest) / median");
+    tail_line(md, "GB/s, wGB/s: the bytes the graph reads and writes, and the weight matrices' bytes, over the time");
+    if (o->compare_blas) {
+#ifdef HAVE_CBLAS
+        tail_line(md, "vs sgemm: median cblas_sgemm time of the same shape in F32 over this time (above 1: faster)");
+#else
+        tail_line(md, "vs sgemm: unavailable, " PROGRAM " was built without a BLAS library");
+#endif
+    }
+    if (o->compare_stream && !isnan(stream_bps))
+        tail_line(md, "vs STREAM: GB/s over the STREAM triad's %.2f GB/s; vs read: over the rate of reading as many "
+                  "bytes as the row moves, again and again (what fits in cache stays there)", stream_bps * 1e-9);
+    for (size_t i = 0; i < res->n; i++)
+        if (strncmp(res->rows[i].workload, "dispatch", 8) == 0 && !isnan(res->rows[i].seconds))
+            tail_line(md, "dispatch on %s: %.3f us per node", res->rows[i].device,
+                      res->rows[i].seconds * 1e6 / DISPATCH_NODES);
+    printf("%s%d thread%s, median of %d; total %.1f s", md ? "- " : "", o->n_threads, o->n_threads == 1 ? "" : "s",
+           o->reps, total);
+    if (o->numa != GGML_NUMA_STRATEGY_COUNT)
+        printf("; NUMA %s%s", tool_numa_name(o->numa), ggml_is_numa() ? "" : " (one node: no placement)");
+    printf("\n");
 }
 
 /* ------------------------------------------------------------ options */
@@ -925,7 +1053,8 @@ static void usage(FILE *out)
             "  --shape MxKxN      a mul_mat shape, weights [K, M] by [K, N]; repeatable\n"
             "                     (default: 2048x512x2048, 4096x4096x32, 4096x4096x1)\n"
             "  --threads N        threads of every backend and reference (default: online CPUs)\n"
-            "  --reps N           timed repetitions after one warm-up; the best counts (default: 3)\n"
+            "  --reps N           timed repetitions after one warm-up: the median is reported,\n"
+            "                     with the spread (default: 3)\n"
             "  --tokens N         tokens of the block and moe workloads, 1..4096\n"
             "                     (default: " STRINGIFY(N_TOKENS) ")\n"
             "  --device LIST      devices to run on: D runs D+CPU, CPU runs the CPU alone,\n"
@@ -934,9 +1063,18 @@ static void usage(FILE *out)
             "                     numactl or mirror (default: not called)\n"
             "  --compare-blas     ratio against cblas_sgemm of each mul_mat shape\n"
             "  --compare-stream   ratio of GB/s against a STREAM triad\n"
-            "  --csv, --json      print CSV or JSON instead of a table\n"
+            "  --csv, --json, --markdown\n"
+            "                     print CSV, JSON or a Markdown table (for bug reports)\n"
             "  --help, --version\n"
-            "LIST is comma-separated; options taking one may be repeated.\n");
+            "LIST is comma-separated; options taking one may be repeated.\n"
+            "Workloads: 'block T=64' is one layer of a llama-style transformer (RMS norm,\n"
+            "attention with RoPE and a causal mask, SiLU-gated feed-forward) over 64 tokens,\n"
+            "a prompt step (--tokens sets them; T=1 is one token of generation); 'block-fa'\n"
+            "the same with flash attention; 'mul_mat MxKxN' a product of M x K weights by N\n"
+            "columns; 'moe' a mixture-of-experts feed-forward layer.  Each row is printed\n"
+            "when measured: ms the median time, +-%% (slowest - fastest) / median, GFLOP/s\n"
+            "the floating-point work over the time, GB/s the bytes the graph reads and\n"
+            "writes, wGB/s the weight matrices' bytes, over the time.\n");
 }
 
 static int bad_usage(const char *what, const char *arg)
@@ -1094,6 +1232,8 @@ static int parse_options(int argc, char **argv, struct options *o)
             o->format = FORMAT_CSV;
         } else if (strcmp(arg, "--json") == 0) {
             o->format = FORMAT_JSON;
+        } else if (strcmp(arg, "--markdown") == 0) {
+            o->format = FORMAT_MARKDOWN;
         } else if (strcmp(arg, "--help") == 0) {
             usage(stdout);
             return 0;
@@ -1145,7 +1285,7 @@ int main(int argc, char **argv)
         fprintf(stderr, ")\n");
         return 2;
     }
-    if (o.compare_blas && o.format != FORMAT_TABLE) {
+    if (o.compare_blas && o.format != FORMAT_TABLE && o.format != FORMAT_MARKDOWN) {
 #ifndef HAVE_CBLAS
         fprintf(stderr, PROGRAM ": --compare-blas: unavailable, built without a BLAS library\n");
 #endif
@@ -1166,6 +1306,7 @@ int main(int argc, char **argv)
         progress(0, total, "STREAM triad");
         stream_bps = stream_triad(o.n_threads, o.reps < 3 ? 3 : o.reps);
     }
+    print_head(&o);
 
     int done = 0;
     for (int op = 0; op < N_OPS; op++) {
@@ -1211,7 +1352,10 @@ int main(int argc, char **argv)
                                  : op == OP_MOE      ? build_moe(&run, &cache, type, wbuft, o.n_tokens)
                                  : op == OP_DISPATCH ? build_dispatch(&run)
                                                      : build_block(&run, &cache, type, flash, wbuft, o.n_tokens);
-                    row->seconds = built ? time_run(&run, &configs[c], o.n_threads, o.reps) : NAN;
+                    const struct times times = built ? time_run(&run, &configs[c], o.n_threads, o.reps) : no_times;
+                    row->seconds = times.median;
+                    row->fastest = times.fastest;
+                    row->slowest = times.slowest;
                     row->flop = run.flop;
                     row->bytes = run.bytes;
                     row->weight_bytes = run.weight_bytes;
@@ -1222,9 +1366,11 @@ int main(int argc, char **argv)
                         row->vs_read = gbps(row) * 1e9 /
                                        read_bandwidth((size_t) row->bytes, o.n_threads, o.reps < 3 ? 3 : o.reps);
                     if (isnan(row->seconds)) {
+                        progress(0, 0, NULL);
                         fprintf(stderr, PROGRAM ": %s failed\n", what);
                         res.failed = true;
                     }
+                    print_row(&o, row, res.n - 1);
                     run_free(&run);
                 }
                 weight_cache_free(&cache);
@@ -1233,12 +1379,7 @@ int main(int argc, char **argv)
     }
     progress(0, 0, NULL);
 
-    const double elapsed = tool_now() - t_start;
-    switch (o.format) {
-    case FORMAT_TABLE: print_table(&res, &o, stream_bps, elapsed); break;
-    case FORMAT_CSV:   print_csv(&res); break;
-    case FORMAT_JSON:  print_json(&res, &o, stream_bps, elapsed); break;
-    }
+    print_tail(&res, &o, stream_bps, tool_now() - t_start);
     free(res.rows);
     return res.failed ? 1 : 0;
 }
