@@ -819,14 +819,8 @@ static void json_number(double v)
 /* The CPU registry's feature name (the kernel level: "ISA"), or "?". */
 static const char *cpu_feature(const char *name)
 {
-    ggml_backend_reg_t cpu = ggml_backend_reg_by_name("CPU");
-    ggml_backend_get_features_t get =
-        cpu != NULL ? (ggml_backend_get_features_t) ggml_backend_reg_get_proc_address(cpu, "ggml_backend_get_features")
-                    : NULL;
-    for (const struct ggml_backend_feature *f = get != NULL ? get(cpu) : NULL; f != NULL && f->name != NULL; f++)
-        if (strcmp(f->name, name) == 0)
-            return f->value;
-    return "?";
+    const char *value = tool_reg_feature(ggml_backend_reg_by_name("CPU"), name);
+    return value != NULL ? value : "?";
 }
 
 /* The processor's name, as the CPU device describes it. */

@@ -214,39 +214,22 @@ static const char *type_name(enum ggml_backend_dev_type type)
     return "unknown";
 }
 
-static const struct ggml_backend_feature *reg_features(ggml_backend_reg_t reg)
-{
-    ggml_backend_get_features_t get =
-        (ggml_backend_get_features_t) ggml_backend_reg_get_proc_address(reg, "ggml_backend_get_features");
-    return get != NULL ? get(reg) : NULL;
-}
-
 static const char *buft_name_or_null(ggml_backend_buffer_type_t buft)
 {
     return buft != NULL ? ggml_backend_buft_name(buft) : NULL;
-}
-
-/* The value of feature name of registry reg, or NULL. */
-static const char *reg_feature(ggml_backend_reg_t reg, const char *name)
-{
-    const struct ggml_backend_feature *f = reg != NULL ? reg_features(reg) : NULL;
-    for (; f != NULL && f->name != NULL; f++)
-        if (strcmp(f->name, name) == 0)
-            return f->value;
-    return NULL;
 }
 
 /* The CPU backend's kernel level in use and the levels to choose from. */
 static void print_cpu_kernels(void)
 {
     ggml_backend_reg_t cpu = ggml_backend_reg_by_name("CPU");
-    const char *in_use = reg_feature(cpu, "ISA");
+    const char *in_use = tool_reg_feature(cpu, "ISA");
     if (in_use == NULL)
         return;
-    const char *built = reg_feature(cpu, "ISA_BUILT"), *runnable = reg_feature(cpu, "ISA_RUNNABLE");
+    const char *built = tool_reg_feature(cpu, "ISA_BUILT"), *runnable = tool_reg_feature(cpu, "ISA_RUNNABLE");
     printf("\nCPU kernels: %s (built in: %s; this CPU runs: %s; GGML_CPU_ISA chooses a lower one)\n", in_use,
            built != NULL ? built : "?", runnable != NULL ? runnable : "?");
-    const char *emulated = reg_feature(cpu, "ISA_EMULATED");
+    const char *emulated = tool_reg_feature(cpu, "ISA_EMULATED");
     if (emulated != NULL)
         printf("CPU kernel emulation: %s runs through SIMDe in this test build (slowly; not for use)\n", emulated);
 }
@@ -296,7 +279,7 @@ static void print_text(const struct report *r)
         ggml_backend_reg_t reg = ggml_backend_reg_get(i);
         size_t n = ggml_backend_reg_dev_count(reg);
         printf("  %s: %zu device%s\n", ggml_backend_reg_name(reg), n, n == 1 ? "" : "s");
-        const struct ggml_backend_feature *f = reg_features(reg);
+        const struct ggml_backend_feature *f = tool_reg_features(reg);
         if (f != NULL && f->name != NULL) {
             printf("    features:");
             for (; f->name != NULL; f++)
@@ -380,7 +363,7 @@ static void print_json(const struct report *r)
         printf("%s\n    {\"name\": ", i ? "," : "");
         tool_json_string(stdout, ggml_backend_reg_name(reg));
         printf(", \"devices\": %zu, \"features\": {", ggml_backend_reg_dev_count(reg));
-        const struct ggml_backend_feature *f = reg_features(reg);
+        const struct ggml_backend_feature *f = tool_reg_features(reg);
         for (int k = 0; f != NULL && f->name != NULL; f++, k++) {
             printf("%s", k ? ", " : "");
             tool_json_string(stdout, f->name);

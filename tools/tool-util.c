@@ -80,3 +80,19 @@ const char *tool_numa_name(enum ggml_numa_strategy numa)
 {
     return (int) numa >= 0 && (size_t) numa < sizeof numa_names / sizeof numa_names[0] ? numa_names[numa] : "none";
 }
+
+const struct ggml_backend_feature *tool_reg_features(ggml_backend_reg_t reg)
+{
+    ggml_backend_get_features_t get =
+        reg != NULL ? (ggml_backend_get_features_t) ggml_backend_reg_get_proc_address(reg, "ggml_backend_get_features")
+                    : NULL;
+    return get != NULL ? get(reg) : NULL;
+}
+
+const char *tool_reg_feature(ggml_backend_reg_t reg, const char *name)
+{
+    for (const struct ggml_backend_feature *f = tool_reg_features(reg); f != NULL && f->name != NULL; f++)
+        if (strcmp(f->name, name) == 0)
+            return f->value;
+    return NULL;
+}

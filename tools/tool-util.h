@@ -1,6 +1,7 @@
 /*
  * tool-util.h - helpers shared by the command-line tools (tools/): JSON
- * string output, a quiet log filter, a monotonic clock, option values.
+ * string output, a quiet log filter, a monotonic clock, option values,
+ * a registry's features.
  */
 #ifndef GGML_TOOL_UTIL_H
 #define GGML_TOOL_UTIL_H
@@ -9,6 +10,7 @@
 #include <stdio.h>
 
 #include "ggml.h"
+#include "ggml-backend.h"
 #include "ggml-cpu.h"
 
 /* Writes s as a JSON string literal, quotes included ("null" for NULL). */
@@ -30,5 +32,11 @@ bool tool_parse_numa(const char *name, enum ggml_numa_strategy *numa);
 
 /* The name tool_parse_numa takes for numa, or "none". */
 const char *tool_numa_name(enum ggml_numa_strategy numa);
+
+/* The features registry reg reports (ggml_backend_get_features), or NULL. */
+const struct ggml_backend_feature *tool_reg_features(ggml_backend_reg_t reg);
+
+/* The value of feature name of registry reg, or NULL. */
+const char *tool_reg_feature(ggml_backend_reg_t reg, const char *name);
 
 #endif
