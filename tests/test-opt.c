@@ -251,7 +251,7 @@ struct linear {
     struct ggml_tensor *x, *w, *b;
 };
 
-/* The model's static tensors, W and b set from w0 and b0. */
+/* The model's static tensors, W and b set from w0 and b0 (zeros when NULL). */
 static bool linear_init(struct linear *m, ggml_backend_t backend, const double *w0, const double *b0)
 {
     m->ctx_static = ctx_of(3, 0);
@@ -267,9 +267,9 @@ static bool linear_init(struct linear *m, ggml_backend_t backend, const double *
         return false;
     float wf[IN * OUT], bf[OUT];
     for (int i = 0; i < IN * OUT; i++)
-        wf[i] = (float) w0[i];
+        wf[i] = w0 != NULL ? (float) w0[i] : 0.0f;
     for (int j = 0; j < OUT; j++)
-        bf[j] = (float) b0[j];
+        bf[j] = b0 != NULL ? (float) b0[j] : 0.0f;
     ggml_backend_tensor_set(m->w, wf, 0, sizeof wf);
     ggml_backend_tensor_set(m->b, bf, 0, sizeof bf);
     return true;
@@ -608,8 +608,7 @@ static void test_end_to_end(ggml_backend_t cpu, ggml_backend_t blas)
 static void test_progress_bar(ggml_backend_t cpu, ggml_backend_sched_t sched)
 {
     struct linear m;
-    const double zeros[IN * OUT] = { 0 };
-    if (!linear_init(&m, cpu, zeros, zeros))
+    if (!linear_init(&m, cpu, NULL, NULL))
         return;
     struct ggml_context *ctx_compute = ctx_of(GGML_DEFAULT_GRAPH_SIZE, 3);
     struct ggml_opt_params params = ggml_opt_default_params(sched, GGML_OPT_LOSS_TYPE_MEAN_SQUARED_ERROR);
@@ -657,8 +656,7 @@ static void refuse_init(struct ggml_opt_params p, const char *what)
 static void test_refusals(ggml_backend_t cpu, ggml_backend_sched_t sched)
 {
     struct linear m;
-    const double zeros[IN * OUT] = { 0 };
-    if (!linear_init(&m, cpu, zeros, zeros))
+    if (!linear_init(&m, cpu, NULL, NULL))
         return;
     struct ggml_context *ctx_compute = ctx_of(GGML_DEFAULT_GRAPH_SIZE, 3);
     struct ggml_tensor *out = linear_outputs(ctx_compute, &m);

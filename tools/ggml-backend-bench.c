@@ -895,12 +895,7 @@ static void print_head(const struct options *o)
         printf("workload,type,device,ms,gflops,gbps,weight_gbps,vs_sgemm,vs_stream,vs_read,ms_min,ms_max\n");
         break;
     case FORMAT_JSON:
-        printf("{\n  \"program\": \"" PROGRAM "\",\n  \"version\": ");
-        tool_json_string(stdout, PACKAGE_VERSION);
-        printf(",\n  \"library_version\": ");
-        tool_json_string(stdout, ggml_version());
-        printf(",\n  \"commit\": ");
-        tool_json_string(stdout, ggml_commit());
+        tool_json_identity(PROGRAM);
         printf(",\n  \"cpu\": ");
         tool_json_string(stdout, cpu_name());
         printf(",\n  \"cpu_kernels\": ");

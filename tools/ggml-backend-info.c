@@ -325,14 +325,7 @@ static void print_text(const struct report *r)
 
 static void print_json(const struct report *r)
 {
-    printf("{\n  \"program\": ");
-    tool_json_string(stdout, PROGRAM);
-    printf(",\n  \"version\": ");
-    tool_json_string(stdout, PACKAGE_VERSION);
-    printf(",\n  \"library_version\": ");
-    tool_json_string(stdout, ggml_version());
-    printf(",\n  \"commit\": ");
-    tool_json_string(stdout, ggml_commit());
+    tool_json_identity(PROGRAM);
 
     printf(",\n  \"search_path\": [");
     for (size_t i = 0; i < r->n_places; i++) {

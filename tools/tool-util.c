@@ -96,3 +96,15 @@ const char *tool_reg_feature(ggml_backend_reg_t reg, const char *name)
             return f->value;
     return NULL;
 }
+
+void tool_json_identity(const char *program)
+{
+    printf("{\n  \"program\": ");
+    tool_json_string(stdout, program);
+    printf(",\n  \"version\": ");
+    tool_json_string(stdout, PACKAGE_VERSION);
+    printf(",\n  \"library_version\": ");
+    tool_json_string(stdout, ggml_version());
+    printf(",\n  \"commit\": ");
+    tool_json_string(stdout, ggml_commit());
+}

@@ -33,6 +33,10 @@ bool tool_parse_numa(const char *name, enum ggml_numa_strategy *numa);
 /* The name tool_parse_numa takes for numa, or "none". */
 const char *tool_numa_name(enum ggml_numa_strategy numa);
 
+/* Opens a JSON object on stdout with the members program, version,
+ * library_version and commit (the caller goes on with ",\n  ..."). */
+void tool_json_identity(const char *program);
+
 /* The features registry reg reports (ggml_backend_get_features), or NULL. */
 const struct ggml_backend_feature *tool_reg_features(ggml_backend_reg_t reg);
 
