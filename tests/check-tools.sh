@@ -187,6 +187,31 @@ run "$bench" $tiny --device CPU --type f32,q8_0 --markdown
     grep -q '^- ms: the median' "$tmp/out"
 ok "bench --markdown prints a Markdown table, one row per type, and the legend as a list"
 
+# the roofline picture: well-formed XML (python3's parser or xmllint when
+# there is one), every workload named, both ceilings drawn
+svg_ok() {
+    if [ "$have_python" = yes ]; then
+        python3 -c "import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); sys.exit(0 if r.tag.endswith('svg') else 1)" "$1"
+    elif command -v xmllint > /dev/null 2>&1; then
+        xmllint --noout "$1"
+    else
+        head -n 1 "$1" | grep -q '^<?xml ' && tail -n 1 "$1" | grep -q '^</svg>$'
+    fi
+}
+run "$bench" $tiny --device CPU --type f32,q4_0 --svg "$tmp/roof.svg"
+[ "$rc" -eq 0 ] && svg_ok "$tmp/roof.svg" && grep -q 'mul_mat 64x64x64 F32 CPU' "$tmp/roof.svg" &&
+    grep -q 'mul_mat 64x64x64 Q4_0 CPU' "$tmp/roof.svg" && grep -q '>STREAM [0-9.]* GB/s<' "$tmp/roof.svg" &&
+    [ "$(grep -c '<circle ' "$tmp/roof.svg")" -eq 2 ]
+ok "bench --svg draws a well-formed roofline: a point per workload, named, under the STREAM ceiling"
+
+run "$bench" --op mul_mat,dispatch --shape 64x64x64 --reps 1 --type f32 --device CPU --svg "$tmp/roof2.svg"
+[ "$rc" -eq 0 ] && svg_ok "$tmp/roof2.svg" && grep -q 'dispatch 4000 nodes F32 CPU (no FLOP: not plotted)' "$tmp/roof2.svg"
+ok "bench --svg lists the rows without floating-point work apart"
+
+run "$bench" $tiny --device CPU --type f32 --svg "$tmp/no/such/dir/roof.svg"
+[ "$rc" -eq 1 ] && grep -q '^ggml-backend-bench: --svg .*roof.svg: ' "$tmp/err"
+ok "bench --svg into a directory that does not exist exits 1 with a message"
+
 # each row reaches a pipe or file as soon as it is measured: the first row
 # is there while the bench still works on a long second shape
 "$bench" --op mul_mat --type f32 --shape 64x64x64 --shape 4096x4096x512 --reps 20 --device CPU > "$tmp/stream" 2>&1 &

@@ -46,6 +46,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -119,6 +120,7 @@ struct options {
     const char *devices[MAX_DEVICES];
     int n_devices;
     bool compare_blas, compare_stream;
+    const char *svg; /* the roofline picture's file, or NULL */
     enum format format;
     enum ggml_numa_strategy numa; /* GGML_NUMA_STRATEGY_COUNT: ggml_numa_init not called */
 };
@@ -1028,6 +1030,188 @@ static void print_tail(const struct results *res, const struct options *o, doubl
     printf("\n");
 }
 
+/* ------------------------------------------------------------ roofline */
+
+enum { SVG_W = 940, SVG_H = 560, SVG_LEFT = 80, SVG_RIGHT = 330, SVG_TOP = 50, SVG_BOTTOM = 70 };
+
+/* The log-scaled axes of the picture: [lo, hi] decades mapped onto the plot area. */
+struct axes {
+    double x_lo, x_hi, y_lo, y_hi; /* log10 of FLOP per byte and of GFLOP/s */
+};
+
+static double svg_x(const struct axes *a, double intensity)
+{
+    return SVG_LEFT + (log10(intensity) - a->x_lo) / (a->x_hi - a->x_lo) * (SVG_W - SVG_LEFT - SVG_RIGHT);
+}
+
+static double svg_y(const struct axes *a, double gflop_s)
+{
+    return SVG_H - SVG_BOTTOM - (log10(gflop_s) - a->y_lo) / (a->y_hi - a->y_lo) * (SVG_H - SVG_TOP - SVG_BOTTOM);
+}
+
+/* Writes s with XML's special characters escaped. */
+static void svg_text(FILE *f, const char *s)
+{
+    for (; *s != '\0'; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+/* Rows with floating-point work and a time: the points of the picture. */
+static bool plotted(const struct row *r)
+{
+    return r->flop > 0 && r->bytes > 0 && !isnan(r->seconds);
+}
+
+/* The fastest cblas_sgemm among the mul_mat rows, in GFLOP/s; NAN when none was measured. */
+static double sgemm_peak(const struct results *res)
+{
+    double peak = NAN;
+    for (size_t i = 0; i < res->n; i++) {
+        const struct row *r = &res->rows[i];
+        if (plotted(r) && !isnan(r->vs_sgemm) && r->vs_sgemm > 0) {
+            const double g = r->flop / (r->vs_sgemm * r->seconds) * 1e-9;
+            if (isnan(peak) || g > peak)
+                peak = g;
+        }
+    }
+    return peak;
+}
+
+/*
+ * Axes covering every point and both ceilings, in whole decades: the
+ * intensities from 1/100 to 1000 at least, the rates from 1 GFLOP/s.
+ */
+static struct axes svg_axes(const struct results *res, double bw_gbps, double peak)
+{
+    double x_min = 0.01, x_max = 1000.0, y_min = 1.0, y_max = 10.0;
+    for (size_t i = 0; i < res->n; i++) {
+        const struct row *r = &res->rows[i];
+        if (!plotted(r))
+            continue;
+        x_min = fmin(x_min, r->flop / r->bytes);
+        x_max = fmax(x_max, r->flop / r->bytes);
+        y_min = fmin(y_min, gflops(r));
+        y_max = fmax(y_max, gflops(r));
+    }
+    if (!isnan(peak))
+        y_max = fmax(y_max, peak);
+    if (!isnan(bw_gbps))
+        y_min = fmin(y_min, bw_gbps * x_min);
+    return (struct axes) { floor(log10(x_min)), ceil(log10(x_max)), floor(log10(y_min)), ceil(log10(y_max) + 0.01) };
+}
+
+/* The decades' grid lines and labels. */
+static void svg_grid(FILE *f, const struct axes *a)
+{
+    for (double d = a->x_lo; d <= a->x_hi + 1e-9; d++) {
+        const double x = svg_x(a, pow(10.0, d));
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>\n", x, SVG_TOP, x,
+                SVG_H - SVG_BOTTOM);
+        fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g</text>\n", x, SVG_H - SVG_BOTTOM + 18,
+                pow(10.0, d));
+    }
+    for (double d = a->y_lo; d <= a->y_hi + 1e-9; d++) {
+        const double y = svg_y(a, pow(10.0, d));
+        fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", SVG_LEFT, y,
+                SVG_W - SVG_RIGHT, y);
+        fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", SVG_LEFT - 6, y + 4, pow(10.0, d));
+    }
+    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">arithmetic intensity (FLOP per byte moved)</text>\n",
+            (SVG_LEFT + SVG_W - SVG_RIGHT) / 2, SVG_H - 20);
+    fprintf(f, "<text transform=\"translate(22 %d) rotate(-90)\" text-anchor=\"middle\">GFLOP/s</text>\n",
+            (SVG_TOP + SVG_H - SVG_BOTTOM) / 2);
+}
+
+/* The two ceilings: bandwidth times intensity, and sgemm's rate; each drawn when measured. */
+static void svg_ceilings(FILE *f, const struct axes *a, double bw_gbps, double peak)
+{
+    const double x0 = pow(10.0, a->x_lo), x1 = pow(10.0, a->x_hi);
+    if (!isnan(bw_gbps)) {
+        /* y = bw * x, clipped to the plot (and to the compute ceiling) */
+        const double top = isnan(peak) ? pow(10.0, a->y_hi) : peak;
+        const double xa = fmax(x0, pow(10.0, a->y_lo) / bw_gbps), xb = fmin(x1, top / bw_gbps);
+        if (xa < xb)
+            fprintf(f,
+                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#1f77b4\" stroke-width=\"2\"/>\n"
+                    "<text x=\"%.1f\" y=\"%.1f\" fill=\"#1f77b4\">STREAM %.1f GB/s</text>\n",
+                    svg_x(a, xa), svg_y(a, bw_gbps * xa), svg_x(a, xb), svg_y(a, bw_gbps * xb), svg_x(a, xa) + 6,
+                    svg_y(a, bw_gbps * xa) - 8, bw_gbps);
+    }
+    if (!isnan(peak))
+        fprintf(f,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" stroke-width=\"2\"/>\n"
+                "<text x=\"%.1f\" y=\"%.1f\" fill=\"#d62728\" text-anchor=\"end\">cblas_sgemm %.1f GFLOP/s</text>\n",
+                svg_x(a, x0), svg_y(a, peak), svg_x(a, x1), svg_y(a, peak), svg_x(a, x1) - 4, svg_y(a, peak) - 6,
+                peak);
+}
+
+/*
+ * Writes the roofline picture: each measured workload a numbered point
+ * (its name, type, device and figures in a tooltip and in the list at the
+ * right), under the ceilings; rows without floating-point work listed
+ * apart.  Returns false (after a message) when the file cannot be written.
+ */
+static bool write_svg(const char *path, const struct results *res, const struct options *o, double stream_bps)
+{
+    FILE *f = fopen(path, "w");
+    if (f == NULL) {
+        fprintf(stderr, PROGRAM ": --svg %s: %s\n", path, strerror(errno));
+        return false;
+    }
+    const double bw = stream_bps * 1e-9, peak = sgemm_peak(res);
+    const struct axes a = svg_axes(res, bw, peak);
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+               "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+               "font-family=\"sans-serif\" font-size=\"12\">\n"
+               "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+            SVG_W, SVG_H, SVG_W, SVG_H);
+    fprintf(f, "<text x=\"%d\" y=\"24\" font-size=\"14\">", SVG_LEFT);
+    svg_text(f, PROGRAM " " PACKAGE_VERSION ": roofline, ");
+    svg_text(f, cpu_name());
+    fprintf(f, ", CPU kernels ");
+    svg_text(f, cpu_feature("ISA"));
+    fprintf(f, ", %d thread%s</text>\n", o->n_threads, o->n_threads == 1 ? "" : "s");
+    svg_grid(f, &a);
+    svg_ceilings(f, &a, bw, peak);
+    int n = 0, list_y = SVG_TOP;
+    for (size_t i = 0; i < res->n; i++) {
+        const struct row *r = &res->rows[i];
+        char label[200];
+        snprintf(label, sizeof label, "%s %s %s", r->workload, r->type, r->device);
+        if (!plotted(r)) {
+            fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#777\">- ", SVG_W - SVG_RIGHT + 12, list_y += 16);
+            svg_text(f, label);
+            fprintf(f, "%s</text>\n", isnan(r->seconds) ? " (failed)" : " (no FLOP: not plotted)");
+            continue;
+        }
+        const double x = svg_x(&a, r->flop / r->bytes), y = svg_y(&a, gflops(r));
+        n++;
+        fprintf(f, "<g><title>");
+        svg_text(f, label);
+        fprintf(f, ": %.3g FLOP/byte, %.1f GFLOP/s, %.3f ms</title>\n"
+                   "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#2ca02c\" fill-opacity=\"0.8\"/>\n"
+                   "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%d</text></g>\n",
+                r->flop / r->bytes, gflops(r), r->seconds * 1e3, x, y, x + 6, y - 4, n);
+        fprintf(f, "<text x=\"%d\" y=\"%d\">%d: ", SVG_W - SVG_RIGHT + 12, list_y += 16, n);
+        svg_text(f, label);
+        fprintf(f, "</text>\n");
+    }
+    fprintf(f, "</svg>\n");
+    const bool written = !ferror(f);
+    if (fclose(f) != 0 || !written) {
+        fprintf(stderr, PROGRAM ": --svg %s: cannot write the picture\n", path);
+        return false;
+    }
+    return true;
+}
+
 /* ------------------------------------------------------------ options */
 
 static void usage(FILE *out)
@@ -1052,6 +1236,9 @@ static void usage(FILE *out)
             "                     numactl or mirror (default: not called)\n"
             "  --compare-blas     ratio against cblas_sgemm of each mul_mat shape\n"
             "  --compare-stream   ratio of GB/s against a STREAM triad\n"
+            "  --svg FILE         also draw a roofline picture into FILE: each workload's\n"
+            "                     GFLOP/s against its FLOP per byte, under the measured\n"
+            "                     bandwidth (STREAM) and cblas_sgemm ceilings\n"
             "  --csv, --json, --markdown\n"
             "                     print CSV, JSON or a Markdown table (for bug reports)\n"
             "  --help, --version\n"
@@ -1168,7 +1355,7 @@ static int parse_options(int argc, char **argv, struct options *o)
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *value = NULL, *bad = NULL;
         static const char *const with_value[] = { "--op", "--type", "--shape", "--threads", "--reps", "--device",
-                                                    "--numa", "--tokens" };
+                                                    "--numa", "--tokens", "--svg" };
         for (size_t j = 0; j < sizeof with_value / sizeof with_value[0]; j++) {
             size_t len = strlen(with_value[j]);
             if (strncmp(arg, with_value[j], len) == 0 && (arg[len] == '\0' || arg[len] == '=')) {
@@ -1217,6 +1404,12 @@ static int parse_options(int argc, char **argv, struct options *o)
             o->compare_blas = true;
         } else if (strcmp(arg, "--compare-stream") == 0) {
             o->compare_stream = true;
+        } else if (strcmp(arg, "--svg") == 0) {
+            if (value[0] == '\0')
+                return bad_usage("empty file name for", arg);
+            o->svg = value; /* the picture needs both ceilings */
+            o->compare_stream = true;
+            o->compare_blas = true;
         } else if (strcmp(arg, "--csv") == 0) {
             o->format = FORMAT_CSV;
         } else if (strcmp(arg, "--json") == 0) {
@@ -1369,6 +1562,8 @@ int main(int argc, char **argv)
     progress(0, 0, NULL);
 
     print_tail(&res, &o, stream_bps, tool_now() - t_start);
+    if (o.svg != NULL && !write_svg(o.svg, &res, &o, stream_bps))
+        res.failed = true;
     free(res.rows);
     return res.failed ? 1 : 0;
 }
