@@ -35,6 +35,9 @@ void ggml__log_raw(enum ggml_log_level level, const char *fmt, ...)
 unsigned ggml__errors_logged(void);
 
 #define ggml__error(...) ggml__log_at(GGML_LOG_LEVEL_ERROR, __func__, __VA_ARGS__)
+#define ggml__warn(...)  ggml__log_at(GGML_LOG_LEVEL_WARN, __func__, __VA_ARGS__)
+#define ggml__info(...)  ggml__log_at(GGML_LOG_LEVEL_INFO, __func__, __VA_ARGS__)
+#define ggml__debug(...) ggml__log_at(GGML_LOG_LEVEL_DEBUG, __func__, __VA_ARGS__)
 
 /*
  * expr (a tensor computed from t), or NULL without evaluating expr when t
@@ -42,9 +45,6 @@ unsigned ggml__errors_logged(void);
  * and the next must not log again about its NULL operand.
  */
 #define GGML__THEN(t, expr) ((t) != NULL ? (expr) : NULL)
-#define ggml__warn(...)  ggml__log_at(GGML_LOG_LEVEL_WARN, __func__, __VA_ARGS__)
-#define ggml__info(...)  ggml__log_at(GGML_LOG_LEVEL_INFO, __func__, __VA_ARGS__)
-#define ggml__debug(...) ggml__log_at(GGML_LOG_LEVEL_DEBUG, __func__, __VA_ARGS__)
 
 /* --------------------------------------------------- float to integer */
 

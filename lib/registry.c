@@ -72,6 +72,9 @@ static size_t n_regs, cap_regs;
 static struct dev_entry *devs;
 static size_t n_devs, cap_devs;
 
+/* The built-in CPU registry, kept last (set once by registry_init). */
+static ggml_backend_reg_t builtin_cpu;
+
 static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t registry_mutex;
 
@@ -88,6 +91,8 @@ static void registry_init(void)
 
     for (size_t i = 0; builtin_registries[i] != NULL; i++) {
         ggml_backend_reg_t reg = builtin_registries[i]();
+        if (builtin_registries[i] == ggml_backend_cpu_reg)
+            builtin_cpu = reg;
         if (reg != NULL)
             add_registry_locked(reg, NULL, 0, NULL, "ggml_backend_register");
     }
@@ -148,7 +153,9 @@ static void copy_record(const struct reg_entry *e, struct ggml__reg_record *out)
 /* Moves the built-in CPU registry and its devices behind all others, keeping every other order. */
 static void keep_cpu_last_locked(void)
 {
-    ggml_backend_reg_t cpu = ggml_backend_cpu_reg();
+    ggml_backend_reg_t cpu = builtin_cpu;
+    if (cpu == NULL)
+        return;
     for (size_t i = 0; i + 1 < n_regs; i++) {
         if (regs[i].reg == cpu) {
             const struct reg_entry e = regs[i];
