@@ -389,7 +389,7 @@ static struct ggml_tensor *build_loss(struct ggml_opt_context *opt, struct ggml_
 }
 
 /* On the first build: the accumulators and moments of the forward graph's nodes, in ctx_static. */
-static bool make_accumulators(struct ggml_opt_context *opt, bool accumulate, bool need_moments)
+static bool make_accumulators(struct ggml_opt_context *opt, bool accumulate, bool need_moments, const char *func)
 {
     const int n = opt->gf->n_nodes;
     opt->grad_accs = calloc((size_t) n, sizeof *opt->grad_accs);
@@ -397,7 +397,7 @@ static bool make_accumulators(struct ggml_opt_context *opt, bool accumulate, boo
     opt->moment2 = calloc((size_t) n, sizeof *opt->moment2);
     opt->owners = calloc((size_t) n, sizeof *opt->owners);
     if (opt->grad_accs == NULL || opt->moment1 == NULL || opt->moment2 == NULL || opt->owners == NULL) {
-        ggml__error("out of memory");
+        ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "out of memory");
         return false;
     }
     opt->n_forward = n;
@@ -451,9 +451,10 @@ static bool build_steps(struct ggml_opt_context *opt)
 /*
  * Builds the loss and the passes over opt->gf as far as build_type_alloc
  * (only as far as build_type once the static memory exists), making the
- * static tensors and their memory on the first call.
+ * static tensors and their memory on the first call.  Errors are logged as
+ * func (the public function building).
  */
-static bool build(struct ggml_opt_context *opt)
+static bool build(struct ggml_opt_context *opt, const char *func)
 {
     const enum ggml_opt_build_type most = opt->build_type_alloc;
     const bool accumulate = most >= GGML_OPT_BUILD_TYPE_GRAD &&
@@ -467,12 +468,13 @@ static bool build(struct ggml_opt_context *opt)
         const struct ggml_tensor *node = opt->gf->nodes[i];
         n_param += (node->flags & GGML_TENSOR_FLAG_PARAM) != 0;
         if (node->flags & GGML_TENSOR_FLAG_LOSS) {
-            ggml__error("the model already has a loss ('%s'); the context adds its own", node->name);
+            ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "the model already has a loss ('%s'); the context adds its own",
+                         node->name);
             return false;
         }
     }
     if (most >= GGML_OPT_BUILD_TYPE_GRAD && n_param == 0) {
-        ggml__error("the model has no parameters (see ggml_set_param)");
+        ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "the model has no parameters (see ggml_set_param)");
         return false;
     }
     if (opt->ctx_static == NULL) {
@@ -498,11 +500,12 @@ static bool build(struct ggml_opt_context *opt)
 
     const enum ggml_opt_build_type upto = opt->static_ready ? opt->build_type : most;
     if (upto >= GGML_OPT_BUILD_TYPE_GRAD) {
-        if (opt->grad_accs == NULL && !make_accumulators(opt, accumulate, need_moments))
+        if (opt->grad_accs == NULL && !make_accumulators(opt, accumulate, need_moments, func))
             return false;
         if (opt->gf->n_nodes != opt->n_forward) {
-            ggml__error("the forward graph has %d nodes; the first one had %d (the model must keep its shape)",
-                        opt->gf->n_nodes, opt->n_forward);
+            ggml__log_at(GGML_LOG_LEVEL_ERROR, func,
+                         "the forward graph has %d nodes; the first one had %d (the model must keep its shape)",
+                         opt->gf->n_nodes, opt->n_forward);
             return false;
         }
         memcpy(opt->owners, opt->gf->nodes, (size_t) opt->n_forward * sizeof *opt->owners);
@@ -582,7 +585,7 @@ ggml_opt_context_t ggml_opt_init(struct ggml_opt_params params)
     opt->gf = ggml_new_graph_custom(opt->ctx_compute, GGML_DEFAULT_GRAPH_SIZE, true);
     if (opt->gf != NULL)
         ggml_build_forward_expand(opt->gf, opt->outputs);
-    if (opt->gf == NULL || opt->gf->failed || !build(opt)) { /* logged */
+    if (opt->gf == NULL || opt->gf->failed || !build(opt, __func__)) { /* logged */
         ggml_opt_free(opt);
         return NULL;
     }
@@ -975,7 +978,7 @@ void ggml_opt_alloc(ggml_opt_context_t opt_ctx, bool backward)
     const enum ggml_opt_build_type previous = opt->build_type;
     opt->build_type = type;
     if (!opt->static_graphs) {
-        if (!build(opt)) {
+        if (!build(opt, __func__)) {
             opt->build_type = previous;
             return; /* logged */
         }
