@@ -1032,7 +1032,8 @@ static void print_tail(const struct results *res, const struct options *o, doubl
 
 /* ------------------------------------------------------------ roofline */
 
-enum { SVG_W = 940, SVG_H = 560, SVG_LEFT = 80, SVG_RIGHT = 330, SVG_TOP = 50, SVG_BOTTOM = 70 };
+/* The plot takes the top SVG_H pixels; the list of rows at its right may make the picture taller. */
+enum { SVG_W = 940, SVG_H = 560, SVG_LEFT = 80, SVG_RIGHT = 330, SVG_TOP = 50, SVG_BOTTOM = 70, SVG_LINE = 14 };
 
 /* The log-scaled axes of the picture: [lo, hi] decades mapped onto the plot area. */
 struct axes {
@@ -1147,8 +1148,8 @@ static void svg_ceilings(FILE *f, const struct axes *a, double bw_gbps, double p
     if (!isnan(peak))
         fprintf(f,
                 "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" stroke-width=\"2\"/>\n"
-                "<text x=\"%.1f\" y=\"%.1f\" fill=\"#d62728\" text-anchor=\"end\">cblas_sgemm %.1f GFLOP/s</text>\n",
-                svg_x(a, x0), svg_y(a, peak), svg_x(a, x1), svg_y(a, peak), svg_x(a, x1) - 4, svg_y(a, peak) - 6,
+                "<text x=\"%.1f\" y=\"%.1f\" fill=\"#d62728\">cblas_sgemm %.1f GFLOP/s</text>\n",
+                svg_x(a, x0), svg_y(a, peak), svg_x(a, x1), svg_y(a, peak), svg_x(a, x0) + 4, svg_y(a, peak) - 6,
                 peak);
 }
 
@@ -1167,11 +1168,12 @@ static bool write_svg(const char *path, const struct results *res, const struct 
     }
     const double bw = stream_bps * 1e-9, peak = sgemm_peak(res);
     const struct axes a = svg_axes(res, bw, peak);
+    const int list_bottom = SVG_TOP + SVG_LINE * ((int) res->n + 1), height = list_bottom > SVG_H ? list_bottom : SVG_H;
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
                "font-family=\"sans-serif\" font-size=\"12\">\n"
                "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
-            SVG_W, SVG_H, SVG_W, SVG_H);
+            SVG_W, height, SVG_W, height);
     fprintf(f, "<text x=\"%d\" y=\"24\" font-size=\"14\">", SVG_LEFT);
     svg_text(f, PROGRAM " " PACKAGE_VERSION ": roofline, ");
     svg_text(f, cpu_name());
@@ -1180,26 +1182,36 @@ static bool write_svg(const char *path, const struct results *res, const struct 
     fprintf(f, ", %d thread%s</text>\n", o->n_threads, o->n_threads == 1 ? "" : "s");
     svg_grid(f, &a);
     svg_ceilings(f, &a, bw, peak);
+    /* a colour per device configuration, in the order they first appear */
+    static const char *const colours[] = { "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf" };
+    const char *devices[sizeof colours / sizeof colours[0]] = { NULL };
     int n = 0, list_y = SVG_TOP;
     for (size_t i = 0; i < res->n; i++) {
         const struct row *r = &res->rows[i];
         char label[200];
         snprintf(label, sizeof label, "%s %s %s", r->workload, r->type, r->device);
         if (!plotted(r)) {
-            fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#777\">- ", SVG_W - SVG_RIGHT + 12, list_y += 16);
+            fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"#777\">- ", SVG_W - SVG_RIGHT + 12,
+                    list_y += SVG_LINE);
             svg_text(f, label);
             fprintf(f, "%s</text>\n", isnan(r->seconds) ? " (failed)" : " (no FLOP: not plotted)");
             continue;
         }
+        size_t c = 0;
+        while (c + 1 < sizeof colours / sizeof colours[0] && devices[c] != NULL && strcmp(devices[c], r->device) != 0)
+            c++;
+        if (devices[c] == NULL)
+            devices[c] = r->device;
         const double x = svg_x(&a, r->flop / r->bytes), y = svg_y(&a, gflops(r));
         n++;
         fprintf(f, "<g><title>");
         svg_text(f, label);
         fprintf(f, ": %.3g FLOP/byte, %.1f GFLOP/s, %.3f ms</title>\n"
-                   "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#2ca02c\" fill-opacity=\"0.8\"/>\n"
+                   "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" fill-opacity=\"0.8\"/>\n"
                    "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%d</text></g>\n",
-                r->flop / r->bytes, gflops(r), r->seconds * 1e3, x, y, x + 6, y - 4, n);
-        fprintf(f, "<text x=\"%d\" y=\"%d\">%d: ", SVG_W - SVG_RIGHT + 12, list_y += 16, n);
+                r->flop / r->bytes, gflops(r), r->seconds * 1e3, x, y, colours[c], x + 6, y - 4, n);
+        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"%s\">%d: ", SVG_W - SVG_RIGHT + 12,
+                list_y += SVG_LINE, colours[c], n);
         svg_text(f, label);
         fprintf(f, "</text>\n");
     }
