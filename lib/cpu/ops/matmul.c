@@ -43,8 +43,8 @@
  * for types slow to convert) skip the packing and take dot products of
  * A's rows instead, and so do
  * products of quantized weights where the level has an integer tile
- * (qgemm_tile: Q4_0 with AVX2; Q4_0, Q5_0, Q8_0 and IQ4_NL with
- * AVX512_VNNI), whatever
+ * (qgemm_tile: Q4_0 and Q8_0 with AVX2; Q4_0, Q5_0, Q8_0 and IQ4_NL
+ * with AVX512_VNNI), whatever
  * their columns, and weights stored interleaved for the integer tiles
  * (CPU_REPACK buffers, cpu/repack.c: qgemm_packed_tile, every level).
  *

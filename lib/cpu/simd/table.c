@@ -186,6 +186,8 @@ static void fill_avx2(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *
     k->gemm_tile = ggml__avx2_gemm_tile_f32;
     k->qgemm_tile[GGML_TYPE_Q4_0] = ggml__avx2_qgemm_tile_q4_0;
     k->qgemm_packed_tile[GGML_TYPE_Q4_0] = ggml__avx2_qgemm_packed_tile_q4_0;
+    k->qgemm_tile[GGML_TYPE_Q8_0] = ggml__avx2_qgemm_tile_q8_0;
+    k->qgemm_packed_tile[GGML_TYPE_Q8_0] = ggml__avx2_qgemm_packed_tile_q8_0;
     k->qgemm_pack[GGML_TYPE_Q4_0] = ggml__avx2_qgemm_pack_q4_0;
     k->qgemm_pack[GGML_TYPE_IQ4_NL] = ggml__avx2_qgemm_pack_q4_0;
     k->qgemm_pack[GGML_TYPE_Q8_0] = ggml__avx2_qgemm_pack_q8_0;

@@ -11,12 +11,16 @@
 
 #include "kernels.h"
 
-/* qgemm.c: qgemm_tile and qgemm_packed_tile entries for Q4_0 (maddubs, no VNNI) */
+/* qgemm.c: qgemm_tile and qgemm_packed_tile entries for Q4_0 (maddubs) and Q8_0 (16-bit products), no VNNI */
 void ggml__avx2_qgemm_tile_q4_0(int nb, const void *a, size_t a_stride, int mr, const struct ggml__qcolumn *cols,
                                 int nr, float *const *c);
 void ggml__avx2_qgemm_pack_q4_0(int64_t nb, const char *rows, size_t stride, int mr, char *group);
 void ggml__avx2_qgemm_pack_q8_0(int64_t nb, const char *rows, size_t stride, int mr, char *group);
 void ggml__avx2_qgemm_packed_tile_q4_0(int nb, const void *a, size_t a_stride, int mr,
+                                       const struct ggml__qcolumn *cols, int nr, float *const *c);
+void ggml__avx2_qgemm_tile_q8_0(int nb, const void *a, size_t a_stride, int mr, const struct ggml__qcolumn *cols,
+                                int nr, float *const *c);
+void ggml__avx2_qgemm_packed_tile_q8_0(int nb, const void *a, size_t a_stride, int mr,
                                        const struct ggml__qcolumn *cols, int nr, float *const *c);
 /* dot.c */
 void ggml__avx2_vec_dot_f32(GGML__VEC_DOT_PARAMS);
