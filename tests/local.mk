@@ -83,14 +83,14 @@ tap_test_programs = \
 
 check_PROGRAMS += $(tap_test_programs)
 TESTS += $(tap_test_programs) tests/check-abi.sh tests/check-man.sh tests/check-numa.sh tests/check-declared.sh \
-	tests/check-cpp.sh
+	tests/check-cpp.sh tests/check-blas-kernels.sh
 
 noinst_HEADERS += tests/tap.h tests/op-test.h tests/small-quants-ref.h tests/quant-data.h
 LDADD = libggml-backend.la -lm
 
 EXTRA_DIST += tests/data/smallquants.txt tests/data/q45quants.txt
 EXTRA_DIST += tests/check-abi.sh tests/check-man.sh tests/check-declared.sh tests/abi/libggml-backend.symbols tests/run-levels.sh
-EXTRA_DIST += tests/check-cpp.sh tests/cpp-wrappers.cc
+EXTRA_DIST += tests/check-cpp.sh tests/cpp-wrappers.cc tests/check-blas-kernels.sh
 
 # test-numa checks the placement plans directly: lib/cpu/numa-plan.c is
 # compiled into it (the library does not export it).

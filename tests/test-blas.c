@@ -23,8 +23,11 @@
  *     through a scheduler {BLAS, CPU} against the CPU alone;
  *   - where the scheduler puts nodes: the measured defaults, how min_batch
  *     (params and GGML_BLAS_MIN_BATCH) changes them, products the CPU
- *     does in integer arithmetic never on BLAS; the eval callback sees
- *     BLAS nodes;
+ *     does in integer arithmetic never on BLAS, none by default when
+ *     OpenBLAS runs kernels older than the processor (one warning at
+ *     load; tests/check-blas-kernels.sh runs this program with
+ *     OPENBLAS_CORETYPE=Prescott and =Haswell to see both sides); the
+ *     eval callback sees BLAS nodes;
  *   - error paths.
  */
 #include "config.h"
@@ -112,9 +115,37 @@ static void test_absent(void)
 
 /* ------------------------------------------------- registry and device */
 
+/* True when the device says its BLAS library runs kernels older than the processor. */
+static bool old_kernels;
+
+/* Warnings about old kernels logged while the plugin loads (kernel_warning_sink). */
+static int kernel_warnings;
+
+static void kernel_warning_sink(enum ggml_log_level level, const char *text, void *user_data)
+{
+    if (level == GGML_LOG_LEVEL_WARN && strstr(text, "kernels on a processor") != NULL)
+        kernel_warnings++;
+    tap_log_sink(level, text, user_data);
+}
+
+/*
+ * The kernels OPENBLAS_CORETYPE asks for, when it names one this test
+ * knows on a processor with AVX2 and FMA: 1 older ones (Prescott), 0 ones
+ * for such processors (Haswell), -1 otherwise.
+ */
+static int requested_old_kernels(void)
+{
+    const char *core = getenv("OPENBLAS_CORETYPE");
+    if (core == NULL || !ggml_cpu_has_avx2() || !ggml_cpu_has_fma())
+        return -1;
+    return strcmp(core, "Prescott") == 0 ? 1 : strcmp(core, "Haswell") == 0 ? 0 : -1;
+}
+
 static ggml_backend_dev_t test_registry(void)
 {
+    ggml_log_set(kernel_warning_sink, NULL);
     ggml_backend_reg_t reg = ggml_backend_blas_reg();
+    tap_capture_log();
     ok(reg != NULL, "ggml_backend_blas_reg loads the plugin from GGML_BACKEND_PATH");
     if (reg == NULL)
         return NULL;
@@ -130,6 +161,12 @@ static ggml_backend_dev_t test_registry(void)
                         strstr(desc, "CBLAS")),
        "description names the library and its threading: %s", desc ? desc : "(null)");
     tap_diag("BLAS device: %s", desc ? desc : "(null)");
+    old_kernels = desc != NULL && strstr(desc, "kernels older than this processor") != NULL;
+    is_int(kernel_warnings, old_kernels ? 1 : 0, "%s", old_kernels ? "old kernels: one warning at load"
+                                                                   : "no warning about the kernels at load");
+    if (requested_old_kernels() >= 0)
+        is_int(old_kernels, requested_old_kernels(), "OPENBLAS_CORETYPE=%s: the description %s old kernels",
+               getenv("OPENBLAS_CORETYPE"), requested_old_kernels() ? "names" : "does not name");
     is_ptr(ggml_backend_dev_buffer_type(dev), ggml_backend_cpu_buffer_type(), "its buffer type is the CPU's");
     ok(ggml_backend_dev_supports_buft(dev, ggml_backend_cpu_buffer_type()), "it uses CPU buffers");
     ok(ggml_backend_reg_get_proc_address(reg, "ggml_backend_set_n_threads") != NULL,
@@ -668,9 +705,12 @@ static void test_scheduler(ggml_backend_dev_t dev, ggml_backend_t cpu)
     is_ptr(p.vec, cpu, "a matrix-vector product stays on the CPU");
     is_ptr(p.add, cpu, "ADD stays on the CPU");
     ok(place(blas, cpu, 1024, &p), "the same with a batch of 1024");
-    is_ptr(p.f32, blas, "by default, a 256x256x1024 F32 product goes to BLAS");
-    is_ptr(p.f16, blas, "and with F16 weights");
-    is_ptr(p.q8, integer_q8 ? cpu : blas, "Q8_0 weights: %s", integer_q8 ? "CPU (integer products)" : "BLAS");
+    /* with kernels older than the processor nothing goes to BLAS by default */
+    ggml_backend_t big = old_kernels ? cpu : blas;
+    is_ptr(p.f32, big, "by default, a 256x256x1024 F32 product goes to %s", old_kernels ? "the CPU (old kernels)" : "BLAS");
+    is_ptr(p.f16, big, "and with F16 weights");
+    is_ptr(p.q8, integer_q8 ? cpu : big, "Q8_0 weights: %s",
+           integer_q8 ? "CPU (integer products)" : old_kernels ? "CPU (old kernels)" : "BLAS");
     ggml_backend_free(blas);
 
     blas = ggml_backend_dev_init(dev, "min_batch=128");

@@ -58,7 +58,19 @@
  * The CPU's own tiles convert the weights panel by panel and reach
  * sgemm's speed for F32, so BLAS gains only once the batch is large
  * enough to pay for converting the whole weight matrix at once.  (The
- * machine was shared: single figures vary by some 20%.)  An explicit
+ * machine was shared: single figures vary by some 20%.)
+ *
+ * A BLAS library running kernels older than the processor takes no
+ * products by default (blas_kernels_below_processor): OpenBLAS built for
+ * several processors (DYNAMIC_ARCH, as Debian's) falls back to its
+ * Prescott (SSE3) kernels on a processor it does not recognize, as
+ * Debian 12's 0.3.21 does on Intel's Emerald Rapids (family 6, model
+ * 207).  Measured there (2 cores, AVX-512 with VNNI, 2 threads), sgemm of
+ * 2048 x 512 x 2048: 132 ms with those kernels, 23 ms with
+ * OPENBLAS_CORETYPE=SkylakeX, the CPU backend's own product 38 ms; through
+ * this device such products took 2 to 5 times the CPU backend's time
+ * (F32 77 against 41 ms, F16 132 against 38).  The plugin then logs one
+ * warning naming the remedy and says so in its description.  An explicit
  * min_batch applies to every type alike; it is a property of the device,
  * shared by its backends: GGML_BLAS_MIN_BATCH in the environment sets it
  * when the plugin loads and whenever a backend is created, and the params
@@ -93,6 +105,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <cblas.h>
@@ -317,6 +330,38 @@ static bool product_computable(const struct ggml_tensor *node)
            (n <= 1 || node->nb[1] / sizeof(float) >= (size_t) m) && node->nb[1] / sizeof(float) <= INT_MAX;
 }
 
+/*
+ * True when the BLAS library multiplies with kernels written for
+ * processors older than this one (see the header comment): set once by
+ * blas_reg_get.  On x86-64, OpenBLAS's names of its targets without AVX2
+ * on a processor with AVX2 and FMA.
+ */
+static bool kernels_below_processor;
+
+#ifdef HAVE_OPENBLAS_API
+static bool openblas_target_without_avx2(const char *core)
+{
+    static const char *const targets[] = {
+        "Unknown", "Generic", "Katmai", "Coppermine", "Northwood", "Prescott", "Banias", "Atom", "Core2",
+        "Penryn", "Dunnington", "Nehalem", "Athlon", "Opteron", "Opteron_SSE3", "Barcelona", "Nano",
+        "Sandybridge", "Bobcat", "Bulldozer", "Piledriver",
+    };
+    for (size_t i = 0; core != NULL && i < sizeof targets / sizeof targets[0]; i++)
+        if (strcasecmp(core, targets[i]) == 0)
+            return true;
+    return false;
+}
+#endif
+
+static bool blas_kernels_below_processor(void)
+{
+#ifdef HAVE_OPENBLAS_API
+    return ggml_cpu_has_avx2() && ggml_cpu_has_fma() && openblas_target_without_avx2(openblas_get_corename());
+#else
+    return false;
+#endif
+}
+
 /* The CPU backend's answer to "ggml_backend_cpu_integer_products", resolved once by blas_reg_get. */
 static bool (*cpu_integer_products)(enum ggml_type);
 
@@ -332,6 +377,8 @@ static bool product_worth_it(const struct ggml_tensor *node, int min_batch)
 {
     const enum ggml_type type = node->src[0]->type;
     if (node->op == GGML_OP_MUL_MAT && cpu_integer_products != NULL && cpu_integer_products(type))
+        return false;
+    if (min_batch == 0 && kernels_below_processor)
         return false;
     if (min_batch == 0)
         min_batch = type == GGML_TYPE_F16 || type == GGML_TYPE_BF16 ? DEFAULT_MIN_BATCH_HALF : DEFAULT_MIN_BATCH;
@@ -849,7 +896,8 @@ static void describe_library(void)
     default: threading = "unknown threading"; break;
     }
     const char *config = openblas_get_config();
-    snprintf(device_description, sizeof device_description, "%s (%s)", config ? config : "OpenBLAS", threading);
+    snprintf(device_description, sizeof device_description, "%s (%s%s)", config ? config : "OpenBLAS", threading,
+             kernels_below_processor ? "; kernels older than this processor: products left to the CPU" : "");
 #else
     snprintf(device_description, sizeof device_description, "CBLAS (not OpenBLAS: threading left to the library)");
 #endif
@@ -857,6 +905,14 @@ static void describe_library(void)
 
 static ggml_backend_reg_t blas_reg_get(void)
 {
+    kernels_below_processor = blas_kernels_below_processor();
+#ifdef HAVE_OPENBLAS_API
+    if (kernels_below_processor)
+        blas_log(GGML_LOG_LEVEL_WARN, "BLAS",
+                 "OpenBLAS runs its %s kernels on a processor with AVX2 and FMA, slower than the CPU backend: "
+                 "the device takes no products unless min_batch is set (OPENBLAS_CORETYPE=Haswell or SkylakeX, "
+                 "say, chooses faster kernels)", openblas_get_corename());
+#endif
     describe_library();
     find_cpu_integer_products();
     current_min_batch();
