@@ -177,6 +177,7 @@ lib_cpu_simd_libisa_avx512_la_SOURCES = \
 	lib/cpu/simd/avx512/vector.c \
 	lib/cpu/simd/avx512/vmath.h \
 	lib/cpu/simd/avx512/elementwise.c \
+	lib/cpu/simd/avx512/gemm.c \
 	lib/cpu/simd/avx512/rows.c \
 	lib/cpu/simd/avx512/transpose.c
 lib_cpu_simd_libisa_avx512_la_CPPFLAGS = $(core_cppflags)

@@ -36,9 +36,9 @@
  * gemm_lanes times (kept in the level-1 cache), and computes the tiles of
  * C with the level's gemm_tile kernel (lib/cpu/simd/kernels.h).
  * Where the level has a dot tile (dot_tile: AVX-512), F32 products of up
- * to DOT_TILE_F32_COLS columns and F16 and BF16 products of any number
- * read A's rows in place instead, four rows by four columns a call
- * (product_by_dot_tiles).
+ * to DOT_TILE_F32_COLS columns and F16 and BF16 products of up to
+ * DOT_TILE_HALF_COLS read A's rows in place instead, four rows by four
+ * columns a call (product_by_dot_tiles).
  * Products with few columns (matrix times vector; up to dot_columns_max
  * for types slow to convert) skip the packing and take dot products of
  * A's rows instead, and so do
@@ -370,18 +370,28 @@ static void product_by_dots(const struct operand *a, int64_t m0, int64_t m1, int
  *
  * Against the packed tiles, the dot tile saves packing A (a transpose,
  * and for F16 and BF16 a conversion too) and loses the tiles' register
- * blocking, which tells only with many columns: on one machine (Zen 4,
- * 2 threads, best of 5) F32 2048x2048 by 32 columns took 1.34 ms against
+ * blocking, which tells only with many columns.  On Zen 4 (2 threads,
+ * best of 5), whose 512-bit multiply-adds are two 256-bit halves, with
+ * the 16 x 6 AVX2 tile: F32 2048x2048 by 32 columns took 1.34 ms against
  * 3.81 ms packed, by 256 columns 11.0 against 11.1, by 512 24.0 against
- * 23.0; F16 by 512 columns 19.5 against 24.9.  So F32 products take it
- * up to DOT_TILE_F32_COLS columns a call, F16 and BF16 products always.
+ * 23.0; F16 by 512 columns 19.5 against 24.9.  On Emerald Rapids (2
+ * threads, two 512-bit FMA units a core) with the level's own 32 x 12
+ * tile, ms dot / packed, 4096 x 4096 weights (the machine shared: some
+ * 10-20% of noise):
+ *   F32  16 cols 4.2 / 5.6   32: 6.8 / 7.4   64: 15.0 / 13.2   128: 22.6 / 20.8
+ *   F16  16 cols 2.9 / 6.1   64: 11.4 / 13.8   128: 22.9 / 28.0, 23.7 / 19.6
+ *        256: 46.3 / 36.9, 43.6 / 36.8   2048x512x2048: 24.6 / 16.8
+ *   BF16 256: 42.8 / 47.1   2048x512x2048: 22.8 / 20.7
+ * So F32 products take the dot tile up to DOT_TILE_F32_COLS columns a
+ * call, F16 and BF16 ones up to DOT_TILE_HALF_COLS.
  */
-#define DOT_TILE_F32_COLS 256
+#define DOT_TILE_F32_COLS 48
+#define DOT_TILE_HALF_COLS 128
 
 static bool use_dot_tile(const struct operand *a, int64_t K, int ncols)
 {
     return !a->columns && ggml__kernels()->dot_tile[a->type] != NULL && K <= INT_MAX &&
-           (a->type != GGML_TYPE_F32 || ncols <= DOT_TILE_F32_COLS);
+           ncols <= (a->type == GGML_TYPE_F32 ? DOT_TILE_F32_COLS : DOT_TILE_HALF_COLS);
 }
 
 static void product_by_dot_tiles(const struct operand *a, int64_t m0, int64_t m1, int64_t K, int ncols,

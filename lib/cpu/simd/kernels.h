@@ -82,9 +82,9 @@ struct ggml__isa_caps {
 #define GGML__L2_DEFAULT_BYTES ((size_t) 1 << 20)
 
 /* The largest tile shape of any level (see gemm_tile). */
-#define GGML__GEMM_MR_MAX 16
-#define GGML__GEMM_NR_MAX 8
-#define GGML__GEMM_B_MAX 24
+#define GGML__GEMM_MR_MAX 32
+#define GGML__GEMM_NR_MAX 12
+#define GGML__GEMM_B_MAX 32
 
 /* The shape of a qgemm_tile call: at most this many rows and columns. */
 #define GGML__QGEMM_ROWS 16

@@ -314,6 +314,10 @@ static void fill_avx512(struct ggml__cpu_kernels *k, const struct ggml__isa_caps
     k->dot_tile[GGML_TYPE_F32] = ggml__avx512_dot_tile_f32;
     k->dot_tile[GGML_TYPE_F16] = ggml__avx512_dot_tile_f16;
     k->dot_tile[GGML_TYPE_BF16] = ggml__avx512_dot_tile_bf16;
+    k->gemm_mr = GGML__AVX512_GEMM_MR;
+    k->gemm_nr = GGML__AVX512_GEMM_NR;
+    k->gemm_lanes = GGML__AVX512_GEMM_LANES;
+    k->gemm_tile = ggml__avx512_gemm_tile_f32;
 
     k->from_float[GGML_TYPE_F16] = ggml__avx512_f32_to_f16;
     k->from_float[GGML_TYPE_BF16] = ggml__avx512_f32_to_bf16;
