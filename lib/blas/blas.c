@@ -67,9 +67,10 @@
  * Debian 12's 0.3.21 does on Intel's Emerald Rapids (family 6, model
  * 207).  Measured there (2 cores, AVX-512 with VNNI, 2 threads), sgemm of
  * 2048 x 512 x 2048: 132 ms with those kernels, 23 ms with
- * OPENBLAS_CORETYPE=SkylakeX, the CPU backend's own product 38 ms; through
+ * OPENBLAS_CORETYPE=SkylakeX, the CPU backend's own product 16 ms; through
  * this device such products took 2 to 5 times the CPU backend's time
- * (F32 77 against 41 ms, F16 132 against 38).  The plugin then logs one
+ * (F32 77 against 41 ms, F16 132 against 38, before the CPU backend's
+ * AVX-512 tile halved those).  The plugin then logs one
  * warning naming the remedy and says so in its description.  An explicit
  * min_batch applies to every type alike; it is a property of the device,
  * shared by its backends: GGML_BLAS_MIN_BATCH in the environment sets it
