@@ -42,6 +42,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ggml.h"
 #include "ggml-cpu.h"
@@ -1765,6 +1766,12 @@ static void check_cache_sizes(void)
     else
         ok(k->l2_bytes > 0, "a level-2 cache size without the kernel's description (%zu bytes)", k->l2_bytes);
     ok(k->stream_min_bytes >= k->l2_bytes, "the last-level cache is at least the level-2 one");
+    /* (the processors sharing the cache that hwloc shows are at most the online ones) */
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    const size_t cap = online > 0 ? (size_t) online * ((size_t) 4 << 20) : SIZE_MAX;
+    ok(k->stream_min_bytes <= (cap > k->l2_bytes ? cap : k->l2_bytes),
+       "streaming stores from %zu bytes: at most 4 MiB of the last-level cache for each of %ld processors",
+       k->stream_min_bytes, online);
 }
 
 /* Every entry of the table of level l for a CPU with caps. */

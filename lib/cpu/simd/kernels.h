@@ -105,9 +105,11 @@ struct ggml__qcolumn {
 
 struct ggml__cpu_kernels {
     enum ggml__isa level;
-    /* Outputs of at least this many bytes (the last-level cache's size)
-       are written by the unary_stream and binary_stream entries (set with the table in
-       lib/cpu/features.c; SIZE_MAX in a table built elsewhere). */
+    /* Outputs of at least this many bytes (the last-level cache's size,
+       at most 4 MiB for each processor sharing it, at least the level-2
+       cache's size) are written by the unary_stream and binary_stream
+       entries (set with the table in lib/cpu/features.c; SIZE_MAX in a
+       table built elsewhere). */
     size_t stream_min_bytes;
     /* The second-level cache's size, which sizes the matrix products'
        blocks of weights (set with the table in lib/cpu/features.c;
