@@ -65,7 +65,6 @@
 #include "quants-impl.h"
 #include "cpu-private.h"
 #include "simd/packed-rows.h"
-#include "simd/prefetch-rows.h"
 
 #define ROW_GRAIN 16   /* threads split A's rows in multiples of this (of every level's tile rows) */
 #define KC 256         /* values of k per panel; a multiple of every block size */
@@ -776,37 +775,26 @@ static bool use_dot_products(const struct ggml_tensor *dst)
 }
 
 /*
- * Rows the dot products take a call for weights of type type, K values a
- * row, where the level has a multi-row kernel (a level leaves
- * vec_dot_rows out for the float types that it runs faster one row at a
- * time).  Short float rows gain from several rows a call through the
- * prefetch of the rows that follow (prefetch-rows.h) and y's loads
- * shared; longer ones stream better one at a time, one sequential read
- * per thread: 4096-wide F16 rows x a vector took 0.65 ms four at a time,
- * 0.51 ms one at a time, 1024-wide ones 0.075 and 0.123 ms (peer-bench,
- * 4096 rows, 2 threads, best of 5, AVX-512).  Quantized rows share the
- * decoding of the vector's blocks and stay faster four at a time however
- * long (16384-wide Q4_0: 1.75 against 2.02 ms).
+ * Rows the dot products take a call where the level has a multi-row
+ * kernel.  Whether long float rows run better one at a time depends on
+ * the processor, so that is the level's decision: it leaves
+ * vec_dot_rows out, or its kernel takes the rows one by one (kernels.h).
  */
-static int rows_per_call(enum ggml_type type, int64_t K)
-{
-    const bool float_rows = type == GGML_TYPE_F32 || type == GGML_TYPE_F16 || type == GGML_TYPE_BF16;
-    return float_rows && 4 * ggml_row_size(type, K) > PREFETCH_ROWS_MAX_BYTES ? 1 : 4;
-}
+#define ROWS_PER_CALL 4
 
 /*
- * The type the dot products read src1's rows in for weights of type type
- * (K values a row): F32 where the level multiplies such rows by floats
- * (rows_by_f32) several a call, the floats then rounded as the
- * vec_dot_type rounds them (the same products, without widening y again
- * for every call); else the vec_dot_type.  One long F16 row at a time is
- * faster against F16 values (4096-wide rows: 0.51 against 0.67 ms, the
- * floats' twice the bytes passing through the first-level cache for each
- * row).
+ * The type the dot products read src1's rows in for weights of type
+ * type: F32 where the level multiplies such rows by floats
+ * (rows_by_f32), the floats then rounded as the vec_dot_type rounds them
+ * (the same products, without widening y again for every row: the
+ * widenings, not the memory, bound a product of F16 rows by F16 values:
+ * 4096 x 4096 F16 weights x a vector took 0.68 ms against F16 values,
+ * 0.55 against floats, AVX-512, Emerald Rapids, 2 threads); else the
+ * vec_dot_type.
  */
-static enum ggml_type dots_src1_type(enum ggml_type type, int64_t K)
+static enum ggml_type dots_src1_type(enum ggml_type type)
 {
-    if (ggml__kernels()->rows_by_f32[type] != NULL && rows_per_call(type, K) > 1)
+    if (ggml__kernels()->rows_by_f32[type] != NULL)
         return GGML_TYPE_F32;
     return vec_dot_type_of(type);
 }
@@ -814,13 +802,13 @@ static enum ggml_type dots_src1_type(enum ggml_type type, int64_t K)
 /* True when src1's rows can be passed to the dot products as they are. */
 static bool src1_encoded_in_place(const struct ggml_tensor *a, const struct ggml_tensor *b)
 {
-    const enum ggml_type read_as = dots_src1_type(a->type, a->ne[0]);
+    const enum ggml_type read_as = dots_src1_type(a->type);
     return b->type == read_as && read_as == vec_dot_type_of(a->type) && b->nb[0] == ggml_type_size(b->type);
 }
 
 static size_t encoded_stride(const struct ggml_tensor *a)
 {
-    return align_up(ggml_row_size(dots_src1_type(a->type, a->ne[0]), a->ne[0]));
+    return align_up(ggml_row_size(dots_src1_type(a->type), a->ne[0]));
 }
 
 /*
@@ -968,7 +956,7 @@ static struct encoded_rows encode_src1_rows(const struct ggml__compute_params *p
                                             const struct ggml_tensor *b, char *area)
 {
     const int64_t K = a->ne[0];
-    const enum ggml_type vdt = vec_dot_type_of(a->type), read_as = dots_src1_type(a->type, K);
+    const enum ggml_type vdt = vec_dot_type_of(a->type), read_as = dots_src1_type(a->type);
     struct encoded_rows er = { b, area, encoded_stride(a), src1_encoded_in_place(a, b) };
     if (er.in_place)
         return er;
@@ -996,21 +984,21 @@ static struct encoded_rows encode_src1_rows(const struct ggml__compute_params *p
 /*
  * c[m] = row m of the src0 matrix at a (rows stride bytes apart, type
  * type) dot brow (a row of dots_src1_type), for m in [m0, m1):
- * rows_per_call rows at a time where the table has a multi-row kernel.
+ * ROWS_PER_CALL rows at a time where the table has a multi-row kernel.
  */
 static void dots_for_rows(const struct ggml__cpu_kernels *k, enum ggml_type type, int64_t K, const char *a,
                           size_t stride, int64_t m0, int64_t m1, const char *brow, float *c)
 {
-    const int per_call = rows_per_call(type, K);
+    const int per_call = ROWS_PER_CALL;
     int64_t m = m0;
-    if (per_call > 1 && k->rows_by_f32[type] != NULL) {   /* brow holds floats: dots_src1_type */
+    if (k->rows_by_f32[type] != NULL) {   /* brow holds floats: dots_src1_type */
         for (; m < m1; m += per_call)
             k->rows_by_f32[type]((int) K, c + m, a + m * stride, stride, (const float *) (const void *) brow,
                                  (int) (m1 - m < per_call ? m1 - m : per_call));
         return;
     }
     void (*rows)(int, float *, const void *, size_t, const void *, int) = k->vec_dot_rows[type];
-    if (rows != NULL && per_call > 1)
+    if (rows != NULL)
         for (; m < m1; m += per_call)
             rows((int) K, c + m, a + m * stride, stride, brow, (int) (m1 - m < per_call ? m1 - m : per_call));
     for (; m < m1; m++)

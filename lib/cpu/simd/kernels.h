@@ -210,7 +210,9 @@ struct ggml__cpu_kernels {
      * it with y rounded to F16 and held as floats: the products of
      * vec_dot_rows, with only the weights widened in the loop (the
      * widening, not the memory, bounds a product of F16 rows by F16
-     * values).  NULL: vec_dot_rows against y of the vec_dot_type.
+     * values).  A kernel may take its rows one by one where that
+     * streams faster (long rows).  NULL: vec_dot_rows against y of the
+     * vec_dot_type.
      */
     void (*rows_by_f32[GGML_TYPE_COUNT])(int n, float *s, const void *x, size_t bx, const float *y, int nr);
 
