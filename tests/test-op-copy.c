@@ -695,6 +695,19 @@ static void test_reshaping_copies(void)
     b = ggml_new_tensor_3d(ctx, GGML_TYPE_Q4_0, 64, 2, 2);
     run_case(ctx, src, ggml_cpy(ctx, src, b), b, "cpy, same rows regrouped:");
 
+    /* attention's heads merged: rows of 7 packed values, heads permuted, regrouped into rows of 21 */
+    {
+        struct ggml_tensor *heads = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 7, 3, 5);
+        optest_fill(heads, &seed, -2.0, 2.0);
+        src = ggml_permute(ctx, heads, 0, 2, 1, 3);
+        out = ggml_cont_2d(ctx, src, 21, 5);
+        run_case(ctx, src, out, out, "cont_2d of heads permuted (runs of whole source rows):");
+        out = ggml_cont_2d(ctx, src, 5, 21);
+        run_case(ctx, src, out, out, "cont_2d of heads permuted (runs across both rows):");
+        b = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, 3, 35);
+        run_case(ctx, src, ggml_cpy(ctx, src, b), b, "cpy of heads permuted into shorter F16 rows:");
+    }
+
     const int64_t s12[4] = { 32, 4, 3, 1 };
     src = make_source(ctx, GGML_TYPE_Q5_1, s12, SRC_PERMUTED, -2.0, 2.0, &seed);
     out = ggml_cont_2d(ctx, src, 32, 12);

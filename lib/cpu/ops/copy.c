@@ -288,22 +288,66 @@ static void copy_rows(const struct ggml__compute_params *params, struct ggml_ten
     }
 }
 
-/* Shapes that differ row-wise: element by element in row-major order. */
+/*
+ * A position in a tensor's row-major order (indices i[0..3]), moved
+ * forward by runs that stay inside one row.
+ */
+struct walk {
+    const struct ggml_tensor *t;
+    int64_t i[4];
+};
+
+static struct walk walk_at(const struct ggml_tensor *t, int64_t flat)
+{
+    struct walk w = { t, { 0, 0, 0, 0 } };
+    ggml_unravel_index(t, flat, &w.i[0], &w.i[1], &w.i[2], &w.i[3]);
+    return w;
+}
+
+static char *walk_address(const struct walk *w)
+{
+    const struct ggml_tensor *t = w->t;
+    return (char *) t->data + w->i[0] * t->nb[0] + w->i[1] * t->nb[1] + w->i[2] * t->nb[2] + w->i[3] * t->nb[3];
+}
+
+/* Moves n <= ne[0] - i[0] elements on: to the next row when the run ends one. */
+static void walk_forward(struct walk *w, int64_t n)
+{
+    w->i[0] += n;
+    for (int d = 0; d < 3 && w->i[d] == w->t->ne[d]; d++) {
+        w->i[d] = 0;
+        w->i[d + 1]++;
+    }
+}
+
+/*
+ * Shapes that differ row-wise (types of single-element blocks): in
+ * row-major order, by runs that lie in one row of the source and one of
+ * the destination, each a strided copy (a block move where both rows
+ * are packed and the types agree).
+ */
 static void copy_elements(const struct ggml__compute_params *params, struct ggml_tensor *dst)
 {
     const struct ggml_tensor *src = dst->src[0];
-    const int64_t n = ggml_nelements(dst);
+    const size_t size = ggml_type_size(src->type);
+    const bool moves = src->type == dst->type && src->nb[0] == size && dst->nb[0] == size;
     int64_t first, last;
-    ggml__split_rows(n, params->ith, params->nth, &first, &last);
-    for (int64_t i = first; i < last; i++) {
-        int64_t si[4], di[4];
-        ggml_unravel_index(src, i, &si[0], &si[1], &si[2], &si[3]);
-        ggml_unravel_index(dst, i, &di[0], &di[1], &di[2], &di[3]);
-        const char *s = (const char *) src->data + si[0] * src->nb[0] + si[1] * src->nb[1] +
-                        si[2] * src->nb[2] + si[3] * src->nb[3];
-        char *d = (char *) dst->data + di[0] * dst->nb[0] + di[1] * dst->nb[1] + di[2] * dst->nb[2] +
-                  di[3] * dst->nb[3];
-        copy_element(src->type, s, dst->type, d);
+    ggml__split_rows(ggml_nelements(dst), params->ith, params->nth, &first, &last);
+    struct walk s = walk_at(src, first), d = walk_at(dst, first);
+    for (int64_t i = first; i < last;) {
+        int64_t run = last - i;
+        run = src->ne[0] - s.i[0] < run ? src->ne[0] - s.i[0] : run;
+        run = dst->ne[0] - d.i[0] < run ? dst->ne[0] - d.i[0] : run;
+        const char *from = walk_address(&s);
+        char *to = walk_address(&d);
+        if (moves)
+            memmove(to, from, (size_t) run * size);
+        else
+            for (int64_t k = 0; k < run; k++)
+                copy_element(src->type, from + k * src->nb[0], dst->type, to + k * dst->nb[0]);
+        walk_forward(&s, run);
+        walk_forward(&d, run);
+        i += run;
     }
 }
 
