@@ -96,21 +96,32 @@ static inline __attribute__((always_inline)) void half_tile(const char *group, i
         _mm256_maskstore_ps(c[j] + HALF * h, mask, acc[j]);
 }
 
+/*
+ * Runs half(h, rows, j0, width) for each half h of a group that holds
+ * rows (rows of its mr), by steps of width <= COLS_STEP of its nr
+ * columns from j0; width is a constant in each expansion, so that the
+ * half tiles keep their accumulators in registers.
+ */
+#define FOR_EACH_HALF_STEP(mr, nr, half)                                                 \
+    for (int h_ = 0; h_ < 2 && HALF * h_ < (mr); h_++) {                                 \
+        const int rows_ = (mr) - HALF * h_ < HALF ? (mr) - HALF * h_ : HALF;             \
+        for (int j0_ = 0; j0_ < (nr); j0_ += COLS_STEP) {                                \
+            switch ((nr) - j0_ < COLS_STEP ? (nr) - j0_ : COLS_STEP) {                   \
+            case 1: half(h_, rows_, j0_, 1); break;                                      \
+            case 2: half(h_, rows_, j0_, 2); break;                                      \
+            case 3: half(h_, rows_, j0_, 3); break;                                      \
+            default: half(h_, rows_, j0_, 4); break;                                     \
+            }                                                                            \
+        }                                                                                \
+    }
+
 /* The tile on a group (blocks [0, nb) against the columns' [b0, b0 + nb)), set or accumulated. */
 static void group_tile(const char *group, int nb, int b0, int mr, const struct ggml__qcolumn *cols, int nr,
                        float *const *c, bool accumulate)
 {
-    for (int h = 0; h < 2 && HALF * h < mr; h++) {
-        const int rows = mr - HALF * h < HALF ? mr - HALF * h : HALF;
-        for (int j0 = 0; j0 < nr; j0 += COLS_STEP) {
-            switch (nr - j0 < COLS_STEP ? nr - j0 : COLS_STEP) {
-            case 1: half_tile(group, nb, h, b0, rows, cols + j0, 1, c + j0, accumulate); break;
-            case 2: half_tile(group, nb, h, b0, rows, cols + j0, 2, c + j0, accumulate); break;
-            case 3: half_tile(group, nb, h, b0, rows, cols + j0, 3, c + j0, accumulate); break;
-            default: half_tile(group, nb, h, b0, rows, cols + j0, 4, c + j0, accumulate); break;
-            }
-        }
-    }
+#define Q4_HALF(h, rows, j0, width) half_tile(group, nb, h, b0, rows, cols + (j0), width, c + (j0), accumulate)
+    FOR_EACH_HALF_STEP(mr, nr, Q4_HALF)
+#undef Q4_HALF
 }
 
 /* ------------------------------------------------ interleaving the rows */
@@ -308,17 +319,9 @@ static void q8_group_tile(struct q8_chunk *ch, const char *group, int nb, int b0
 {
     widen_q8_weights(group, nb, mr, ch);
     widen_q8_columns(cols, nr, b0, nb, ch);
-    for (int h = 0; h < 2 && HALF * h < mr; h++) {
-        const int rows = mr - HALF * h < HALF ? mr - HALF * h : HALF;
-        for (int j0 = 0; j0 < nr; j0 += COLS_STEP) {
-            switch (nr - j0 < COLS_STEP ? nr - j0 : COLS_STEP) {
-            case 1: q8_half_tile(ch, group, nb, h, b0, rows, cols, j0, 1, c, accumulate); break;
-            case 2: q8_half_tile(ch, group, nb, h, b0, rows, cols, j0, 2, c, accumulate); break;
-            case 3: q8_half_tile(ch, group, nb, h, b0, rows, cols, j0, 3, c, accumulate); break;
-            default: q8_half_tile(ch, group, nb, h, b0, rows, cols, j0, 4, c, accumulate); break;
-            }
-        }
-    }
+#define Q8_HALF(h, rows, j0, width) q8_half_tile(ch, group, nb, h, b0, rows, cols, j0, width, c, accumulate)
+    FOR_EACH_HALF_STEP(mr, nr, Q8_HALF)
+#undef Q8_HALF
 }
 
 void ggml__avx2_qgemm_packed_tile_q8_0(int nb, const void *a, size_t a_stride, int mr,
