@@ -79,7 +79,8 @@
  *
  * Threads: each backend has n_threads (default: the processors this
  * process may run on), given to the BLAS library before each product
- * (openblas_set_num_threads) and used to split conversions over a small
+ * (openblas_set_num_threads; with FlexiBLAS, flexiblas_set_num_threads,
+ * which passes it to the backend it loaded) and used to split conversions over a small
  * team of its own threads (team.c), asleep when idle.
  * ggml_backend_set_n_threads (through get_proc_address) or
  * ggml_backend_blas_set_n_threads change it; params "n_threads=N" set it
@@ -110,6 +111,9 @@
 #include <unistd.h>
 
 #include <cblas.h>
+#ifdef HAVE_FLEXIBLAS_API
+#    include <flexiblas_api.h>
+#endif
 
 #include "ggml.h"
 #include "ggml-backend.h"
@@ -594,7 +598,9 @@ static enum ggml_status compute_product(struct blas_backend *ctx, struct ggml_te
         return GGML_STATUS_FAILED;
     }
 
-#ifdef HAVE_OPENBLAS_API
+#if defined(HAVE_FLEXIBLAS_API)
+    flexiblas_set_num_threads(ctx->n_threads);
+#elif defined(HAVE_OPENBLAS_API)
     openblas_set_num_threads(ctx->n_threads);
 #endif
 
@@ -885,10 +891,17 @@ static ggml_backend_dev_t blas_reg_get_device(ggml_backend_reg_t reg, size_t ind
     return index == 0 ? &blas_device : NULL;
 }
 
-/* Names the BLAS library, its build and its threading model. */
+/* Names the BLAS library, its build and its threading model (FlexiBLAS:
+   the backend it loaded at run time). */
 static void describe_library(void)
 {
-#ifdef HAVE_OPENBLAS_API
+#if defined(HAVE_FLEXIBLAS_API)
+    char backend[128];
+    if (flexiblas_current_backend(backend, sizeof backend) < 0)
+        snprintf(backend, sizeof backend, "unknown");
+    snprintf(device_description, sizeof device_description, "FlexiBLAS, backend %s (threading: the backend's)",
+             backend);
+#elif defined(HAVE_OPENBLAS_API)
     const char *threading;
     switch (openblas_get_parallel()) {
     case 0:  threading = "sequential"; break;
