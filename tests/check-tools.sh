@@ -266,11 +266,19 @@ run "$bench" --op dispatch --reps 1 --device CPU --csv
     [ "$(wc -l < "$tmp/out")" -eq 2 ]
 ok "bench --op dispatch --csv prints one row"
 
-run "$bench" $tiny --device CPU --type f32 --compare-blas
+# the sgemm reference is the BLAS device's product: found through the plugin
 if [ -n "${BLAS_PLUGIN_DIR:-}" ]; then
-    [ "$rc" -eq 0 ] && grep -q '^mul_mat 64x64x64  *F32  *CPU  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*$' "$tmp/out"
-    ok "bench --compare-blas reports the ratio against cblas_sgemm"
+    run env GGML_BACKEND_PATH="$BLAS_PLUGIN_DIR" "$bench" $tiny --device CPU --type f32 --compare-blas
+    [ "$rc" -eq 0 ] && grep -q '^mul_mat 64x64x64  *F32  *CPU  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*$' "$tmp/out" &&
+        grep -q '^vs sgemm: median cblas_sgemm time' "$tmp/out"
+    ok "bench --compare-blas reports the ratio against cblas_sgemm, through the BLAS plugin"
+    real=$(dirname "$bench")/.libs/$(basename "$bench")
+    [ -x "$real" ] || real=$bench
+    deps=$(ldd "$real" 2>/dev/null)
+    printf '%s\n' "$deps" | grep -q 'libggml-backend' && ! printf '%s\n' "$deps" | grep -qi 'blas'
+    ok "the bench links no BLAS library itself"
 else
+    run "$bench" $tiny --device CPU --type f32 --compare-blas
     [ "$rc" -eq 0 ] && grep -q 'unavailable' "$tmp/out"
     ok "bench --compare-blas says the comparison is unavailable without BLAS"
 fi

@@ -39,8 +39,9 @@
  * (table, --csv, --json, --markdown).
  *
  * --compare-blas times cblas_sgemm on F32 arrays of each mul_mat shape,
- * with the same threads, in the same run, and reports each mul_mat row's
- * speed relative to it.  --compare-stream times a STREAM triad
+ * through the BLAS device (which calls it on the operands in place), with
+ * the same threads, in the same run, and reports each mul_mat row's speed
+ * relative to it.  --compare-stream times a STREAM triad
  * a[i] = b[i] + s * c[i] on arrays much larger than the caches with the
  * same threads, and reports each row's GB/s relative to it.
  */
@@ -57,10 +58,6 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
-
-#ifdef HAVE_CBLAS
-#    include <cblas.h>
-#endif
 
 #include "ggml.h"
 #include "ggml-alloc.h"
@@ -619,37 +616,64 @@ out:
 
 /* ------------------------------------------------------- references */
 
-#ifdef HAVE_CBLAS
-/* Median of reps cblas_sgemm calls (after one more) computing the F32 product of shape s. */
+/*
+ * The BLAS device, when a plugin gives one: its F32 products are
+ * cblas_sgemm calls on the operands in place, so the tool measures sgemm
+ * through it and links no BLAS library itself.
+ */
+static ggml_backend_dev_t sgemm_device(void)
+{
+    return ggml_backend_dev_by_name("BLAS");
+}
+
+/*
+ * Median of reps F32 products of shape s on the BLAS device (after one
+ * more), with n_threads threads and min_batch=1 so that it takes any
+ * shape; NAN without the device or when a step fails.
+ */
 static double time_sgemm(struct shape s, int n_threads, int reps)
 {
-    float *a = xmalloc((size_t) (s.k * s.m) * sizeof *a);
-    float *b = xmalloc((size_t) (s.k * s.n) * sizeof *b);
-    float *c = xmalloc((size_t) (s.m * s.n) * sizeof *c);
-    fill_random(a, (size_t) (s.k * s.m), 1, 1.0f);
-    fill_random(b, (size_t) (s.k * s.n), 2, 1.0f);
-#    ifdef HAVE_OPENBLAS_API
-    openblas_set_num_threads(n_threads);
-#    else
-    (void) n_threads;
-#    endif
-    double *t = xmalloc((size_t) reps * sizeof *t);
-    for (int rep = 0; rep <= reps; rep++) {
-        double t0 = tool_now();
-        /* c [N, M] = b [N, K] a [M, K]^T, as ggml lays out mul_mat */
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int) s.n, (int) s.m, (int) s.k, 1.0f, b, (int) s.k,
-                    a, (int) s.k, 0.0f, c, (int) s.m);
-        if (rep > 0)
-            t[rep - 1] = tool_now() - t0;
+    ggml_backend_dev_t dev = sgemm_device();
+    char params[64];
+    snprintf(params, sizeof params, "min_batch=1 n_threads=%d", n_threads);
+    ggml_backend_t blas = dev != NULL ? ggml_backend_dev_init(dev, params) : NULL;
+    if (blas == NULL)
+        return NAN;
+    struct ggml_init_params ip = { 4 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true };
+    struct ggml_context *ctx = ggml_init(ip);
+    double median = NAN;
+    if (ctx != NULL) {
+        struct ggml_tensor *a = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, s.k, s.m);
+        struct ggml_tensor *b = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, s.k, s.n);
+        struct ggml_tensor *c = ggml_mul_mat(ctx, a, b);
+        struct ggml_cgraph *gf = ggml_new_graph(ctx);
+        ggml_build_forward_expand(gf, c);
+        ggml_backend_buffer_t buf = ggml_backend_alloc_ctx_tensors(ctx, blas);
+        if (buf != NULL) {
+            float *host = xmalloc((size_t) (s.k * (s.m > s.n ? s.m : s.n)) * sizeof *host);
+            fill_random(host, (size_t) (s.k * s.m), 1, 1.0f);
+            ggml_backend_tensor_set(a, host, 0, ggml_nbytes(a));
+            fill_random(host, (size_t) (s.k * s.n), 2, 1.0f);
+            ggml_backend_tensor_set(b, host, 0, ggml_nbytes(b));
+            free(host);
+            double *t = xmalloc((size_t) reps * sizeof *t);
+            bool ok = true;
+            for (int rep = 0; ok && rep <= reps; rep++) {
+                const double t0 = tool_now();
+                ok = ggml_backend_graph_compute(blas, gf) == GGML_STATUS_SUCCESS;
+                if (rep > 0)
+                    t[rep - 1] = tool_now() - t0;
+            }
+            if (ok)
+                median = summarize(t, reps).median;
+            free(t);
+            ggml_backend_buffer_free(buf);
+        }
+        ggml_free(ctx);
     }
-    const double median = summarize(t, reps).median;
-    free(t);
-    free(a);
-    free(b);
-    free(c);
+    ggml_backend_free(blas);
     return median;
 }
-#endif
 
 /*
  * A memory-bandwidth loop run by n threads, each over its part [begin,
@@ -903,12 +927,7 @@ static void print_head(const struct options *o)
         printf(",\n  \"cpu_kernels\": ");
         tool_json_string(stdout, cpu_feature("ISA"));
         printf(",\n  \"threads\": %d,\n  \"reps\": %d,\n  \"sgemm_available\": %s", o->n_threads, o->reps,
-#ifdef HAVE_CBLAS
-               "true"
-#else
-               "false"
-#endif
-        );
+               sgemm_device() != NULL ? "true" : "false");
         printf(",\n  \"results\": [");
         break;
     }
@@ -1010,11 +1029,11 @@ static void print_tail(const struct results *res, const struct options *o, doubl
               md ? "min ms, max ms: the fastest and the slowest" : "+-%: (slowest - fastest) / median");
     tail_line(md, "GB/s, wGB/s: the bytes the graph reads and writes, and the weight matrices' bytes, over the time");
     if (o->compare_blas) {
-#ifdef HAVE_CBLAS
-        tail_line(md, "vs sgemm: median cblas_sgemm time of the same shape in F32 over this time (above 1: faster)");
-#else
-        tail_line(md, "vs sgemm: unavailable, " PROGRAM " was built without a BLAS library");
-#endif
+        if (sgemm_device() != NULL)
+            tail_line(md, "vs sgemm: median cblas_sgemm time of the same shape in F32 (through the BLAS device) "
+                          "over this time (above 1: faster)");
+        else
+            tail_line(md, "vs sgemm: unavailable, no BLAS device (the BLAS plugin is not installed)");
     }
     if (o->compare_stream && !isnan(stream_bps))
         tail_line(md, "vs STREAM: GB/s over the STREAM triad's %.2f GB/s; vs read: over the rate of reading as many "
@@ -1479,11 +1498,8 @@ int main(int argc, char **argv)
         fprintf(stderr, ")\n");
         return 2;
     }
-    if (o.compare_blas && o.format != FORMAT_TABLE && o.format != FORMAT_MARKDOWN) {
-#ifndef HAVE_CBLAS
-        fprintf(stderr, PROGRAM ": --compare-blas: unavailable, built without a BLAS library\n");
-#endif
-    }
+    if (o.compare_blas && o.format != FORMAT_TABLE && o.format != FORMAT_MARKDOWN && sgemm_device() == NULL)
+        fprintf(stderr, PROGRAM ": --compare-blas: unavailable, no BLAS device (the BLAS plugin is not installed)\n");
 
     /* the list of runs: workload x type x configuration */
     int n_workloads = (o.ops[OP_BLOCK] ? 1 : 0) + (o.ops[OP_BLOCK_FA] ? 1 : 0) + (o.ops[OP_MOE] ? 1 : 0) +
@@ -1509,12 +1525,10 @@ int main(int argc, char **argv)
         const int n_shapes = op == OP_MUL_MAT ? o.n_shapes : 1;
         for (int s = 0; s < n_shapes; s++) {
             double sgemm_seconds = NAN;
-#ifdef HAVE_CBLAS
-            if (op == OP_MUL_MAT && o.compare_blas) {
+            if (op == OP_MUL_MAT && o.compare_blas && sgemm_device() != NULL) {
                 progress(done, total, "cblas_sgemm");
                 sgemm_seconds = time_sgemm(o.shapes[s], o.n_threads, o.reps);
             }
-#endif
             bool ran_untyped = false;
             for (int t = 0; t < GGML_TYPE_COUNT; t++) {
                 if (!o.types[t] || (op == OP_DISPATCH && ran_untyped))

@@ -14,15 +14,11 @@ tools_ggml_backend_info_SOURCES = tools/ggml-backend-info.c tools/tool-util.c
 tools_ggml_backend_info_CPPFLAGS = $(tools_cppflags)
 tools_ggml_backend_info_LDADD = libggml-backend.la
 
-# The bench compares against cblas_sgemm when the BLAS library is there:
-# it then links it (HAVE_CBLAS), as the BLAS plugin does.
+# The bench's cblas_sgemm reference goes through the BLAS device (the
+# plugin, found at run time): no tool links a BLAS library.
 tools_ggml_backend_bench_SOURCES = tools/ggml-backend-bench.c tools/tool-util.c
 tools_ggml_backend_bench_CPPFLAGS = $(tools_cppflags)
 tools_ggml_backend_bench_LDADD = libggml-backend.la -lm -lpthread
-if BUILD_BLAS
-tools_ggml_backend_bench_CPPFLAGS += $(OPENBLAS_CFLAGS) -DHAVE_CBLAS=1
-tools_ggml_backend_bench_LDADD += $(OPENBLAS_LIBS)
-endif
 
 tools_ggml_backend_gguf_SOURCES = tools/ggml-backend-gguf.c tools/tool-util.c
 tools_ggml_backend_gguf_CPPFLAGS = $(tools_cppflags)
