@@ -266,6 +266,20 @@ run "$bench" --op dispatch --reps 1 --device CPU --csv
     [ "$(wc -l < "$tmp/out")" -eq 2 ]
 ok "bench --op dispatch --csv prints one row"
 
+run "$bench" --op ops --device CPU --reps 1 --csv
+ops_ok=true
+for op in ADD MUL SCALE RMS_NORM NORM SOFT_MAX ROPE SILU GELU SWIGLU CPY CONT GET_ROWS SUM_ROWS ARGSORT CONCAT \
+    MUL_MAT FLASH_ATTN; do
+    grep -q "^$op [^,]*,F32,CPU,[0-9.]*," "$tmp/out" || { ops_ok=false; echo "# no row for $op"; }
+done
+[ "$rc" -eq 0 ] && $ops_ok && [ "$(wc -l < "$tmp/out")" -eq 19 ]
+ok "bench --op ops times one node of each kind on the CPU, a row each"
+if [ -n "${BLAS_PLUGIN_DIR:-}" ]; then
+    run env GGML_BACKEND_PATH="$BLAS_PLUGIN_DIR" "$bench" --op ops --device BLAS --reps 1 --csv
+    [ "$rc" -eq 0 ] && ! grep -v '^workload,' "$tmp/out" | grep -v '^MUL_MAT [^,]*,F32,BLAS+CPU,' | grep -q .
+    ok "bench --op ops on the BLAS device: rows only for the nodes it supports (products)"
+fi
+
 # the sgemm reference is the BLAS device's product: found through the plugin
 if [ -n "${BLAS_PLUGIN_DIR:-}" ]; then
     run env GGML_BACKEND_PATH="$BLAS_PLUGIN_DIR" "$bench" $tiny --device CPU --type f32 --compare-blas

@@ -18,11 +18,15 @@
  *             ggml_mul_mat_id (gate, up, down) and ggml_swiglu_split;
  *   dispatch  (only when asked for) a chain of DISPATCH_NODES ggml_scale
  *             nodes on DISPATCH_WIDTH floats: the engine's cost per node,
- *             printed per node under the table.
+ *             printed per node under the table;
+ *   ops       (only when asked for) one node of each kind of op_cases[]
+ *             on a shape of a 7B-class model, F32 activations: where a
+ *             device is slow; a device that does not support a node
+ *             (ggml_backend_dev_supports_op) gets no row for it.
  * The matrices of the weights have the --type (by default F32, F16 and
  * Q4_0; any type the CPU multiplies and ggml_quantize_chunk encodes
- * without importance weights); norms are F32.  dispatch has no weights:
- * it runs once, as F32.
+ * without importance weights); norms are F32.  dispatch and ops have no
+ * weights: they run once, as F32.
  *
  * Devices: for each device D that is not a CPU, a scheduler over {D, CPU}
  * with the weights in D's buffer type ("D+CPU"), then the CPU alone
@@ -90,10 +94,10 @@
 #define MAX_SHAPES  16
 #define MAX_DEVICES 16
 
-enum op { OP_BLOCK, OP_BLOCK_FA, OP_MUL_MAT, OP_MOE, OP_DISPATCH, N_OPS };
-static const char *const op_names[N_OPS] = { "block", "block-fa", "mul_mat", "moe", "dispatch" };
+enum op { OP_BLOCK, OP_BLOCK_FA, OP_MUL_MAT, OP_MOE, OP_DISPATCH, OP_OPS, N_OPS };
+static const char *const op_names[N_OPS] = { "block", "block-fa", "mul_mat", "moe", "dispatch", "ops" };
 /* Workloads run when --op is not given: all but dispatch. */
-static const bool op_default[N_OPS] = { true, true, true, true, false };
+static const bool op_default[N_OPS] = { true, true, true, true, false, false };
 
 /* The weights' types run when --type is not given. */
 static const enum ggml_type default_types[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_Q4_0 };
@@ -553,6 +557,167 @@ static bool build_dispatch(struct run *r)
     return true;
 }
 
+/* ------------------------------------------------------ the per-op mode */
+
+/* An F32 input of run r with ne values in [-amplitude, amplitude) (seed seed). */
+static struct ggml_tensor *random_input(struct run *r, int64_t ne0, int64_t ne1, int64_t ne2, uint64_t seed,
+                                        float amplitude)
+{
+    struct ggml_tensor *t = ggml_new_tensor_3d(r->gctx, GGML_TYPE_F32, ne0, ne1, ne2);
+    if (t == NULL)
+        return NULL;
+    float *data = xmalloc((size_t) ggml_nelements(t) * sizeof *data);
+    fill_random(data, (size_t) ggml_nelements(t), seed, amplitude);
+    return add_input(r, t, data);
+}
+
+/* The same as F16 values. */
+static struct ggml_tensor *random_input_f16(struct run *r, int64_t ne0, int64_t ne1, int64_t ne2, uint64_t seed)
+{
+    struct ggml_tensor *t = ggml_new_tensor_3d(r->gctx, GGML_TYPE_F16, ne0, ne1, ne2);
+    if (t == NULL)
+        return NULL;
+    const size_t n = (size_t) ggml_nelements(t);
+    float *values = xmalloc(n * sizeof *values);
+    fill_random(values, n, seed, 1.0f);
+    ggml_fp16_t *data = xmalloc(n * sizeof *data);
+    ggml_fp32_to_fp16_row(values, data, (int64_t) n);
+    free(values);
+    return add_input(r, t, data);
+}
+
+/* An I32 input of n values, value i being (i * step) mod modulus. */
+static struct ggml_tensor *index_input(struct run *r, int64_t n, int64_t step, int64_t modulus)
+{
+    struct ggml_tensor *t = ggml_new_tensor_1d(r->gctx, GGML_TYPE_I32, n);
+    if (t == NULL)
+        return NULL;
+    int32_t *data = xmalloc((size_t) n * sizeof *data);
+    for (int64_t i = 0; i < n; i++)
+        data[i] = (int32_t) ((i * step) % modulus);
+    return add_input(r, t, data);
+}
+
+/*
+ * The cases of --op ops: rows of 4096 values, 512 tokens, attention with
+ * heads of 128 values (32 query heads, 8 key/value heads).  FLOP: one a
+ * value of the larger of the first operand and the output for the
+ * arithmetic ops, none for the ones that move data (and sort); the
+ * product and the attention: their multiply-adds twice.
+ */
+enum op_case {
+    CASE_ADD, CASE_MUL_BCAST, CASE_SCALE, CASE_RMS_NORM, CASE_NORM, CASE_SOFT_MAX, CASE_ROPE, CASE_SILU,
+    CASE_GELU, CASE_SWIGLU, CASE_CAST_F16, CASE_CONT_TRANSPOSE, CASE_GET_ROWS, CASE_SUM_ROWS, CASE_ARGSORT,
+    CASE_CONCAT, CASE_MUL_MAT, CASE_FLASH_ATTN, N_CASES
+};
+static const char *const op_cases[N_CASES] = {
+    "ADD 4096x512",     "MUL 4096x512*4096", "SCALE 4096x512",  "RMS_NORM 4096x512", "NORM 4096x512",
+    "SOFT_MAX 512x512x32", "ROPE 128x32x512", "SILU 4096x512",  "GELU 4096x512",     "SWIGLU 8192x512",
+    "CPY F16 4096x512", "CONT T 4096x512",   "GET_ROWS 512/4096", "SUM_ROWS 4096x512", "ARGSORT 1024x512",
+    "CONCAT 2x4096x256", "MUL_MAT 4096x512x4096", "FLASH_ATTN 128x64/1024",
+};
+
+/* Run r's graph for case which; false when a constructor failed (logged). */
+static bool build_op_case(struct run *r, enum op_case which)
+{
+    struct ggml_init_params gp = { 16 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true };
+    r->gctx = ggml_init(gp);
+    if (r->gctx == NULL)
+        return false;
+    struct ggml_context *ctx = r->gctx;
+    const int64_t W = 4096, T = 512, HD = 128;
+    struct ggml_tensor *a = NULL, *b = NULL, *out = NULL;
+    bool arithmetic = true;
+    switch (which) {
+    case CASE_ADD:
+        a = random_input(r, W, T, 1, 21, 1.0f), b = random_input(r, W, T, 1, 22, 1.0f);
+        out = a && b ? ggml_add(ctx, a, b) : NULL;
+        break;
+    case CASE_MUL_BCAST:
+        a = random_input(r, W, T, 1, 21, 1.0f), b = random_input(r, W, 1, 1, 22, 1.0f);
+        out = a && b ? ggml_mul(ctx, a, b) : NULL;
+        break;
+    case CASE_SCALE:
+        out = (a = random_input(r, W, T, 1, 21, 1.0f)) ? ggml_scale(ctx, a, 0.5f) : NULL;
+        break;
+    case CASE_RMS_NORM:
+        out = (a = random_input(r, W, T, 1, 21, 1.0f)) ? ggml_rms_norm(ctx, a, 1e-5f) : NULL;
+        break;
+    case CASE_NORM:
+        out = (a = random_input(r, W, T, 1, 21, 1.0f)) ? ggml_norm(ctx, a, 1e-5f) : NULL;
+        break;
+    case CASE_SOFT_MAX:
+        out = (a = random_input(r, T, T, 32, 21, 4.0f)) ? ggml_soft_max(ctx, a) : NULL;
+        break;
+    case CASE_ROPE:
+        a = random_input(r, HD, 32, T, 21, 1.0f), b = index_input(r, T, 1, T);
+        out = a && b ? ggml_rope(ctx, a, b, (int) HD, 0) : NULL;
+        break;
+    case CASE_SILU:
+        out = (a = random_input(r, W, T, 1, 21, 4.0f)) ? ggml_silu(ctx, a) : NULL;
+        break;
+    case CASE_GELU:
+        out = (a = random_input(r, W, T, 1, 21, 4.0f)) ? ggml_gelu(ctx, a) : NULL;
+        break;
+    case CASE_SWIGLU:
+        out = (a = random_input(r, 2 * W, T, 1, 21, 4.0f)) ? ggml_swiglu(ctx, a) : NULL;
+        break;
+    case CASE_CAST_F16:
+        out = (a = random_input(r, W, T, 1, 21, 1.0f)) ? ggml_cast(ctx, a, GGML_TYPE_F16) : NULL;
+        arithmetic = false;
+        break;
+    case CASE_CONT_TRANSPOSE:
+        out = (a = random_input(r, W, T, 1, 21, 1.0f)) ? ggml_cont(ctx, ggml_transpose(ctx, a)) : NULL;
+        arithmetic = false;
+        break;
+    case CASE_GET_ROWS:
+        a = random_input(r, W, 4096, 1, 21, 1.0f), b = index_input(r, T, 7, 4096);
+        out = a && b ? ggml_get_rows(ctx, a, b) : NULL;
+        arithmetic = false;
+        break;
+    case CASE_SUM_ROWS:
+        out = (a = random_input(r, W, T, 1, 21, 1.0f)) ? ggml_sum_rows(ctx, a) : NULL;
+        break;
+    case CASE_ARGSORT:
+        out = (a = random_input(r, 1024, T, 1, 21, 1.0f)) ? ggml_argsort(ctx, a, GGML_SORT_ORDER_ASC) : NULL;
+        arithmetic = false;
+        break;
+    case CASE_CONCAT:
+        a = random_input(r, W, T / 2, 1, 21, 1.0f), b = random_input(r, W, T / 2, 1, 22, 1.0f);
+        out = a && b ? ggml_concat(ctx, a, b, 1) : NULL;
+        arithmetic = false;
+        break;
+    case CASE_MUL_MAT:
+        a = random_input(r, W, W, 1, 21, 0.02f), b = random_input(r, W, T, 1, 22, 1.0f);
+        out = a && b ? ggml_mul_mat(ctx, a, b) : NULL;
+        if (out != NULL)
+            r->flop = 2.0 * (double) W * (double) W * (double) T;
+        arithmetic = false;
+        break;
+    case CASE_FLASH_ATTN: {
+        const int64_t nq = 64, nkv = 1024;
+        struct ggml_tensor *q = random_input(r, HD, nq, 32, 21, 1.0f);
+        struct ggml_tensor *k = random_input_f16(r, HD, nkv, 8, 22);
+        struct ggml_tensor *v = random_input_f16(r, HD, nkv, 8, 23);
+        out = q && k && v ? ggml_flash_attn_ext(ctx, q, k, v, NULL, 1.0f / sqrtf((float) HD), 0.0f, 0.0f) : NULL;
+        if (out != NULL)
+            r->flop = 4.0 * (double) HD * (double) nq * (double) nkv * 32.0;
+        arithmetic = false;
+        break;
+    }
+    default:
+        return false;
+    }
+    if ((r->out = out) == NULL)
+        return false;
+    finish_graph(r);
+    if (arithmetic)
+        r->flop = (double) (ggml_nelements(a) > ggml_nelements(out) ? ggml_nelements(a) : ggml_nelements(out));
+    if (which == CASE_GET_ROWS)   /* the rows read, not the whole table */
+        r->bytes = 2.0 * (double) ggml_nbytes(out) + (double) ggml_nbytes(b);
+    return true;
+}
+
 static void run_free(struct run *r)
 {
     for (int i = 0; i < r->n_inputs; i++)
@@ -595,8 +760,8 @@ static struct times time_run(struct run *r, const struct config *c, int n_thread
         t[rep] = tool_now() - t0;
     }
     result = summarize(t, reps);
-    /* a result that is not finite means a broken kernel, not a speed */
-    size_t count = (size_t) ggml_nelements(r->out);
+    /* a result that is not finite means a broken kernel, not a speed (F32 results) */
+    size_t count = r->out->type == GGML_TYPE_F32 ? (size_t) ggml_nelements(r->out) : 0;
     float *out = xmalloc(count * sizeof *out);
     ggml_backend_tensor_get(r->out, out, 0, count * sizeof *out);
     for (size_t i = 0; i < count; i++)
@@ -1251,7 +1416,8 @@ static void usage(FILE *out)
             "usage: " PROGRAM " [options]\n"
             "Times a llama-style transformer block and matrix products on every device\n"
             "(each non-CPU device D with the CPU through the scheduler, then the CPU alone).\n"
-            "  --op LIST          block, block-fa, mul_mat, moe, dispatch (default: all but dispatch)\n"
+            "  --op LIST          block, block-fa, mul_mat, moe, dispatch, ops\n"
+            "                     (default: all but dispatch and ops)\n"
             "  --type LIST        the weights' types, by name (f32, f16, q4_0, q8_0, q4_K, ...):\n"
             "                     any the CPU multiplies (default: f32, f16, q4_0)\n"
             "  --shape MxKxN      a mul_mat shape, weights [K, M] by [K, N]; repeatable\n"
@@ -1278,7 +1444,9 @@ static void usage(FILE *out)
             "attention with RoPE and a causal mask, SiLU-gated feed-forward) over 64 tokens,\n"
             "a prompt step (--tokens sets them; T=1 is one token of generation); 'block-fa'\n"
             "the same with flash attention; 'mul_mat MxKxN' a product of M x K weights by N\n"
-            "columns; 'moe' a mixture-of-experts feed-forward layer.  Each row is printed\n"
+            "columns; 'moe' a mixture-of-experts feed-forward layer; 'ops' one node of each\n"
+            "kind (ADD, RMS_NORM, ROPE, ..., FLASH_ATTN) on a 7B-class shape, each device\n"
+            "only on the nodes it supports, to see where it is slow.  Each row is printed\n"
             "when measured: ms the median time, +-%% (slowest - fastest) / median, GFLOP/s\n"
             "the floating-point work over the time, GB/s the bytes the graph reads and\n"
             "writes, wGB/s the weight matrices' bytes, over the time.\n");
@@ -1404,7 +1572,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         if (strcmp(arg, "--op") == 0) {
             any_op = true;
             if (!each_word(o, value, add_op, &bad))
-                return bad_usage("unknown op (block, block-fa, mul_mat, moe, dispatch)", bad);
+                return bad_usage("unknown op (block, block-fa, mul_mat, moe, dispatch, ops)", bad);
         } else if (strcmp(arg, "--type") == 0) {
             any_type = true;
             if (!each_word(o, value, add_type, &bad))
@@ -1507,8 +1675,9 @@ int main(int argc, char **argv)
     int n_types = 0;
     for (int t = 0; t < GGML_TYPE_COUNT; t++)
         n_types += o.types[t];
-    /* dispatch runs once per configuration, whatever the types */
-    const int total = (n_workloads * n_types + (o.ops[OP_DISPATCH] ? 1 : 0)) * n_configs;
+    /* dispatch and the per-op cases run once per configuration, whatever the types */
+    const int total = (n_workloads * n_types + (o.ops[OP_DISPATCH] ? 1 : 0) + (o.ops[OP_OPS] ? N_CASES : 0)) *
+                      n_configs;
     struct results res = { .rows = xmalloc((size_t) (total + 1) * sizeof *res.rows) };
 
     double stream_bps = NAN;
@@ -1522,7 +1691,8 @@ int main(int argc, char **argv)
     for (int op = 0; op < N_OPS; op++) {
         if (!o.ops[op])
             continue;
-        const int n_shapes = op == OP_MUL_MAT ? o.n_shapes : 1;
+        const int n_shapes = op == OP_MUL_MAT ? o.n_shapes : op == OP_OPS ? N_CASES : 1;
+        const bool untyped = op == OP_DISPATCH || op == OP_OPS;
         for (int s = 0; s < n_shapes; s++) {
             double sgemm_seconds = NAN;
             if (op == OP_MUL_MAT && o.compare_blas && sgemm_device() != NULL) {
@@ -1531,7 +1701,7 @@ int main(int argc, char **argv)
             }
             bool ran_untyped = false;
             for (int t = 0; t < GGML_TYPE_COUNT; t++) {
-                if (!o.types[t] || (op == OP_DISPATCH && ran_untyped))
+                if (!o.types[t] || (untyped && ran_untyped))
                     continue;
                 ran_untyped = true;
                 struct weight_cache cache = { { NULL } };
@@ -1543,9 +1713,11 @@ int main(int argc, char **argv)
                                  (long long) o.shapes[s].m, (long long) o.shapes[s].k, (long long) o.shapes[s].n);
                     else if (op == OP_DISPATCH)
                         snprintf(row->workload, sizeof row->workload, "dispatch %d nodes", DISPATCH_NODES);
+                    else if (op == OP_OPS)
+                        snprintf(row->workload, sizeof row->workload, "%s", op_cases[s]);
                     else
                         snprintf(row->workload, sizeof row->workload, "%s T=%d", op_names[op], o.n_tokens);
-                    row->type = type_label(op == OP_DISPATCH ? GGML_TYPE_F32 : (enum ggml_type) t);
+                    row->type = type_label(untyped ? GGML_TYPE_F32 : (enum ggml_type) t);
                     memcpy(row->device, configs[c].label, sizeof row->device);
                     char what[160];
                     snprintf(what, sizeof what, "%s %.15s %s", row->workload, row->type, row->device);
@@ -1559,7 +1731,13 @@ int main(int argc, char **argv)
                     bool built = op == OP_MUL_MAT    ? build_mul_mat(&run, &cache, type, o.shapes[s], wbuft)
                                  : op == OP_MOE      ? build_moe(&run, &cache, type, wbuft, o.n_tokens)
                                  : op == OP_DISPATCH ? build_dispatch(&run)
+                                 : op == OP_OPS      ? build_op_case(&run, (enum op_case) s)
                                                      : build_block(&run, &cache, type, flash, wbuft, o.n_tokens);
+                    if (built && op == OP_OPS && !ggml_backend_dev_supports_op(configs[c].dev, run.out)) {
+                        run_free(&run);   /* not this device's op: no row */
+                        res.n--;
+                        continue;
+                    }
                     const struct times times = built ? time_run(&run, &configs[c], o.n_threads, o.reps) : no_times;
                     row->seconds = times.median;
                     row->fastest = times.fastest;
