@@ -390,7 +390,7 @@ static void product_by_dots(const struct operand *a, int64_t m0, int64_t m1, int
 static bool use_dot_tile(const struct operand *a, int64_t K, int ncols)
 {
     return !a->columns && ggml__kernels()->dot_tile[a->type] != NULL && K <= INT_MAX &&
-           ncols <= (a->type == GGML_TYPE_F32 ? (getenv("DTF") ? atoi(getenv("DTF")) : DOT_TILE_F32_COLS) : (getenv("DTH") ? atoi(getenv("DTH")) : DOT_TILE_HALF_COLS));
+           ncols <= (a->type == GGML_TYPE_F32 ? DOT_TILE_F32_COLS : DOT_TILE_HALF_COLS);
 }
 
 static void product_by_dot_tiles(const struct operand *a, int64_t m0, int64_t m1, int64_t K, int ncols,
