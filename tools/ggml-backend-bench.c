@@ -559,31 +559,25 @@ static bool build_dispatch(struct run *r)
 
 /* ------------------------------------------------------ the per-op mode */
 
-/* An F32 input of run r with ne values in [-amplitude, amplitude) (seed seed). */
-static struct ggml_tensor *random_input(struct run *r, int64_t ne0, int64_t ne1, int64_t ne2, uint64_t seed,
-                                        float amplitude)
+/*
+ * An input of run r of type F32 or F16, values in [-amplitude, amplitude)
+ * (seed seed), stored in that type.
+ */
+static struct ggml_tensor *random_input(struct run *r, enum ggml_type type, int64_t ne0, int64_t ne1, int64_t ne2,
+                                        uint64_t seed, float amplitude)
 {
-    struct ggml_tensor *t = ggml_new_tensor_3d(r->gctx, GGML_TYPE_F32, ne0, ne1, ne2);
-    if (t == NULL)
-        return NULL;
-    float *data = xmalloc((size_t) ggml_nelements(t) * sizeof *data);
-    fill_random(data, (size_t) ggml_nelements(t), seed, amplitude);
-    return add_input(r, t, data);
-}
-
-/* The same as F16 values. */
-static struct ggml_tensor *random_input_f16(struct run *r, int64_t ne0, int64_t ne1, int64_t ne2, uint64_t seed)
-{
-    struct ggml_tensor *t = ggml_new_tensor_3d(r->gctx, GGML_TYPE_F16, ne0, ne1, ne2);
+    struct ggml_tensor *t = ggml_new_tensor_3d(r->gctx, type, ne0, ne1, ne2);
     if (t == NULL)
         return NULL;
     const size_t n = (size_t) ggml_nelements(t);
     float *values = xmalloc(n * sizeof *values);
-    fill_random(values, n, seed, 1.0f);
-    ggml_fp16_t *data = xmalloc(n * sizeof *data);
-    ggml_fp32_to_fp16_row(values, data, (int64_t) n);
+    fill_random(values, n, seed, amplitude);
+    if (type == GGML_TYPE_F32)
+        return add_input(r, t, values);
+    ggml_fp16_t *halves = xmalloc(n * sizeof *halves);
+    ggml_fp32_to_fp16_row(values, halves, (int64_t) n);
     free(values);
-    return add_input(r, t, data);
+    return add_input(r, t, halves);
 }
 
 /* An I32 input of n values, value i being (i * step) mod modulus. */
@@ -630,65 +624,67 @@ static bool build_op_case(struct run *r, enum op_case which)
     bool arithmetic = true;
     switch (which) {
     case CASE_ADD:
-        a = random_input(r, W, T, 1, 21, 1.0f), b = random_input(r, W, T, 1, 22, 1.0f);
+        a = random_input(r, GGML_TYPE_F32, W, T, 1, 21, 1.0f), b = random_input(r, GGML_TYPE_F32, W, T, 1, 22, 1.0f);
         out = a && b ? ggml_add(ctx, a, b) : NULL;
         break;
     case CASE_MUL_BCAST:
-        a = random_input(r, W, T, 1, 21, 1.0f), b = random_input(r, W, 1, 1, 22, 1.0f);
+        a = random_input(r, GGML_TYPE_F32, W, T, 1, 21, 1.0f), b = random_input(r, GGML_TYPE_F32, W, 1, 1, 22, 1.0f);
         out = a && b ? ggml_mul(ctx, a, b) : NULL;
         break;
     case CASE_SCALE:
-        out = (a = random_input(r, W, T, 1, 21, 1.0f)) ? ggml_scale(ctx, a, 0.5f) : NULL;
+        out = (a = random_input(r, GGML_TYPE_F32, W, T, 1, 21, 1.0f)) ? ggml_scale(ctx, a, 0.5f) : NULL;
         break;
     case CASE_RMS_NORM:
-        out = (a = random_input(r, W, T, 1, 21, 1.0f)) ? ggml_rms_norm(ctx, a, 1e-5f) : NULL;
+        out = (a = random_input(r, GGML_TYPE_F32, W, T, 1, 21, 1.0f)) ? ggml_rms_norm(ctx, a, 1e-5f) : NULL;
         break;
     case CASE_NORM:
-        out = (a = random_input(r, W, T, 1, 21, 1.0f)) ? ggml_norm(ctx, a, 1e-5f) : NULL;
+        out = (a = random_input(r, GGML_TYPE_F32, W, T, 1, 21, 1.0f)) ? ggml_norm(ctx, a, 1e-5f) : NULL;
         break;
     case CASE_SOFT_MAX:
-        out = (a = random_input(r, T, T, 32, 21, 4.0f)) ? ggml_soft_max(ctx, a) : NULL;
+        out = (a = random_input(r, GGML_TYPE_F32, T, T, 32, 21, 4.0f)) ? ggml_soft_max(ctx, a) : NULL;
         break;
     case CASE_ROPE:
-        a = random_input(r, HD, 32, T, 21, 1.0f), b = index_input(r, T, 1, T);
+        a = random_input(r, GGML_TYPE_F32, HD, 32, T, 21, 1.0f), b = index_input(r, T, 1, T);
         out = a && b ? ggml_rope(ctx, a, b, (int) HD, 0) : NULL;
         break;
     case CASE_SILU:
-        out = (a = random_input(r, W, T, 1, 21, 4.0f)) ? ggml_silu(ctx, a) : NULL;
+        out = (a = random_input(r, GGML_TYPE_F32, W, T, 1, 21, 4.0f)) ? ggml_silu(ctx, a) : NULL;
         break;
     case CASE_GELU:
-        out = (a = random_input(r, W, T, 1, 21, 4.0f)) ? ggml_gelu(ctx, a) : NULL;
+        out = (a = random_input(r, GGML_TYPE_F32, W, T, 1, 21, 4.0f)) ? ggml_gelu(ctx, a) : NULL;
         break;
     case CASE_SWIGLU:
-        out = (a = random_input(r, 2 * W, T, 1, 21, 4.0f)) ? ggml_swiglu(ctx, a) : NULL;
+        out = (a = random_input(r, GGML_TYPE_F32, 2 * W, T, 1, 21, 4.0f)) ? ggml_swiglu(ctx, a) : NULL;
         break;
     case CASE_CAST_F16:
-        out = (a = random_input(r, W, T, 1, 21, 1.0f)) ? ggml_cast(ctx, a, GGML_TYPE_F16) : NULL;
+        out = (a = random_input(r, GGML_TYPE_F32, W, T, 1, 21, 1.0f)) ? ggml_cast(ctx, a, GGML_TYPE_F16) : NULL;
         arithmetic = false;
         break;
     case CASE_CONT_TRANSPOSE:
-        out = (a = random_input(r, W, T, 1, 21, 1.0f)) ? ggml_cont(ctx, ggml_transpose(ctx, a)) : NULL;
+        out = (a = random_input(r, GGML_TYPE_F32, W, T, 1, 21, 1.0f)) ? ggml_cont(ctx, ggml_transpose(ctx, a)) : NULL;
         arithmetic = false;
         break;
     case CASE_GET_ROWS:
-        a = random_input(r, W, 4096, 1, 21, 1.0f), b = index_input(r, T, 7, 4096);
+        a = random_input(r, GGML_TYPE_F32, W, 4096, 1, 21, 1.0f), b = index_input(r, T, 7, 4096);
         out = a && b ? ggml_get_rows(ctx, a, b) : NULL;
         arithmetic = false;
         break;
     case CASE_SUM_ROWS:
-        out = (a = random_input(r, W, T, 1, 21, 1.0f)) ? ggml_sum_rows(ctx, a) : NULL;
+        out = (a = random_input(r, GGML_TYPE_F32, W, T, 1, 21, 1.0f)) ? ggml_sum_rows(ctx, a) : NULL;
         break;
     case CASE_ARGSORT:
-        out = (a = random_input(r, 1024, T, 1, 21, 1.0f)) ? ggml_argsort(ctx, a, GGML_SORT_ORDER_ASC) : NULL;
+        a = random_input(r, GGML_TYPE_F32, 1024, T, 1, 21, 1.0f);
+        out = a ? ggml_argsort(ctx, a, GGML_SORT_ORDER_ASC) : NULL;
         arithmetic = false;
         break;
     case CASE_CONCAT:
-        a = random_input(r, W, T / 2, 1, 21, 1.0f), b = random_input(r, W, T / 2, 1, 22, 1.0f);
+        a = random_input(r, GGML_TYPE_F32, W, T / 2, 1, 21, 1.0f);
+        b = random_input(r, GGML_TYPE_F32, W, T / 2, 1, 22, 1.0f);
         out = a && b ? ggml_concat(ctx, a, b, 1) : NULL;
         arithmetic = false;
         break;
     case CASE_MUL_MAT:
-        a = random_input(r, W, W, 1, 21, 0.02f), b = random_input(r, W, T, 1, 22, 1.0f);
+        a = random_input(r, GGML_TYPE_F32, W, W, 1, 21, 0.02f), b = random_input(r, GGML_TYPE_F32, W, T, 1, 22, 1.0f);
         out = a && b ? ggml_mul_mat(ctx, a, b) : NULL;
         if (out != NULL)
             r->flop = 2.0 * (double) W * (double) W * (double) T;
@@ -696,9 +692,9 @@ static bool build_op_case(struct run *r, enum op_case which)
         break;
     case CASE_FLASH_ATTN: {
         const int64_t nq = 64, nkv = 1024;
-        struct ggml_tensor *q = random_input(r, HD, nq, 32, 21, 1.0f);
-        struct ggml_tensor *k = random_input_f16(r, HD, nkv, 8, 22);
-        struct ggml_tensor *v = random_input_f16(r, HD, nkv, 8, 23);
+        struct ggml_tensor *q = random_input(r, GGML_TYPE_F32, HD, nq, 32, 21, 1.0f);
+        struct ggml_tensor *k = random_input(r, GGML_TYPE_F16, HD, nkv, 8, 22, 1.0f);
+        struct ggml_tensor *v = random_input(r, GGML_TYPE_F16, HD, nkv, 8, 23, 1.0f);
         out = q && k && v ? ggml_flash_attn_ext(ctx, q, k, v, NULL, 1.0f / sqrtf((float) HD), 0.0f, 0.0f) : NULL;
         if (out != NULL)
             r->flop = 4.0 * (double) HD * (double) nq * (double) nkv * 32.0;
