@@ -229,6 +229,12 @@ wait "$pid" 2>/dev/null
 [ "$seen" = yes ]
 ok "bench writes each row when it is measured, also to a file or pipe"
 
+run "$bench" $tiny --device CPU,CPU_REPACK --type q4_0,q8_0 --reps 3 --interleave --csv
+[ "$rc" -eq 0 ] && [ "$(grep -c '^mul_mat 64x64x64,Q[48]_0,CPU,[0-9.]*,' "$tmp/out")" -eq 2 ] &&
+    [ "$(grep -c '^mul_mat 64x64x64,Q[48]_0,CPU_REPACK,[0-9.]*,' "$tmp/out")" -eq 2 ] &&
+    [ "$(wc -l < "$tmp/out")" -eq 5 ] && [ ! -s "$tmp/err" ]
+ok "bench --interleave times both configurations of each type, a row each"
+
 run "$bench" $tiny --device CPU --type q4_0 --compare-stream --csv
 [ "$rc" -eq 0 ] && [ "$(grep -c '^mul_mat 64x64x64,Q4_0,CPU,[0-9.]*,[0-9.]*,[0-9.]*,[0-9.]*,,[0-9.]*[1-9][0-9.]*,[0-9.]*[1-9][0-9.]*,[0-9.]*,[0-9.]*$' "$tmp/out")" -eq 1 ]
 ok "bench --compare-stream --csv gives both bandwidth ratios, above 0"

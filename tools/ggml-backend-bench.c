@@ -93,6 +93,7 @@
 
 #define MAX_SHAPES  16
 #define MAX_DEVICES 16
+#define MAX_CONFIGS (MAX_DEVICES + 4) /* each device with the CPU, the CPU alone, its extra buffer types */
 
 enum op { OP_BLOCK, OP_BLOCK_FA, OP_MUL_MAT, OP_MOE, OP_DISPATCH, OP_OPS, N_OPS };
 static const char *const op_names[N_OPS] = { "block", "block-fa", "mul_mat", "moe", "dispatch", "ops" };
@@ -121,6 +122,7 @@ struct options {
     const char *devices[MAX_DEVICES];
     int n_devices;
     bool compare_blas, compare_stream;
+    bool interleave;   /* the configurations' repetitions alternate */
     const char *svg; /* the roofline picture's file, or NULL */
     enum format format;
     enum ggml_numa_strategy numa; /* GGML_NUMA_STRATEGY_COUNT: ggml_numa_init not called */
@@ -723,41 +725,56 @@ static void run_free(struct run *r)
     ggml_free(r->wctx);
 }
 
-/* Computes the run's graph on config c and returns the summary of reps times
- * (after one warm-up), or NAN on failure (reported). */
-static struct times time_run(struct run *r, const struct config *c, int n_threads, int reps)
+/* Config c's backends and scheduler over a built run, from timing_start to timing_end. */
+struct timing {
+    ggml_backend_t backends[2];
+    int n_backends;
+    ggml_backend_sched_t sched;
+    double *t;   /* the repetitions' times */
+    bool ok;     /* set up, and every computation so far succeeded */
+};
+
+/* Sets up config c for the run's graph, loads its inputs and computes it
+ * once (the warm-up); tm->ok is false on failure. */
+static void timing_start(struct timing *tm, struct run *r, const struct config *c, int n_threads, int reps)
 {
+    memset(tm, 0, sizeof *tm);
+    tm->t = xmalloc((size_t) reps * sizeof *tm->t);
     ggml_backend_dev_t cpu_dev = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
-    ggml_backend_t backends[2] = { NULL, NULL };
-    int n = 0;
     if (c->dev != cpu_dev)
-        backends[n++] = ggml_backend_dev_init(c->dev, NULL);
-    backends[n++] = ggml_backend_dev_init(cpu_dev, NULL);
-    struct times result = no_times;
-    double *t = xmalloc((size_t) reps * sizeof *t);
-    ggml_backend_sched_t sched = NULL;
-    for (int i = 0; i < n; i++) {
-        if (backends[i] == NULL)
-            goto out;
-        set_threads(backends[i], n_threads);
+        tm->backends[tm->n_backends++] = ggml_backend_dev_init(c->dev, NULL);
+    tm->backends[tm->n_backends++] = ggml_backend_dev_init(cpu_dev, NULL);
+    for (int i = 0; i < tm->n_backends; i++) {
+        if (tm->backends[i] == NULL)
+            return;
+        set_threads(tm->backends[i], n_threads);
     }
     const size_t graph_size = r->graph_size > GGML_DEFAULT_GRAPH_SIZE ? (size_t) r->graph_size : GGML_DEFAULT_GRAPH_SIZE;
-    sched = ggml_backend_sched_new(backends, NULL, n, graph_size, false, true);
-    if (sched == NULL || !ggml_backend_sched_alloc_graph(sched, r->graph))
-        goto out;
+    tm->sched = ggml_backend_sched_new(tm->backends, NULL, tm->n_backends, graph_size, false, true);
+    if (tm->sched == NULL || !ggml_backend_sched_alloc_graph(tm->sched, r->graph))
+        return;
     for (int i = 0; i < r->n_inputs; i++)
         ggml_backend_tensor_set(r->inputs[i], r->input_data[i], 0, ggml_nbytes(r->inputs[i]));
-    if (ggml_backend_sched_graph_compute(sched, r->graph) != GGML_STATUS_SUCCESS)
-        goto out;
-    for (int rep = 0; rep < reps; rep++) {
-        double t0 = tool_now();
-        if (ggml_backend_sched_graph_compute(sched, r->graph) != GGML_STATUS_SUCCESS)
-            goto out;
-        t[rep] = tool_now() - t0;
-    }
-    result = summarize(t, reps);
-    /* a result that is not finite means a broken kernel, not a speed (F32 results) */
-    size_t count = r->out->type == GGML_TYPE_F32 ? (size_t) ggml_nelements(r->out) : 0;
+    tm->ok = ggml_backend_sched_graph_compute(tm->sched, r->graph) == GGML_STATUS_SUCCESS;
+}
+
+/* Times repetition rep of the run's graph; a failure ends the timing. */
+static void timing_rep(struct timing *tm, struct run *r, int rep)
+{
+    if (!tm->ok)
+        return;
+    const double t0 = tool_now();
+    tm->ok = ggml_backend_sched_graph_compute(tm->sched, r->graph) == GGML_STATUS_SUCCESS;
+    tm->t[rep] = tool_now() - t0;
+}
+
+/* Frees what timing_start set up and returns the summary of the reps
+ * times, or NAN times on failure or a non-finite F32 result (reported). */
+static struct times timing_end(struct timing *tm, struct run *r, const struct config *c, int reps)
+{
+    struct times result = tm->ok ? summarize(tm->t, reps) : no_times;
+    /* a result that is not finite means a broken kernel, not a speed */
+    size_t count = tm->ok && r->out->type == GGML_TYPE_F32 ? (size_t) ggml_nelements(r->out) : 0;
     float *out = xmalloc(count * sizeof *out);
     ggml_backend_tensor_get(r->out, out, 0, count * sizeof *out);
     for (size_t i = 0; i < count; i++)
@@ -767,11 +784,10 @@ static struct times time_run(struct run *r, const struct config *c, int n_thread
             break;
         }
     free(out);
-out:
-    free(t);
-    ggml_backend_sched_free(sched);
-    for (int i = 0; i < n; i++)
-        ggml_backend_free(backends[i]);
+    free(tm->t);
+    ggml_backend_sched_free(tm->sched);
+    for (int i = 0; i < tm->n_backends; i++)
+        ggml_backend_free(tm->backends[i]);
     return result;
 }
 
@@ -1421,6 +1437,9 @@ static void usage(FILE *out)
             "  --threads N        threads of every backend and reference (default: online CPUs)\n"
             "  --reps N           timed repetitions after one warm-up: the median is reported,\n"
             "                     with the spread (default: 3)\n"
+            "  --interleave       alternate the devices' repetitions of each workload, so that\n"
+            "                     a noisy machine disturbs them alike (default: one device's\n"
+            "                     repetitions, then the next device's)\n"
             "  --tokens N         tokens of the block and moe workloads, 1..4096\n"
             "                     (default: " STRINGIFY(N_TOKENS) ")\n"
             "  --device LIST      devices to run on: D runs D+CPU, CPU runs the CPU alone,\n"
@@ -1597,6 +1616,8 @@ static int parse_options(int argc, char **argv, struct options *o)
                 return bad_usage("unknown NUMA strategy (disabled, distribute, isolate, numactl, mirror)", value);
         } else if (strcmp(arg, "--compare-blas") == 0) {
             o->compare_blas = true;
+        } else if (strcmp(arg, "--interleave") == 0) {
+            o->interleave = true;
         } else if (strcmp(arg, "--compare-stream") == 0) {
             o->compare_stream = true;
         } else if (strcmp(arg, "--svg") == 0) {
@@ -1649,9 +1670,9 @@ int main(int argc, char **argv)
         ggml_numa_init(o.numa); /* before any backend, pool or buffer exists */
     ggml_backend_load_all();
 
-    struct config configs[MAX_DEVICES + 4];
+    struct config configs[MAX_CONFIGS];
     memset(configs, 0, sizeof configs);
-    const int n_configs = list_configs(&o, configs, MAX_DEVICES + 4);
+    const int n_configs = list_configs(&o, configs, MAX_CONFIGS);
     if (n_configs == 0) {
         fprintf(stderr, PROGRAM ": no device matches --device");
         for (int i = 0; i < o.n_devices; i++)
@@ -1701,59 +1722,82 @@ int main(int argc, char **argv)
                     continue;
                 ran_untyped = true;
                 struct weight_cache cache = { { NULL } };
-                for (int c = 0; c < n_configs; c++) {
-                    struct row *row = &res.rows[res.n++];
-                    memset(row, 0, sizeof *row);
-                    if (op == OP_MUL_MAT)
-                        snprintf(row->workload, sizeof row->workload, "mul_mat %lldx%lldx%lld",
-                                 (long long) o.shapes[s].m, (long long) o.shapes[s].k, (long long) o.shapes[s].n);
-                    else if (op == OP_DISPATCH)
-                        snprintf(row->workload, sizeof row->workload, "dispatch %d nodes", DISPATCH_NODES);
-                    else if (op == OP_OPS)
-                        snprintf(row->workload, sizeof row->workload, "%s", op_cases[s]);
-                    else
-                        snprintf(row->workload, sizeof row->workload, "%s T=%d", op_names[op], o.n_tokens);
-                    row->type = type_label(untyped ? GGML_TYPE_F32 : (enum ggml_type) t);
-                    memcpy(row->device, configs[c].label, sizeof row->device);
-                    char what[160];
-                    snprintf(what, sizeof what, "%s %.15s %s", row->workload, row->type, row->device);
-                    progress(done++, total, what);
+                /* --interleave: the configurations' repetitions alternate */
+                const int group = o.interleave ? n_configs : 1;
+                for (int c0 = 0; c0 < n_configs; c0 += group) {
+                    struct run runs[MAX_CONFIGS];
+                    struct timing timings[MAX_CONFIGS];
+                    struct row *rows[MAX_CONFIGS];
+                    int config_of[MAX_CONFIGS];
+                    int n_group = 0;
+                    for (int c = c0; c < c0 + group && c < n_configs; c++) {
+                        struct row *row = &res.rows[res.n];
+                        memset(row, 0, sizeof *row);
+                        if (op == OP_MUL_MAT)
+                            snprintf(row->workload, sizeof row->workload, "mul_mat %lldx%lldx%lld",
+                                     (long long) o.shapes[s].m, (long long) o.shapes[s].k, (long long) o.shapes[s].n);
+                        else if (op == OP_DISPATCH)
+                            snprintf(row->workload, sizeof row->workload, "dispatch %d nodes", DISPATCH_NODES);
+                        else if (op == OP_OPS)
+                            snprintf(row->workload, sizeof row->workload, "%s", op_cases[s]);
+                        else
+                            snprintf(row->workload, sizeof row->workload, "%s T=%d", op_names[op], o.n_tokens);
+                        row->type = type_label(untyped ? GGML_TYPE_F32 : (enum ggml_type) t);
+                        memcpy(row->device, configs[c].label, sizeof row->device);
+                        char what[160];
+                        snprintf(what, sizeof what, "%s %.15s %s", row->workload, row->type, row->device);
+                        progress(done++, total, what);
 
-                    struct run run = { 0 };
-                    ggml_backend_buffer_type_t wbuft =
-                        configs[c].wbuft != NULL ? configs[c].wbuft : ggml_backend_dev_buffer_type(configs[c].dev);
-                    const enum ggml_type type = (enum ggml_type) t;
-                    const bool flash = op == OP_BLOCK_FA;
-                    bool built = op == OP_MUL_MAT    ? build_mul_mat(&run, &cache, type, o.shapes[s], wbuft)
-                                 : op == OP_MOE      ? build_moe(&run, &cache, type, wbuft, o.n_tokens)
-                                 : op == OP_DISPATCH ? build_dispatch(&run)
-                                 : op == OP_OPS      ? build_op_case(&run, (enum op_case) s)
-                                                     : build_block(&run, &cache, type, flash, wbuft, o.n_tokens);
-                    if (built && op == OP_OPS && !ggml_backend_dev_supports_op(configs[c].dev, run.out)) {
-                        run_free(&run);   /* not this device's op: no row */
-                        res.n--;
-                        continue;
+                        struct run *run = &runs[n_group];
+                        memset(run, 0, sizeof *run);
+                        ggml_backend_buffer_type_t wbuft = configs[c].wbuft != NULL
+                                                               ? configs[c].wbuft
+                                                               : ggml_backend_dev_buffer_type(configs[c].dev);
+                        const enum ggml_type type = (enum ggml_type) t;
+                        const bool flash = op == OP_BLOCK_FA;
+                        bool built = op == OP_MUL_MAT    ? build_mul_mat(run, &cache, type, o.shapes[s], wbuft)
+                                     : op == OP_MOE      ? build_moe(run, &cache, type, wbuft, o.n_tokens)
+                                     : op == OP_DISPATCH ? build_dispatch(run)
+                                     : op == OP_OPS      ? build_op_case(run, (enum op_case) s)
+                                                         : build_block(run, &cache, type, flash, wbuft, o.n_tokens);
+                        if (built && op == OP_OPS && !ggml_backend_dev_supports_op(configs[c].dev, run->out)) {
+                            run_free(run);   /* not this device's op: no row */
+                            continue;
+                        }
+                        if (built)
+                            timing_start(&timings[n_group], run, &configs[c], o.n_threads, o.reps);
+                        else
+                            timings[n_group] = (struct timing) { .ok = false };
+                        config_of[n_group] = c;
+                        rows[n_group++] = &res.rows[res.n++];
                     }
-                    const struct times times = built ? time_run(&run, &configs[c], o.n_threads, o.reps) : no_times;
-                    row->seconds = times.median;
-                    row->fastest = times.fastest;
-                    row->slowest = times.slowest;
-                    row->flop = run.flop;
-                    row->bytes = run.bytes;
-                    row->weight_bytes = run.weight_bytes;
-                    row->vs_sgemm = sgemm_seconds / row->seconds;
-                    row->vs_stream = gbps(row) * 1e9 / stream_bps;
-                    row->vs_read = NAN;
-                    if (o.compare_stream && row->bytes > 0 && !isnan(row->seconds))
-                        row->vs_read = gbps(row) * 1e9 /
-                                       read_bandwidth((size_t) row->bytes, o.n_threads, o.reps < 3 ? 3 : o.reps);
-                    if (isnan(row->seconds)) {
-                        progress(0, 0, NULL);
-                        fprintf(stderr, PROGRAM ": %s failed\n", what);
-                        res.failed = true;
+                    for (int rep = 0; rep < o.reps; rep++)
+                        for (int g = 0; g < n_group; g++)
+                            timing_rep(&timings[g], &runs[g], rep);
+                    for (int g = 0; g < n_group; g++) {
+                        struct row *row = rows[g];
+                        const struct config *config = &configs[config_of[g]];
+                        const struct times times = timing_end(&timings[g], &runs[g], config, o.reps);
+                        row->seconds = times.median;
+                        row->fastest = times.fastest;
+                        row->slowest = times.slowest;
+                        row->flop = runs[g].flop;
+                        row->bytes = runs[g].bytes;
+                        row->weight_bytes = runs[g].weight_bytes;
+                        row->vs_sgemm = sgemm_seconds / row->seconds;
+                        row->vs_stream = gbps(row) * 1e9 / stream_bps;
+                        row->vs_read = NAN;
+                        if (o.compare_stream && row->bytes > 0 && !isnan(row->seconds))
+                            row->vs_read = gbps(row) * 1e9 / read_bandwidth((size_t) row->bytes, o.n_threads,
+                                                                            o.reps < 3 ? 3 : o.reps);
+                        if (isnan(row->seconds)) {
+                            progress(0, 0, NULL);
+                            fprintf(stderr, PROGRAM ": %s %.15s %s failed\n", row->workload, row->type, row->device);
+                            res.failed = true;
+                        }
+                        print_row(&o, row, (size_t) (row - res.rows));
+                        run_free(&runs[g]);
                     }
-                    print_row(&o, row, res.n - 1);
-                    run_free(&run);
                 }
                 weight_cache_free(&cache);
             }
