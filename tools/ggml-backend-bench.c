@@ -749,7 +749,8 @@ static void timing_start(struct timing *tm, struct run *r, const struct config *
             return;
         set_threads(tm->backends[i], n_threads);
     }
-    const size_t graph_size = r->graph_size > GGML_DEFAULT_GRAPH_SIZE ? (size_t) r->graph_size : GGML_DEFAULT_GRAPH_SIZE;
+    const size_t graph_size =
+        r->graph_size > GGML_DEFAULT_GRAPH_SIZE ? (size_t) r->graph_size : GGML_DEFAULT_GRAPH_SIZE;
     tm->sched = ggml_backend_sched_new(tm->backends, NULL, tm->n_backends, graph_size, false, true);
     if (tm->sched == NULL || !ggml_backend_sched_alloc_graph(tm->sched, r->graph))
         return;

@@ -306,8 +306,7 @@ static struct walk walk_at(const struct ggml_tensor *t, int64_t flat)
 
 static char *walk_address(const struct walk *w)
 {
-    const struct ggml_tensor *t = w->t;
-    return (char *) t->data + w->i[0] * t->nb[0] + w->i[1] * t->nb[1] + w->i[2] * t->nb[2] + w->i[3] * t->nb[3];
+    return ggml__elem_ptr(w->t, w->i[0], w->i[1], w->i[2], w->i[3]);
 }
 
 /* Moves n <= ne[0] - i[0] elements on: to the next row when the run ends one. */

@@ -33,11 +33,6 @@ static bool float_type(enum ggml_type type)
     return type == GGML_TYPE_F32 || type == GGML_TYPE_F16 || type == GGML_TYPE_BF16;
 }
 
-static const char *element(const struct ggml_tensor *t, int64_t i0, int64_t i1, int64_t i2, int64_t i3)
-{
-    return (const char *) t->data + i0 * t->nb[0] + i1 * t->nb[1] + i2 * t->nb[2] + i3 * t->nb[3];
-}
-
 /* Thread's share [first, last) of dst's rows, with the indices of the first one. */
 static void my_rows(const struct ggml__compute_params *params, const struct ggml_tensor *dst, int64_t *first,
                     int64_t *last)
@@ -77,7 +72,7 @@ static float pool_window(const struct ggml_tensor *src, bool is_max, int64_t x0,
     for (int64_t y = y0 < 0 ? 0 : y0; y < y0 + k1 && y < src->ne[1]; y++) {
         const int64_t xb = x0 < 0 ? 0 : x0, xe = x0 + k0 < src->ne[0] ? x0 + k0 : src->ne[0];
         if (fast) {
-            const float *row = (const float *) element(src, 0, y, i2, i3);
+            const float *row = (const float *) ggml__elem_ptr(src, 0, y, i2, i3);
             if (is_max) {
                 for (int64_t x = xb; x < xe; x++)
                     acc = row[x] > acc ? row[x] : acc;
@@ -87,7 +82,7 @@ static float pool_window(const struct ggml_tensor *src, bool is_max, int64_t x0,
             }
         } else {
             for (int64_t x = xb; x < xe; x++) {
-                const float v = ggml__load_float(src->type, element(src, x, y, i2, i3));
+                const float v = ggml__load_float(src->type, ggml__elem_ptr(src, x, y, i2, i3));
                 acc = is_max ? (v > acc ? v : acc) : acc + v;
             }
         }
@@ -176,7 +171,7 @@ static void pad_kernel(const struct ggml__compute_params *params, struct ggml_te
                 memset(o, 0, (size_t) dst->ne[0] * sizeof(float));
                 continue;
             }
-            const float *in = (const float *) element(src, 0, j1, j2, j3);
+            const float *in = (const float *) ggml__elem_ptr(src, 0, j1, j2, j3);
             const int64_t lp = p[0], n = src->ne[0];
             for (int64_t i0 = 0; i0 < dst->ne[0]; i0++) {
                 const int64_t j0 = pad_source_index(i0, lp, n, circular);
@@ -186,7 +181,8 @@ static void pad_kernel(const struct ggml__compute_params *params, struct ggml_te
         }
         for (int64_t i0 = 0; i0 < dst->ne[0]; i0++) {
             const int64_t j0 = pad_source_index(i0, p[0], src->ne[0], circular);
-            const float v = zero_row || j0 < 0 ? 0.0f : ggml__load_float(src->type, element(src, j0, j1, j2, j3));
+            const float v =
+                zero_row || j0 < 0 ? 0.0f : ggml__load_float(src->type, ggml__elem_ptr(src, j0, j1, j2, j3));
             ggml__store_float(dst->type, out + i0 * dst->nb[0], v);
         }
     }
@@ -226,7 +222,7 @@ static void pad_reflect_kernel(const struct ggml__compute_params *params, struct
         int64_t i1, i2, i3;
         row_indices(dst, row, &i1, &i2, &i3);
         float *out = (float *) ((char *) dst->data + i1 * dst->nb[1] + i2 * dst->nb[2] + i3 * dst->nb[3]);
-        const float *in = (const float *) element(src, 0, i1, i2, i3);
+        const float *in = (const float *) ggml__elem_ptr(src, 0, i1, i2, i3);
         if (params->use_ref) {
             for (int64_t i0 = 0; i0 < dst->ne[0]; i0++)
                 out[i0] = in[reflect_index(i0, lp, n)];
@@ -266,7 +262,7 @@ static void roll_kernel(const struct ggml__compute_params *params, struct ggml_t
         const int64_t n = src->ne[0];
         const int64_t s = ((shift[0] % n) + n) % n;
         if (fast) {
-            const float *in = (const float *) element(src, 0, j1, j2, j3);
+            const float *in = (const float *) ggml__elem_ptr(src, 0, j1, j2, j3);
             float *o = (float *) out;
             memcpy(o + s, in, (size_t) (n - s) * sizeof(float));
             memcpy(o, in + (n - s), (size_t) s * sizeof(float));
@@ -275,7 +271,7 @@ static void roll_kernel(const struct ggml__compute_params *params, struct ggml_t
         for (int64_t i0 = 0; i0 < n; i0++) {
             const int64_t j0 = pad_source_index(i0, s, n, true);
             ggml__store_float(dst->type, out + i0 * dst->nb[0],
-                              ggml__load_float(src->type, element(src, j0, j1, j2, j3)));
+                              ggml__load_float(src->type, ggml__elem_ptr(src, j0, j1, j2, j3)));
         }
     }
 }
@@ -301,7 +297,7 @@ static bool upscale_supports(const struct ggml_tensor *dst)
 static inline float load_src(const struct ggml_tensor *src, bool f32, int64_t i0, int64_t i1, int64_t i2,
                              int64_t i3)
 {
-    const char *p = element(src, i0, i1, i2, i3);
+    const char *p = ggml__elem_ptr(src, i0, i1, i2, i3);
     return f32 ? *(const float *) p : ggml__load_float(src->type, p);
 }
 
@@ -430,7 +426,7 @@ static void win_part_kernel(const struct ggml__compute_params *params, struct gg
         float *out = (float *) ((char *) dst->data + i1 * dst->nb[1] + i2 * dst->nb[2] + i3 * dst->nb[3]);
         const int64_t j1 = (i3 % npx) * w + i1, j2 = (i3 / npx) * w + i2;
         for (int64_t i0 = 0; i0 < dst->ne[0]; i0++)
-            out[i0] = j1 < src->ne[1] && j2 < src->ne[2] ? *(const float *) element(src, i0, j1, j2, 0) : 0.0f;
+            out[i0] = j1 < src->ne[1] && j2 < src->ne[2] ? *(const float *) ggml__elem_ptr(src, i0, j1, j2, 0) : 0.0f;
     }
 }
 
@@ -452,7 +448,7 @@ static void win_unpart_kernel(const struct ggml__compute_params *params, struct 
         float *out = (float *) ((char *) dst->data + i1 * dst->nb[1] + i2 * dst->nb[2] + i3 * dst->nb[3]);
         const int64_t window = (i2 / w) * npx + i1 / w;
         for (int64_t i0 = 0; i0 < dst->ne[0]; i0++)
-            out[i0] = *(const float *) element(src, i0, i1 % w, i2 % w, window);
+            out[i0] = *(const float *) ggml__elem_ptr(src, i0, i1 % w, i2 % w, window);
     }
 }
 
@@ -480,7 +476,7 @@ static void get_rel_pos_kernel(const struct ggml__compute_params *params, struct
         const int64_t j1 = dst->ne[1] - 1 - i1 + i2;
         for (int64_t i0 = 0; i0 < dst->ne[0]; i0++)
             ggml__store_float(GGML_TYPE_F16, out + i0 * dst->nb[0],
-                              ggml__load_float(src->type, element(src, i0, j1, 0, 0)));
+                              ggml__load_float(src->type, ggml__elem_ptr(src, i0, j1, 0, 0)));
     }
 }
 
