@@ -701,7 +701,14 @@ static void test_scheduler(ggml_backend_dev_t dev, ggml_backend_t cpu)
 {
     struct placement p;
     const bool integer_q8 = cpu_multiplies_in_integers(GGML_TYPE_Q8_0);
+    int (*calibration)(void) =
+        (int (*)(void)) ggml_backend_reg_get_proc_address(ggml_backend_dev_backend_reg(dev), "blas_calibration");
+    ok(calibration != NULL, "the plugin gives its calibration verdict (a test hook)");
+    if (calibration == NULL)
+        return;
     unsetenv("GGML_BLAS_MIN_BATCH");
+    /* the measured defaults first, without the calibration against the CPU backend */
+    setenv("GGML_BLAS_CALIBRATE", "0", 1);
     ggml_backend_t blas = ggml_backend_dev_init(dev, NULL);
     ok(place(blas, cpu, 64, &p), "scheduler {BLAS, CPU} computes the graph");
     is_ptr(p.f32, cpu, "by default, a 256x256x64 F32 product stays on the CPU");
@@ -715,7 +722,22 @@ static void test_scheduler(ggml_backend_dev_t dev, ggml_backend_t cpu)
     is_ptr(p.f16, big, "and with F16 weights");
     is_ptr(p.q8, integer_q8 ? cpu : big, "Q8_0 weights: %s",
            integer_q8 ? "CPU (integer products)" : old_kernels ? "CPU (old kernels)" : "BLAS");
+    is_int(calibration(), -1, "GGML_BLAS_CALIBRATE=0: nothing was measured");
+
+    /* the calibration decides the large products: BLAS takes them only when its sgemm is faster */
+    unsetenv("GGML_BLAS_CALIBRATE");
+    ok(place(blas, cpu, 1024, &p), "with the calibration, a batch of 1024");
+    const int verdict = calibration();
+    ok(verdict == (old_kernels ? -1 : 0) || verdict == (old_kernels ? -1 : 1),
+       "the calibration ran when a default decision needed it (verdict %d)", verdict);
+    ggml_backend_t large = !old_kernels && verdict == 1 ? blas : cpu;
+    is_ptr(p.f32, large, "a 256x256x1024 F32 product goes to %s, as the calibration says", large == blas ? "BLAS" : "the CPU");
+    is_ptr(p.f16, large, "and with F16 weights");
+    ok(place(blas, cpu, 64, &p), "with the calibration, a batch of 64");
+    is_ptr(p.f32, cpu, "a batch of 64 stays on the CPU whatever the calibration says");
+    is_int(calibration(), verdict, "the calibration runs once per process");
     ggml_backend_free(blas);
+    setenv("GGML_BLAS_CALIBRATE", "0", 1);
 
     blas = ggml_backend_dev_init(dev, "min_batch=128");
     ok(place(blas, cpu, 256, &p), "with min_batch=128");
