@@ -194,6 +194,7 @@ lib_cpu_simd_libisa_avx512_vnni_la_SOURCES = \
 	lib/cpu/simd/avx512/intrin.h \
 	lib/cpu/simd/avx512/qdot.h \
 	lib/cpu/simd/avx512/dot-vnni.c \
+	lib/cpu/simd/avx512/gemm-bf16.c \
 	lib/cpu/simd/avx512/qgemm-vnni.c \
 	lib/cpu/simd/avx512/qgemm-k-vnni.c \
 	lib/cpu/simd/avx512/dot-k-vnni.c

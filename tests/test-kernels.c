@@ -30,7 +30,7 @@
  *   - transpose32 and transpose16: every element where a transpose
  *     written here puts it, bit for bit, padding between rows untouched,
  *     on shapes that are not multiples of any tile, strides with gaps;
- *   - gemm_tile and qgemm_tile: every partial tile against double
+ *   - gemm_tile, gemm_bf16_tile and qgemm_tile: every partial tile against double
  *     precision (the K-quants' tiles against the generic vec_dot, bit
  *     for bit), nothing outside the tile written.
  */
@@ -1330,6 +1330,99 @@ static void check_gemm_tile(const struct ggml__cpu_kernels *k)
        "(worst %.2f of the bound), nothing outside written", ggml__isa_name(k->level), worst);
 }
 
+/* A random BF16 value in [-1, 1): the bits, rounded to nearest even from a float. */
+static uint16_t random_bf16(void)
+{
+    float f = 2.0f * rng_unit() - 1.0f;
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return (uint16_t) ((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+static double bf16_value(uint16_t h)
+{
+    const uint32_t u = (uint32_t) h << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/*
+ * gemm_bf16_tile (levels with AVX512_BF16): random tiles of every partial
+ * shape, kp pairs of BF16 values, against the double-precision sum of the
+ * same products; nothing outside the tile written.
+ */
+static void check_gemm_bf16_tile(const struct ggml__cpu_kernels *k)
+{
+    if (k->gemm_bf16_tile == NULL)
+        return;
+    static const int kps[] = { 1, 2, 7, 33, 128, 150 };
+    const int tmr = k->gemm_mr, tnr = k->gemm_nr;
+    double worst = 0.0;
+    bool all_ok = true;
+    for (size_t ki = 0; ki < sizeof kps / sizeof kps[0]; ki++) {
+        const int kp = kps[ki], kc = 2 * kp;
+        uint32_t *apack = malloc((size_t) kp * tmr * sizeof *apack), *bpack = malloc((size_t) kp * tnr * sizeof *bpack);
+        uint16_t *a = malloc((size_t) kc * tmr * sizeof *a), *b = malloc((size_t) kc * tnr * sizeof *b);
+        for (int mr = 1; mr <= tmr; mr++)
+            for (int nr = 1; nr <= tnr; nr++)
+                for (int accumulate = 0; accumulate < 2; accumulate++) {
+                    for (int i = 0; i < kc * tmr; i++)
+                        a[i] = random_bf16();
+                    for (int i = 0; i < kc * tnr; i++)
+                        b[i] = random_bf16();
+                    for (int p = 0; p < kp; p++) {
+                        for (int i = 0; i < tmr; i++)
+                            apack[p * tmr + i] =
+                                i < mr ? (uint32_t) a[i * kc + 2 * p] | (uint32_t) a[i * kc + 2 * p + 1] << 16 : 0;
+                        for (int j = 0; j < tnr; j++)
+                            bpack[p * tnr + j] =
+                                j < nr ? (uint32_t) b[j * kc + 2 * p] | (uint32_t) b[j * kc + 2 * p + 1] << 16 : 0;
+                    }
+                    float cbuf[GGML__GEMM_NR_MAX][GGML__GEMM_MR_MAX + 3], start[GGML__GEMM_NR_MAX][GGML__GEMM_MR_MAX + 3];
+                    float *c[GGML__GEMM_NR_MAX];
+                    for (int j = 0; j < GGML__GEMM_NR_MAX; j++) {
+                        for (int i = 0; i < GGML__GEMM_MR_MAX + 3; i++)
+                            start[j][i] = cbuf[j][i] = 2.0f * rng_unit() - 1.0f;
+                        c[j] = cbuf[j] + 1;
+                    }
+                    k->gemm_bf16_tile(kp, apack, bpack, c, mr, nr, accumulate != 0);
+                    for (int j = 0; j < GGML__GEMM_NR_MAX; j++)
+                        for (int i = -1; i < GGML__GEMM_MR_MAX + 2; i++) {
+                            const float got = c[j][i];
+                            if (j >= nr || i < 0 || i >= mr) {
+                                if (memcmp(&got, &start[j][i + 1], sizeof got) != 0) {
+                                    all_ok = false;
+                                    tap_diag("kp %d, %d x %d: element (%d, %d) outside the tile written", kp, mr,
+                                             nr, i, j);
+                                }
+                                continue;
+                            }
+                            double want = accumulate ? (double) start[j][i + 1] : 0.0, mag = fabs(want);
+                            for (int kk = 0; kk < kc; kk++) {
+                                const double prod = bf16_value(a[i * kc + kk]) * bf16_value(b[j * kc + kk]);
+                                want += prod;
+                                mag += fabs(prod);
+                            }
+                            const double bound = (kc + 2) * 0x1p-24 * mag;
+                            const double err = fabs(got - want);
+                            worst = err / (bound > 0 ? bound : 1) > worst ? err / (bound > 0 ? bound : 1) : worst;
+                            if (!(err <= bound)) {
+                                all_ok = false;
+                                tap_diag("kp %d, %d x %d%s: c(%d, %d) = %.9g, reference %.9g", kp, mr, nr,
+                                         accumulate ? " accumulated" : "", i, j, got, want);
+                            }
+                        }
+                }
+        free(apack);
+        free(bpack);
+        free(a);
+        free(b);
+    }
+    ok(all_ok, "%s: BF16 gemm tile of every partial shape, kp 1..150, stored and accumulated, within 2 kp + 2 "
+       "roundings (worst %.2f of the bound), nothing outside written", ggml__isa_name(k->level), worst);
+}
+
 /* Weight i of a Q8_0, Q4_0, Q5_0 or IQ4_NL block at p (its value over the block's scale d). */
 static int block_weight(enum ggml_type t, const uint8_t *p, int i)
 {
@@ -1939,6 +2032,7 @@ static void check_level(enum ggml__isa l, const struct ggml__isa_caps *caps, con
     check_rows(&k, generic);
     check_transpose(&k);
     check_gemm_tile(&k);
+    check_gemm_bf16_tile(&k);
     check_qgemm_tile(&k);
     check_qgemm_tile_k(&k, generic);
     check_qgemm_packed_tile(&k, generic);

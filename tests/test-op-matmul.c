@@ -192,13 +192,50 @@ struct mm_case {
     bool a_padded;    /* a is a view whose rows are longer than K */
 };
 
-/* ref[m + M * (n + N * (i2 + b2 * i3))] = sum_k a[k, m, i2 / r2, i3 / r3] * b[k, n, i2, i3] */
-static double *mul_mat_reference(const struct ggml_tensor *a, const struct ggml_tensor *b, bool round_b)
+/* v rounded to the nearest BF16 value, ties to even (finite values). */
+static double round_to_bf16(double v)
+{
+    float f = (float) v;
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    u = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/*
+ * Whether the fast kernels multiply F16 and BF16 weights by N columns in
+ * BF16 pairs (ggml_backend_cpu_init(3)): at the avx512 level of a
+ * processor with AVX512_BF16, more than 128 columns.
+ */
+static bool in_bf16_pairs(enum ggml_type ta, int64_t N)
+{
+    ggml_backend_reg_t reg = ggml_backend_reg_by_name("CPU");
+    ggml_backend_get_features_t get = (ggml_backend_get_features_t) ggml_backend_reg_get_proc_address(
+        reg, "ggml_backend_get_features");
+    bool level = false, bf16 = false;
+    for (struct ggml_backend_feature *f = get != NULL ? get(reg) : NULL; f != NULL && f->name != NULL; f++) {
+        level = level || (strcmp(f->name, "ISA") == 0 && strcmp(f->value, "avx512") == 0);
+        bf16 = bf16 || (strcmp(f->name, "AVX512_BF16") == 0 && strcmp(f->value, "1") == 0);
+    }
+    return level && bf16 && (ta == GGML_TYPE_F16 || ta == GGML_TYPE_BF16) && N > 128;
+}
+
+/*
+ * ref[m + M * (n + N * (i2 + b2 * i3))] = sum_k a[k, m, i2 / r2, i3 / r3] * b[k, n, i2, i3];
+ * round_b: b rounded as vec_dot_type; in_bf16: then a and b rounded to BF16.
+ */
+static double *mul_mat_reference(const struct ggml_tensor *a, const struct ggml_tensor *b, bool round_b,
+                                 bool in_bf16)
 {
     const int64_t K = a->ne[0], M = a->ne[1], N = b->ne[1];
     double *av = tensor_values(a), *bv = tensor_values(b);
     if (round_b && b->type == GGML_TYPE_F32)
         round_rows(bv, K, ggml_nrows(b), a->type);
+    for (int64_t i = 0; in_bf16 && i < ggml_nelements(a); i++)
+        av[i] = round_to_bf16(av[i]);
+    for (int64_t i = 0; in_bf16 && i < ggml_nelements(b); i++)
+        bv[i] = round_to_bf16(bv[i]);
     double *ref = malloc((size_t) (M * N * b->ne[2] * b->ne[3] + 1) * sizeof *ref);
     int64_t o = 0;
     for (int64_t i3 = 0; i3 < b->ne[3]; i3++)
@@ -310,24 +347,30 @@ static void check_mul_mat(const struct mm_case *c, uint64_t *seed)
         break;
     }
 
-    double *tight = mul_mat_reference(a, b, true);
-    double *loose = mul_mat_reference(a, b, false);
+    double *tight = mul_mat_reference(a, b, true, false);
+    double *loose = mul_mat_reference(a, b, false, false);
     /* Q4_1, Q5_1: the dot-product path's semantics (see add_q8_1_sum_terms) */
     double *tight_sums = NULL;
     if (ggml_get_type_traits_cpu(c->ta)->vec_dot_type == GGML_TYPE_Q8_1 && b->type == GGML_TYPE_F32) {
-        tight_sums = mul_mat_reference(a, b, true);
+        tight_sums = mul_mat_reference(a, b, true, false);
         add_q8_1_sum_terms(a, b, tight_sums);
     }
+    /* the fast kernels' BF16 pairs: checked against a and b rounded so, and loosely as BF16 weights */
+    const bool pairs = in_bf16_pairs(c->ta, N);
+    double *tight_pairs = pairs ? mul_mat_reference(a, b, true, true) : NULL;
     double worst_tight = 0.0, worst_loose = 0.0;
     bool all_ok = true;
     for (int use_ref = 0; use_ref <= 1; use_ref++)
         for (int n_threads = 1; n_threads <= 4; n_threads++) {
             struct ggml_tensor *out = ggml_mul_mat(ctx, a, b);
             enum ggml_status status = out ? optest_compute(ctx, out, n_threads, use_ref) : GGML_STATUS_FAILED;
-            double nt = out ? optest_nmse(out, tight) : INFINITY, nl = out ? optest_nmse(out, loose) : INFINITY;
+            const bool in_pairs = pairs && !use_ref;
+            double nt = out ? optest_nmse(out, in_pairs ? tight_pairs : tight) : INFINITY;
+            double nl = out ? optest_nmse(out, loose) : INFINITY;
             if (out != NULL && tight_sums != NULL && !(nt <= TIGHT_NMSE))
                 nt = optest_nmse(out, tight_sums);
-            if (status != GGML_STATUS_SUCCESS || !(nt <= TIGHT_NMSE) || !(nl <= loose_nmse(c->ta))) {
+            const double loose_limit = loose_nmse(in_pairs ? GGML_TYPE_BF16 : c->ta);
+            if (status != GGML_STATUS_SUCCESS || !(nt <= TIGHT_NMSE) || !(nl <= loose_limit)) {
                 all_ok = false;
                 tap_diag("%d threads, %s: status %d, nmse %.3g / %.3g", n_threads, use_ref ? "reference" : "fast",
                          (int) status, nt, nl);
@@ -335,11 +378,12 @@ static void check_mul_mat(const struct mm_case *c, uint64_t *seed)
             worst_tight = nt > worst_tight ? nt : worst_tight;
             worst_loose = nl > worst_loose ? nl : worst_loose;
         }
-    ok(all_ok, "mul_mat %s x %s, K %lld, M %lld, N %lld, a [%lld,%lld] over b [%lld,%lld]%s%s: nmse %.2g / %.2g",
+    ok(all_ok, "mul_mat %s x %s, K %lld, M %lld, N %lld, a [%lld,%lld] over b [%lld,%lld]%s%s%s: nmse %.2g / %.2g",
        ggml_type_name(c->ta), ggml_type_name(c->tb), (long long) K, (long long) M, (long long) N,
        (long long) c->a2, (long long) c->a3, (long long) c->b2, (long long) c->b3, layout_name(c->b_layout),
-       c->a_padded ? ", a padded" : "", worst_tight, worst_loose);
+       c->a_padded ? ", a padded" : "", pairs ? ", BF16 pairs" : "", worst_tight, worst_loose);
     free(tight);
+    free(tight_pairs);
     free(tight_sums);
     free(loose);
     ggml_free(ctx);
@@ -382,6 +426,17 @@ static void test_mul_mat(void)
     check_mul_mat(&tall_f32, &seed);
     const struct mm_case tall_q = { GGML_TYPE_Q5_1, GGML_TYPE_F32, 64, 530, 9, 1, 1, 1, 1, PERMUTED, false };
     check_mul_mat(&tall_q, &seed);
+    /* more columns than the dot tile takes: F16 and BF16 weights in BF16 pairs where the level has them,
+       BF16 rows read in place (even K, aligned rows, also padded) or converted (odd K) */
+    const struct mm_case pairs[] = {
+        { GGML_TYPE_BF16, GGML_TYPE_F32, 512, 40, 200, 1, 1, 1, 1, CONTIGUOUS, false },
+        { GGML_TYPE_BF16, GGML_TYPE_F32, 64, 45, 140, 1, 1, 1, 1, CONTIGUOUS, true },
+        { GGML_TYPE_BF16, GGML_TYPE_F32, 33, 17, 131, 1, 1, 1, 1, TRANSPOSED, false },
+        { GGML_TYPE_F16, GGML_TYPE_F32, 258, 33, 129, 1, 1, 2, 1, CONTIGUOUS, false },
+        { GGML_TYPE_F16, GGML_TYPE_F16, 70, 31, 150, 1, 1, 1, 1, CONTIGUOUS, true },
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+        check_mul_mat(&pairs[i], &seed);
     /* K = 0: the sums are empty, the result is zeros */
     const struct mm_case empty_f32 = { GGML_TYPE_F32, GGML_TYPE_F32, 0, 5, 7, 1, 1, 2, 1, CONTIGUOUS, false };
     check_mul_mat(&empty_f32, &seed);
@@ -401,6 +456,35 @@ static void test_mul_mat(void)
             check_mul_mat(&t, &seed);
         }
     }
+}
+
+/*
+ * GGML_PREC_F32 on a node of F16 weights by more columns than the dot
+ * tile takes: single precision throughout, checked tightly against the
+ * F16 reference (where BF16 pairs would miss it by some 1e-6).
+ */
+static void test_mul_mat_prec_f32(void)
+{
+    uint64_t seed = 0x70726563ull;
+    struct ggml_context *ctx = new_context(16);
+    struct ggml_tensor *a = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, 96, 37);
+    struct ggml_tensor *b = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 96, 150);
+    optest_fill(a, &seed, -1.0, 1.0);
+    optest_fill(b, &seed, -1.0, 1.0);
+    double *tight = mul_mat_reference(a, b, true, false);
+    bool all_ok = true;
+    double worst = 0.0;
+    for (int n_threads = 1; n_threads <= 4; n_threads++) {
+        struct ggml_tensor *out = ggml_mul_mat(ctx, a, b);
+        ggml_mul_mat_set_prec(out, GGML_PREC_F32);
+        const enum ggml_status status = optest_compute(ctx, out, n_threads, false);
+        const double nt = optest_nmse(out, tight);
+        worst = nt > worst ? nt : worst;
+        all_ok = all_ok && status == GGML_STATUS_SUCCESS && nt <= TIGHT_NMSE;
+    }
+    ok(all_ok, "mul_mat f16 x f32, K 96, M 37, N 150, GGML_PREC_F32: single precision, nmse %.2g", worst);
+    free(tight);
+    ggml_free(ctx);
 }
 
 /*
@@ -1250,6 +1334,7 @@ int main(void)
     test_unsupported();
     test_mul_mat();
     test_small_types();
+    test_mul_mat_prec_f32();
     test_mul_mat_id();
     test_mul_mat_id_many_experts();
     test_out_prod();

@@ -38,7 +38,9 @@
  * Where the level has a dot tile (dot_tile: AVX-512), F32 products of up
  * to DOT_TILE_F32_COLS columns and F16 and BF16 products of up to
  * DOT_TILE_HALF_COLS read A's rows in place instead, four rows by four
- * columns a call (product_by_dot_tiles).
+ * columns a call (product_by_dot_tiles).  Where the level has a BF16
+ * tile (gemm_bf16_tile: AVX512_BF16), F16 and BF16 products of more
+ * columns pack A and B as BF16 pairs for it instead (product_block_bf16).
  * Products with few columns (matrix times vector; up to dot_columns_max
  * for types slow to convert) skip the packing and take dot products of
  * A's rows instead, and so do
@@ -275,6 +277,7 @@ struct operand {
     const char *data;
     size_t stride;
     bool columns;
+    bool bf16_pairs;   /* every panel in BF16 pairs (bf16_pairs_for), whatever its columns */
 };
 
 /* Values [k0, k0 + n) of row m of a rows-mode operand, as floats. */
@@ -415,6 +418,109 @@ static void product_by_dot_tiles(const struct operand *a, int64_t m0, int64_t m1
     }
 }
 
+/* ------------------------------------------------ the tiles in BF16 pairs */
+
+/*
+ * At a level with gemm_bf16_tile (AVX512_BF16), F16 and BF16 weights by
+ * more columns than the dot tile takes (counted over the whole product,
+ * or an expert's, so that the result does not depend on how the threads
+ * share the columns) are multiplied in BF16 pairs, F16 ones unless the
+ * node asks for GGML_PREC_F32 (ggml_mul_mat_set_prec):
+ * A's rows and B's columns rounded to BF16 (exact for BF16 weights, whose
+ * columns the vec_dot_type rounds to BF16 already; F16 weights lose their
+ * three lowest significand bits), products summed in F32.  The panels are
+ * gemm_pack's with two values of k to a 32-bit word, so a tile step
+ * multiplies twice the values of an F32 step.
+ */
+static bool bf16_pairs_for(enum ggml_type type, int64_t ncols, enum ggml_prec prec)
+{
+    return ggml__kernels()->gemm_bf16_tile != NULL && ncols > DOT_TILE_HALF_COLS &&
+           (type == GGML_TYPE_BF16 || (type == GGML_TYPE_F16 && prec == GGML_PREC_DEFAULT));
+}
+
+/* n floats as BF16 into words, the high half of a last odd value's word zero. */
+static void bf16_words(const struct ggml__cpu_kernels *k, const float *x, int n, uint32_t *words)
+{
+    k->from_float[GGML_TYPE_BF16](x, words, n);
+    if (n % 2 != 0)
+        ((uint16_t *) (void *) words)[n] = 0;
+}
+
+/*
+ * pack[p][i] = the BF16 pair (A(m0 + i, k0 + 2p), A(m0 + i, k0 + 2p + 1))
+ * for i < mr, 0 for mr <= i < tile_mr: each row as BF16 words (BF16 rows
+ * of even kc read in place where their words are aligned), transposed by
+ * the level's transpose32.
+ */
+static void pack_panel_bf16(const struct ggml__cpu_kernels *k, const struct operand *a, int64_t m0, int mr,
+                            int tile_mr, int64_t k0, int kc, uint32_t *restrict pack, uint32_t *restrict rows,
+                            float *restrict row)
+{
+    const int kp = (kc + 1) / 2;
+    const void *src = rows;
+    ptrdiff_t src_stride = (ptrdiff_t) (kp * sizeof(uint32_t));
+    const char *in_place = a->data + m0 * a->stride + k0 * (int64_t) sizeof(ggml_bf16_t);
+    if (a->type == GGML_TYPE_BF16 && kc % 2 == 0 && a->stride % sizeof(uint32_t) == 0 &&
+        (uintptr_t) in_place % sizeof(uint32_t) == 0) {
+        src = in_place;
+        src_stride = (ptrdiff_t) a->stride;
+    } else {
+        for (int i = 0; i < mr; i++)
+            bf16_words(k, operand_row(a, m0 + i, k0, kc, row), kc, rows + (size_t) i * kp);
+    }
+    k->transpose32(mr, kp, src, src_stride, pack, (ptrdiff_t) (tile_mr * sizeof(uint32_t)));
+    for (int p = 0; mr < tile_mr && p < kp; p++)
+        for (int i = mr; i < tile_mr; i++)
+            pack[p * tile_mr + i] = 0;
+}
+
+/* bpack[p][j] = the BF16 pair (b[j][2p], b[j][2p + 1]) for j < nr, 0 for nr <= j < tile_nr. */
+static void pack_columns_bf16(const struct ggml__cpu_kernels *k, const float *const *b, int nr, int tile_nr, int kc,
+                              uint32_t *restrict bpack, uint32_t *restrict words)
+{
+    const int kp = (kc + 1) / 2;
+    for (int j = 0; j < tile_nr; j++) {
+        if (j < nr)
+            bf16_words(k, b[j], kc, words);
+        for (int p = 0; p < kp; p++)
+            bpack[p * tile_nr + j] = j < nr ? words[p] : 0;
+    }
+}
+
+/* product_block's packed loop with the BF16 tiles (use_bf16_tiles). */
+static void product_block_bf16(const struct ggml__cpu_kernels *kt, const struct operand *a, int64_t m0, int64_t m1,
+                               int64_t K, int ncols, const float *const *b, float *const *c,
+                               const struct thread_ws *ws)
+{
+    const int tile_mr = kt->gemm_mr, tile_nr = kt->gemm_nr;
+    const int64_t mc_rows = packed_block_rows();
+    uint32_t *apack = (uint32_t *) (void *) ws->apack, *bpack = (uint32_t *) (void *) ws->bpack;
+    for (int64_t k0 = 0; k0 < K; k0 += KC) {
+        const int kc = (int) (K - k0 < KC ? K - k0 : KC), kp = (kc + 1) / 2;
+        for (int64_t mc = m0; mc < m1; mc += mc_rows) {
+            const int64_t mc_end = m1 - mc < mc_rows ? m1 : mc + mc_rows;
+            for (int64_t mb = mc; mb < mc_end; mb += tile_mr) {
+                const int mr = (int) (mc_end - mb < tile_mr ? mc_end - mb : tile_mr);
+                pack_panel_bf16(kt, a, mb, mr, tile_mr, k0, kc, apack + (mb - mc) * kp, bpack, ws->row);
+            }
+            for (int j0 = 0; j0 < ncols; j0 += tile_nr) {
+                const int nr = ncols - j0 < tile_nr ? ncols - j0 : tile_nr;
+                const float *bt[GGML__GEMM_NR_MAX];
+                for (int j = 0; j < nr; j++)
+                    bt[j] = b[j0 + j] + k0;
+                pack_columns_bf16(kt, bt, nr, tile_nr, kc, bpack, (uint32_t *) (void *) ws->row);
+                for (int64_t mb = mc; mb < mc_end; mb += tile_mr) {
+                    const int mr = (int) (mc_end - mb < tile_mr ? mc_end - mb : tile_mr);
+                    float *ct[GGML__GEMM_NR_MAX];
+                    for (int j = 0; j < nr; j++)
+                        ct[j] = c[j0 + j] + mb;
+                    kt->gemm_bf16_tile(kp, apack + (mb - mc) * kp, bpack, ct, mr, nr, k0 > 0);
+                }
+            }
+        }
+    }
+}
+
 /*
  * c[j][m] = sum_k A(m, k) * b[j][k] for m in [m0, m1) and j < ncols
  * (ncols <= NC): the product of a block of rows of A with a panel of
@@ -431,11 +537,15 @@ static void product_block(const struct operand *a, int64_t m0, int64_t m1, int64
                 c[j][m] = 0.0f;
         return;
     }
+    const struct ggml__cpu_kernels *kt = ggml__kernels();
+    if (a->bf16_pairs) {
+        product_block_bf16(kt, a, m0, m1, K, ncols, b, c, ws);
+        return;
+    }
     if (ncols <= GEMV_COLS && !a->columns) {
         product_by_dots(a, m0, m1, K, ncols, b, c, ws->row);
         return;
     }
-    const struct ggml__cpu_kernels *kt = ggml__kernels();
     if (use_dot_tile(a, K, ncols)) {
         product_by_dot_tiles(a, m0, m1, K, ncols, b, c);
         return;
@@ -1297,7 +1407,8 @@ static void mul_mat_kernel(const struct ggml__compute_params *params, struct ggm
             .src1 = b, .dst = dst, .b_rows = b_rows, .in_place = in_place,
             .i12 = bt % b->ne[2], .i13 = bt / b->ne[2],
         };
-        const struct operand op = mul_mat_operand(a, b, batch.i12, batch.i13);
+        struct operand op = mul_mat_operand(a, b, batch.i12, batch.i13);
+        op.bf16_pairs = bf16_pairs_for(a->type, N, (enum ggml_prec) dst->op_params[0]);
         product_columns(&op, m0, m1, K, j0, j1, mul_mat_column, &batch, &ws);
     }
 }
@@ -1511,9 +1622,12 @@ static void experts_outputs(const struct dots_product *dp, const struct ggml_ten
         case BY_DOTS:
             dots_for_rows_of(dp, &op, m_begin, m_end, &cs);
             break;
-        case BY_FLOAT_TILES:
-            product_columns(&op, m_begin, m_end, K, 0, count, expert_column, &ec, ws);
+        case BY_FLOAT_TILES: {
+            struct operand tiled = op;
+            tiled.bf16_pairs = bf16_pairs_for(as->type, count, GGML_PREC_DEFAULT);
+            product_columns(&tiled, m_begin, m_end, K, 0, count, expert_column, &ec, ws);
             break;
+        }
         }
         f = g * M + m_end;
     }

@@ -143,6 +143,21 @@ struct ggml__cpu_kernels {
                       int nr, bool accumulate);
 
     /*
+     * gemm_bf16_tile: gemm_tile's product in BF16 pairs (NULL: the level
+     * has none), of the same gemm_mr x gemm_nr shape:
+     *   c[j][i] (+)= sum over p < kp of a(p, i).lo * b(p, j).lo +
+     *                                   a(p, i).hi * b(p, j).hi
+     * where a(p, i) is the 32-bit word apack[p * gemm_mr + i] and b(p, j)
+     * bpack[p * gemm_nr + j], each holding two BF16 values (lo in the low
+     * 16 bits: the smaller k).  Sums in single precision as vdpbf16ps
+     * makes them (the two products of a pair added first; denormal inputs
+     * and results may be flushed to zero); within 1e-5 of the sum of the
+     * products' magnitudes.  Stored or added to as gemm_tile's.
+     */
+    void (*gemm_bf16_tile)(int kp, const uint32_t *restrict apack, const uint32_t *restrict bpack, float *const *c,
+                           int mr, int nr, bool accumulate);
+
+    /*
      * qgemm_tile[t]: the matrix product in integer arithmetic for weights
      * of type t against Q8_0 columns (NULL: the level has none; the
      * product then takes the F32 tiles or the dot products); for the

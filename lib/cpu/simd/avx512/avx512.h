@@ -156,6 +156,10 @@ void ggml__avx512_div_stream(int64_t n, float *z, const float *x, const float *y
 void ggml__avx512_transpose32(int64_t rows, int64_t cols, const void *restrict src, ptrdiff_t src_stride,
                               void *restrict dst, ptrdiff_t dst_stride);
 
+/* gemm-bf16.c (AVX512_BF16): the tile of the tiled product in BF16 pairs (kernels.h gemm_bf16_tile) */
+void ggml__avx512_bf16_gemm_tile(int kp, const uint32_t *restrict apack, const uint32_t *restrict bpack,
+                                 float *const *c, int mr, int nr, bool accumulate);
+
 /* gemm.c: the tile of the tiled F32 product (contract: kernels.h gemm_tile) */
 enum { GGML__AVX512_GEMM_MR = 32, GGML__AVX512_GEMM_NR = 12, GGML__AVX512_GEMM_LANES = 1 };
 void ggml__avx512_gemm_tile_f32(int kc, const float *restrict apack, const float *restrict bpack, float *const *c,
