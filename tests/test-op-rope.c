@@ -609,7 +609,17 @@ static struct ggml_tensor *sort_input(struct ggml_context *ctx, int64_t n, bool 
         for (int64_t i1 = 0; i1 < rows; i1++)
             for (int64_t i0 = 0; i0 < n; i0++) {
                 double x = optest_uniform(seed, -2.0, 2.0);
-                optest_set(a, i0, i1, i2, 0, ties ? floor(x * 4.0) / 4.0 : x);
+                x = ties ? floor(x * 4.0) / 4.0 : x;
+                /* ties: -0 and +0 (equal), and both infinities, among them */
+                if (ties && i0 % 7 == 0)
+                    x = -0.0;
+                else if (ties && i0 % 11 == 0)
+                    x = 0.0;
+                else if (ties && i0 % 13 == 5)
+                    x = (double) INFINITY;
+                else if (ties && i0 % 17 == 3)
+                    x = -(double) INFINITY;
+                optest_set(a, i0, i1, i2, 0, x);
             }
     return a;
 }
