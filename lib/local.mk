@@ -171,6 +171,7 @@ noinst_LTLIBRARIES += lib/cpu/simd/libisa-avx512.la
 lib_cpu_simd_libisa_avx512_la_SOURCES = \
 	lib/cpu/simd/avx512/avx512.h \
 	lib/cpu/simd/avx512/intrin.h \
+	lib/cpu/simd/avx512/tile32x12.h \
 	lib/cpu/simd/avx512/qdot.h \
 	lib/cpu/simd/avx512/convert.c \
 	lib/cpu/simd/avx512/dot.c \
@@ -192,6 +193,7 @@ lib_cpu_simd_libisa_avx512_vnni_la_SOURCES = \
 	lib/cpu/simd/avx2/words8x8.h \
 	lib/cpu/simd/avx512/avx512.h \
 	lib/cpu/simd/avx512/intrin.h \
+	lib/cpu/simd/avx512/tile32x12.h \
 	lib/cpu/simd/avx512/qdot.h \
 	lib/cpu/simd/avx512/dot-vnni.c \
 	lib/cpu/simd/avx512/gemm-bf16.c \

@@ -1248,6 +1248,73 @@ static void check_transpose(const struct ggml__cpu_kernels *k)
 }
 
 /*
+ * The output columns of a gemm tile under test: GGML__GEMM_NR_MAX columns
+ * of GGML__GEMM_MR_MAX + 3 random floats (one guard before c[j], the
+ * rest after), kept in start to check what the tile may not touch.
+ */
+struct tile_out {
+    float buf[GGML__GEMM_NR_MAX][GGML__GEMM_MR_MAX + 3], start[GGML__GEMM_NR_MAX][GGML__GEMM_MR_MAX + 3];
+    float *c[GGML__GEMM_NR_MAX];
+};
+
+static void tile_out_init(struct tile_out *t)
+{
+    for (int j = 0; j < GGML__GEMM_NR_MAX; j++) {
+        for (int i = 0; i < GGML__GEMM_MR_MAX + 3; i++)
+            t->start[j][i] = t->buf[j][i] = 2.0f * rng_unit() - 1.0f;
+        t->c[j] = t->buf[j] + 1;
+    }
+}
+
+/*
+ * True when the tile wrote c[j][i] (i < mr, j < nr) within kc + 2
+ * roundings of sums[j][i] (the products' exact sum, plus the start value
+ * when accumulating; mags[j][i] the sum of their magnitudes) and left
+ * every other float alone; worst is raised to the largest error over its
+ * bound.  what names the case in diagnostics.
+ */
+static bool tile_out_ok(const struct tile_out *t, int mr, int nr, int kc, const double sums[][GGML__GEMM_MR_MAX],
+                        const double mags[][GGML__GEMM_MR_MAX], const char *what, double *worst)
+{
+    bool all_ok = true;
+    for (int j = 0; j < GGML__GEMM_NR_MAX; j++)
+        for (int i = -1; i < GGML__GEMM_MR_MAX + 2; i++) {
+            const float got = t->c[j][i];
+            if (j >= nr || i < 0 || i >= mr) {
+                if (memcmp(&got, &t->start[j][i + 1], sizeof got) != 0) {
+                    all_ok = false;
+                    tap_diag("%s: element (%d, %d) outside the tile written", what, i, j);
+                }
+                continue;
+            }
+            const double bound = (kc + 2) * 0x1p-24 * mags[j][i], err = fabs(got - sums[j][i]);
+            *worst = err / (bound > 0 ? bound : 1) > *worst ? err / (bound > 0 ? bound : 1) : *worst;
+            if (!(err <= bound)) {
+                all_ok = false;
+                tap_diag("%s: c(%d, %d) = %.9g, reference %.9g", what, i, j, got, sums[j][i]);
+            }
+        }
+    return all_ok;
+}
+
+/* sums[j][i] and mags[j][i] for tile_out_ok: row i of a by column j of b (kc floats each, exact products). */
+static void tile_reference(const float *a, const float *b, int kc, int mr, int nr, const struct tile_out *out,
+                           bool accumulate, double sums[][GGML__GEMM_MR_MAX], double mags[][GGML__GEMM_MR_MAX])
+{
+    for (int j = 0; j < nr; j++)
+        for (int i = 0; i < mr; i++) {
+            double want = accumulate ? (double) out->start[j][i + 1] : 0.0, mag = fabs(want);
+            for (int kk = 0; kk < kc; kk++) {
+                const double prod = (double) a[i * kc + kk] * b[j * kc + kk];
+                want += prod;
+                mag += fabs(prod);
+            }
+            sums[j][i] = want;
+            mags[j][i] = mag;
+        }
+}
+
+/*
  * gemm_tile: random tiles of every partial shape (mr, nr up to the
  * level's), kc of 1 to 300, packed as the contract says, stored and
  * accumulated, against a double-precision sum: within kc + 2 units of
@@ -1285,41 +1352,14 @@ static void check_gemm_tile(const struct ggml__cpu_kernels *k)
                             for (int l = 0; l < lanes; l++)
                                 bpack[(kk * tnr + j) * lanes + l] = j < nr ? b[j * kc + kk] : 0.0f;
                     }
-                    /* columns of tmr + 3 floats: one guard before, the rest after */
-                    float cbuf[GGML__GEMM_NR_MAX][GGML__GEMM_MR_MAX + 3], start[GGML__GEMM_NR_MAX][GGML__GEMM_MR_MAX + 3];
-                    float *c[GGML__GEMM_NR_MAX];
-                    for (int j = 0; j < GGML__GEMM_NR_MAX; j++) {
-                        for (int i = 0; i < GGML__GEMM_MR_MAX + 3; i++)
-                            start[j][i] = cbuf[j][i] = 2.0f * rng_unit() - 1.0f;
-                        c[j] = cbuf[j] + 1;
-                    }
-                    k->gemm_tile(kc, apack, bpack, c, mr, nr, accumulate != 0);
-                    for (int j = 0; j < GGML__GEMM_NR_MAX; j++)
-                        for (int i = -1; i < GGML__GEMM_MR_MAX + 2; i++) {
-                            const float got = c[j][i];
-                            if (j >= nr || i < 0 || i >= mr) {
-                                if (memcmp(&got, &start[j][i + 1], sizeof got) != 0) {
-                                    all_ok = false;
-                                    tap_diag("kc %d, %d x %d: element (%d, %d) outside the tile written", kc, mr,
-                                             nr, i, j);
-                                }
-                                continue;
-                            }
-                            double want = accumulate ? (double) start[j][i + 1] : 0.0;
-                            double mag = fabs(want);
-                            for (int kk = 0; kk < kc; kk++) {
-                                want += (double) a[i * kc + kk] * b[j * kc + kk];
-                                mag += fabs((double) a[i * kc + kk] * b[j * kc + kk]);
-                            }
-                            const double bound = (kc + 2) * 0x1p-24 * mag;
-                            const double err = fabs(got - want);
-                            worst = err / (bound > 0 ? bound : 1) > worst ? err / (bound > 0 ? bound : 1) : worst;
-                            if (!(err <= bound)) {
-                                all_ok = false;
-                                tap_diag("kc %d, %d x %d%s: c(%d, %d) = %.9g, reference %.9g", kc, mr, nr,
-                                         accumulate ? " accumulated" : "", i, j, got, want);
-                            }
-                        }
+                    struct tile_out out;
+                    tile_out_init(&out);
+                    k->gemm_tile(kc, apack, bpack, out.c, mr, nr, accumulate != 0);
+                    double sums[GGML__GEMM_NR_MAX][GGML__GEMM_MR_MAX], mags[GGML__GEMM_NR_MAX][GGML__GEMM_MR_MAX];
+                    tile_reference(a, b, kc, mr, nr, &out, accumulate != 0, sums, mags);
+                    char what[64];
+                    snprintf(what, sizeof what, "kc %d, %d x %d%s", kc, mr, nr, accumulate ? " accumulated" : "");
+                    all_ok = tile_out_ok(&out, mr, nr, kc, sums, mags, what, &worst) && all_ok;
                 }
         free(apack);
         free(bpack);
@@ -1364,6 +1404,7 @@ static void check_gemm_bf16_tile(const struct ggml__cpu_kernels *k)
         const int kp = kps[ki], kc = 2 * kp;
         uint32_t *apack = malloc((size_t) kp * tmr * sizeof *apack), *bpack = malloc((size_t) kp * tnr * sizeof *bpack);
         uint16_t *a = malloc((size_t) kc * tmr * sizeof *a), *b = malloc((size_t) kc * tnr * sizeof *b);
+        float *af = malloc((size_t) kc * tmr * sizeof *af), *bf = malloc((size_t) kc * tnr * sizeof *bf);
         for (int mr = 1; mr <= tmr; mr++)
             for (int nr = 1; nr <= tnr; nr++)
                 for (int accumulate = 0; accumulate < 2; accumulate++) {
@@ -1379,45 +1420,25 @@ static void check_gemm_bf16_tile(const struct ggml__cpu_kernels *k)
                             bpack[p * tnr + j] =
                                 j < nr ? (uint32_t) b[j * kc + 2 * p] | (uint32_t) b[j * kc + 2 * p + 1] << 16 : 0;
                     }
-                    float cbuf[GGML__GEMM_NR_MAX][GGML__GEMM_MR_MAX + 3], start[GGML__GEMM_NR_MAX][GGML__GEMM_MR_MAX + 3];
-                    float *c[GGML__GEMM_NR_MAX];
-                    for (int j = 0; j < GGML__GEMM_NR_MAX; j++) {
-                        for (int i = 0; i < GGML__GEMM_MR_MAX + 3; i++)
-                            start[j][i] = cbuf[j][i] = 2.0f * rng_unit() - 1.0f;
-                        c[j] = cbuf[j] + 1;
-                    }
-                    k->gemm_bf16_tile(kp, apack, bpack, c, mr, nr, accumulate != 0);
-                    for (int j = 0; j < GGML__GEMM_NR_MAX; j++)
-                        for (int i = -1; i < GGML__GEMM_MR_MAX + 2; i++) {
-                            const float got = c[j][i];
-                            if (j >= nr || i < 0 || i >= mr) {
-                                if (memcmp(&got, &start[j][i + 1], sizeof got) != 0) {
-                                    all_ok = false;
-                                    tap_diag("kp %d, %d x %d: element (%d, %d) outside the tile written", kp, mr,
-                                             nr, i, j);
-                                }
-                                continue;
-                            }
-                            double want = accumulate ? (double) start[j][i + 1] : 0.0, mag = fabs(want);
-                            for (int kk = 0; kk < kc; kk++) {
-                                const double prod = bf16_value(a[i * kc + kk]) * bf16_value(b[j * kc + kk]);
-                                want += prod;
-                                mag += fabs(prod);
-                            }
-                            const double bound = (kc + 2) * 0x1p-24 * mag;
-                            const double err = fabs(got - want);
-                            worst = err / (bound > 0 ? bound : 1) > worst ? err / (bound > 0 ? bound : 1) : worst;
-                            if (!(err <= bound)) {
-                                all_ok = false;
-                                tap_diag("kp %d, %d x %d%s: c(%d, %d) = %.9g, reference %.9g", kp, mr, nr,
-                                         accumulate ? " accumulated" : "", i, j, got, want);
-                            }
-                        }
+                    struct tile_out out;
+                    tile_out_init(&out);
+                    k->gemm_bf16_tile(kp, apack, bpack, out.c, mr, nr, accumulate != 0);
+                    for (int i = 0; i < kc * tmr; i++)
+                        af[i] = (float) bf16_value(a[i]);
+                    for (int i = 0; i < kc * tnr; i++)
+                        bf[i] = (float) bf16_value(b[i]);
+                    double sums[GGML__GEMM_NR_MAX][GGML__GEMM_MR_MAX], mags[GGML__GEMM_NR_MAX][GGML__GEMM_MR_MAX];
+                    tile_reference(af, bf, kc, mr, nr, &out, accumulate != 0, sums, mags);
+                    char what[64];
+                    snprintf(what, sizeof what, "kp %d, %d x %d%s", kp, mr, nr, accumulate ? " accumulated" : "");
+                    all_ok = tile_out_ok(&out, mr, nr, kc, sums, mags, what, &worst) && all_ok;
                 }
         free(apack);
         free(bpack);
         free(a);
         free(b);
+        free(af);
+        free(bf);
     }
     ok(all_ok, "%s: BF16 gemm tile of every partial shape, kp 1..150, stored and accumulated, within 2 kp + 2 "
        "roundings (worst %.2f of the bound), nothing outside written", ggml__isa_name(k->level), worst);
