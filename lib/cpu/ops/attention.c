@@ -37,8 +37,9 @@
  * dot product (as ggml does: for F16 K the query is rounded to F16, for
  * quantized K quantized to Q8_0/Q8_1), and works on tiles of keys: the
  * scores of a tile first, then at most one rescale of the accumulator per
- * tile, then the weighted V rows (F16 rows converted inside the
- * accumulation loop, other types through a row buffer).  Both paths give
+ * tile, the tile's weights by the level's vector exp (softmax_exp_sum,
+ * SOFT_MAX's bound), then the weighted V rows (F16 rows converted inside
+ * the accumulation loop, other types through a row buffer).  Both paths give
  * each row to one thread whole, so results do not depend on the thread
  * count.
  */
@@ -137,6 +138,7 @@ struct attn_node {
     ggml_to_float_t v_to_float_fast;          /* the kernel table's, NULL for F32 */
     void (*v_axpy)(int64_t n, float *restrict acc, const void *restrict x, float w);  /* NULL: decode first */
     void (*axpy_f32)(int64_t n, float *restrict acc, const void *restrict x, float w);
+    double (*exp_sum)(int64_t n, float *y, const float *x, float max);   /* the kernel table's softmax_exp_sum */
 };
 
 /* What one row (query i, head h, sequence s) reads and writes. */
@@ -180,6 +182,7 @@ static void attn_node_init(struct attn_node *n, struct ggml_tensor *dst, const s
     n->q_to_dot = kernels->from_float[kt->vec_dot_type];
     n->v_axpy = kernels->axpy[n->v->type];
     n->axpy_f32 = kernels->axpy[GGML_TYPE_F32];
+    n->exp_sum = kernels->softmax_exp_sum;
     n->v_to_float_fast = n->v->type == GGML_TYPE_F32 ? NULL : kernels->to_float[n->v->type];
 }
 
@@ -335,15 +338,16 @@ static void attn_row_tiled(const struct attn_node *n, const struct attn_row *row
             sum *= shrink;
             max = tile_max;
         }
+        /* the tile's weights exp(score - max) by the level's vector exp, masked keys' 0 */
+        sum += (float) n->exp_sum(len, score, score, max);
         for (int64_t t = 0; t < len; t++) {
-            if (score[t] == -INFINITY)
-                continue;
-            const float w = expf(score[t] - max);
+            const float w = score[t];
+            if (w == 0.0f)
+                continue;   /* a masked key, or a weight below the smallest float: nothing to add */
             if (n->v_axpy != NULL)
                 n->v_axpy(n->dv, acc, row->v + (j0 + t) * n->v->nb[1], w);
             else
                 n->axpy_f32(n->dv, acc, value_row(n, row, j0 + t, vbuf, n->v_to_float_fast), w);
-            sum += w;
         }
     }
     finish_row(n, row, acc, max, sum);
