@@ -166,6 +166,15 @@ lib_cpu_simd_libisa_avx2_la_CPPFLAGS = $(core_cppflags)
 lib_cpu_simd_libisa_avx2_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(ISA_AVX2_CFLAGS)
 libggml_backend_core_la_LIBADD += lib/cpu/simd/libisa-avx2.la
 endif
+if ISA_AVX2_VNNI
+noinst_LTLIBRARIES += lib/cpu/simd/libisa-avx2-vnni.la
+lib_cpu_simd_libisa_avx2_vnni_la_SOURCES = \
+	lib/cpu/simd/avx2/avx2.h \
+	lib/cpu/simd/avx2/qgemm-vnni.c
+lib_cpu_simd_libisa_avx2_vnni_la_CPPFLAGS = $(core_cppflags)
+lib_cpu_simd_libisa_avx2_vnni_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(ISA_AVX2_VNNI_CFLAGS)
+libggml_backend_core_la_LIBADD += lib/cpu/simd/libisa-avx2-vnni.la
+endif
 if ISA_AVX512
 noinst_LTLIBRARIES += lib/cpu/simd/libisa-avx512.la
 lib_cpu_simd_libisa_avx512_la_SOURCES = \

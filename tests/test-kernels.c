@@ -2101,8 +2101,15 @@ int main(void)
         if (l == GGML__ISA_AVX512 && (caps->avx512_vnni || caps->avx512_bf16)) {
             /* the level's kernels for CPUs without the extensions too */
             struct ggml__isa_caps plain = *caps;
-            plain.avx512_vnni = plain.avx512_bf16 = false;
+            plain.avx512_vnni = plain.avx512_bf16 = plain.avx_vnni = false;
             tap_diag("avx512 without VNNI and BF16:");
+            check_level(l, &plain, &generic);
+        }
+        if (l == GGML__ISA_AVX2 && caps->avx_vnni) {
+            /* and the AVX2 level's for CPUs without AVX-VNNI */
+            struct ggml__isa_caps plain = *caps;
+            plain.avx_vnni = false;
+            tap_diag("avx2 without AVX-VNNI:");
             check_level(l, &plain, &generic);
         }
     }

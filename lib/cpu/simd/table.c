@@ -191,6 +191,12 @@ static void fill_avx2(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *
     k->qgemm_pack[GGML_TYPE_Q4_0] = ggml__avx2_qgemm_pack_q4_0;
     k->qgemm_pack[GGML_TYPE_IQ4_NL] = ggml__avx2_qgemm_pack_q4_0;
     k->qgemm_pack[GGML_TYPE_Q8_0] = ggml__avx2_qgemm_pack_q8_0;
+#    if HAVE_ISA_AVX2_VNNI
+    if (caps->avx_vnni) {
+        k->qgemm_tile[GGML_TYPE_Q8_0] = ggml__avx2_vnni_qgemm_tile_q8_0;
+        k->qgemm_packed_tile[GGML_TYPE_Q8_0] = ggml__avx2_vnni_qgemm_packed_tile_q8_0;
+    }
+#    endif
     k->vec_dot[GGML_TYPE_F16] = ggml__avx2_vec_dot_f16;
     k->vec_dot[GGML_TYPE_BF16] = ggml__avx2_vec_dot_bf16;
     k->vec_dot[GGML_TYPE_Q4_0] = ggml__avx2_vec_dot_q4_0_q8_0;

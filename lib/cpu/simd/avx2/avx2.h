@@ -11,6 +11,12 @@
 
 #include "kernels.h"
 
+/* qgemm-vnni.c (AVX-VNNI): the Q8_0 qgemm_tile and qgemm_packed_tile */
+void ggml__avx2_vnni_qgemm_tile_q8_0(int nb, const void *a, size_t a_stride, int mr, const struct ggml__qcolumn *cols,
+                                     int nr, float *const *c);
+void ggml__avx2_vnni_qgemm_packed_tile_q8_0(int nb, const void *a, size_t a_stride, int mr,
+                                            const struct ggml__qcolumn *cols, int nr, float *const *c);
+
 /* qgemm.c: qgemm_tile and qgemm_packed_tile entries for Q4_0 (maddubs) and Q8_0 (16-bit products), no VNNI */
 void ggml__avx2_qgemm_tile_q4_0(int nb, const void *a, size_t a_stride, int mr, const struct ggml__qcolumn *cols,
                                 int nr, float *const *c);
