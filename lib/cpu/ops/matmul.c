@@ -391,9 +391,10 @@ static void product_by_dots(const struct operand *a, int64_t m0, int64_t m1, int
  * times faster.  From 96 columns on the packed tile won (4096 x 4096 by
  * 96: 11.4 packed against 12.1).
  * So F32 products take the dot tile up to DOT_TILE_F32_COLS columns a
- * call, F16 and BF16 ones up to DOT_TILE_HALF_COLS (past it, on a level
- * with BF16 pairs, packing A costs as much as the pairs save: 4096 x 4096
- * F16 by 64 columns 7.6 ms in BF16 pairs against 6.8 by the dot tile).
+ * call, F16 and BF16 ones up to DOT_TILE_HALF_COLS; the BF16 pairs
+ * (bf16_pairs_for) start past it too, as below it packing A costs more
+ * than the pairs save (4096 x 4096 F16 by 64 columns: 7.6 ms in BF16
+ * pairs against 6.8 by the dot tile).
  */
 #define DOT_TILE_F32_COLS 64
 #define DOT_TILE_HALF_COLS 128
@@ -437,7 +438,7 @@ static void product_by_dot_tiles(const struct operand *a, int64_t m0, int64_t m1
  * A's rows and B's columns rounded to BF16 (exact for BF16 weights, whose
  * columns the vec_dot_type rounds to BF16 already; F16 weights lose their
  * three lowest significand bits), products summed in F32.  The panels are
- * gemm_pack's with two values of k to a 32-bit word, so a tile step
+ * product_block's with two values of k to a 32-bit word, so a tile step
  * multiplies twice the values of an F32 step.
  */
 static bool bf16_pairs_for(enum ggml_type type, int64_t ncols, enum ggml_prec prec)
@@ -495,7 +496,7 @@ static void pack_columns_bf16(const struct ggml__cpu_kernels *k, const float *co
     }
 }
 
-/* product_block's packed loop with the BF16 tiles (use_bf16_tiles). */
+/* product_block's packed loop with the BF16 tiles (an operand with bf16_pairs). */
 static void product_block_bf16(const struct ggml__cpu_kernels *kt, const struct operand *a, int64_t m0, int64_t m1,
                                int64_t K, int ncols, const float *const *b, float *const *c,
                                const struct thread_ws *ws)
