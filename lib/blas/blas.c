@@ -66,7 +66,8 @@
  * first time a default decision needs it.  With AVX-512 the CPU backend's F32 tile
  * outruns OpenBLAS 0.3.21 on the machines measured (2 cores, 2048 x 512
  * x 2048: Zen 5 13 ms against 20 through this device; Emerald Rapids 19
- * against sgemm's 23), while its AVX2 and generic levels do not.
+ * against sgemm's 23); its AVX2 level comes within the margin of it, and
+ * only the generic level leaves the products to BLAS.
  * GGML_BLAS_CALIBRATE=0 in the environment skips the measurement.
  *
  * A BLAS library running kernels older than the processor takes no
