@@ -31,6 +31,7 @@
 #include "quants-impl.h"
 #include "avx2.h"
 #include "../packed-rows.h"
+#include "vmath.h"
 #include "words8x8.h"
 
 #define ROWS GGML__QGEMM_ROWS
@@ -48,12 +49,6 @@ static inline int32_t column_word(const block_q8_0 *b, int q)
     return word;
 }
 
-/* Lanes of a half that hold rows (rows < 8: the others are neither read nor written). */
-static inline __m256i row_mask(int rows)
-{
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32(rows), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
-
 /*
  * Rows 8h .. 8h + rows - 1 of the group by width columns (a constant
  * after inlining; cols[j] for j < width), blocks [0, nb) of the group
@@ -64,7 +59,7 @@ static inline __attribute__((always_inline)) void half_tile(const char *group, i
                                                             const struct ggml__qcolumn *cols, const int width,
                                                             float *const *c, bool accumulate)
 {
-    const __m256i mask = row_mask(rows), low4 = _mm256_set1_epi8(0x0f), ones = _mm256_set1_epi16(1);
+    const __m256i mask = avx2_first_lanes(rows), low4 = _mm256_set1_epi8(0x0f), ones = _mm256_set1_epi16(1);
     __m256 acc[COLS_STEP];
     for (int j = 0; j < width; j++)
         acc[j] = accumulate ? _mm256_maskload_ps(c[j] + HALF * h, mask) : _mm256_setzero_ps();
@@ -234,7 +229,7 @@ void ggml__avx2_qgemm_tile_q4_0(int nb, const void *a, size_t a_stride, int mr, 
  * The weights of Q8_CHUNK blocks of a group and the columns' codes for
  * them are widened once into a q8_chunk on the stack (16 KiB, in the
  * first-level cache) and serve every column and row of the tile.  The
- * tile then steps through all 16 rows by 2 columns (q8_tile), so that a
+ * tile (q8tile.h) then steps through all 16 rows by 2 columns, so that a
  * vpmaddwd costs one load: a half at a time by 4 columns took two, and
  * the 2048 x 512 x 2048 product ran 1.26 times slower that way (Zen 5,
  * 2 threads: 19.3 against 24.3 ms).
@@ -277,108 +272,38 @@ static void widen_q8_columns(const struct ggml__qcolumn *cols, int nr, int b0, i
         }
 }
 
-/*
- * Rows [0, 8 * halves) of the group (rows[h] of half h; halves and width
- * constants after inlining) by columns j0 .. j0 + width - 1, over the
- * chunk's nb blocks, which are the columns' blocks [b0, b0 + nb):
- * c[j][8h + i] set, or added to when accumulate.  Each widened weight
- * vector serves the width columns and each broadcast column pair the
- * halves, so that a multiply-add costs one load: with both at 2, four
- * integer sums, four float accumulators, two scales and four operands
- * fit the 16 registers.
- */
-static inline __attribute__((always_inline)) void q8_tile(const struct q8_chunk *ch, const char *group, int nb,
-                                                          const int halves, const int rows[2], int b0,
-                                                          const struct ggml__qcolumn *cols, int j0, const int width,
-                                                          float *const *c, bool accumulate)
-{
-    __m256i mask[2];
-    __m256 acc[2][2];
-    for (int h = 0; h < halves; h++) {
-        mask[h] = row_mask(rows[h]);
-        for (int j = 0; j < width; j++)
-            acc[h][j] = accumulate ? _mm256_maskload_ps(c[j0 + j] + HALF * h, mask[h]) : _mm256_setzero_ps();
-    }
-    for (int b = 0; b < nb; b++) {
-        const char *g = group + (size_t) b * ROWS * sizeof(block_q8_0);
-        __m256i sum[2][2];
-        for (int h = 0; h < halves; h++)
-            for (int j = 0; j < width; j++)
-                sum[h][j] = _mm256_setzero_si256();
-#pragma GCC unroll 2
-        for (int p = 0; p < 16; p++) {
-            __m256i pair[2];
-            for (int j = 0; j < width; j++) {
-                int32_t word;
-                memcpy(&word, ch->col[j0 + j][b] + 2 * p, sizeof word);
-                pair[j] = _mm256_set1_epi32(word);
-            }
-            for (int h = 0; h < halves; h++) {
-                const __m256i w = _mm256_load_si256(&ch->w[b][h][p]);
-                for (int j = 0; j < width; j++) {
-                    const __m256i prod = _mm256_madd_epi16(w, pair[j]);
-                    sum[h][j] = _mm256_add_epi32(sum[h][j], prod);
-                }
-            }
-        }
-        for (int h = 0; h < halves; h++) {
-            const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (const void *) (g + 2 * HALF * h)));
-            for (int j = 0; j < width; j++) {
-                const __m256 scaled =
-                    _mm256_mul_ps(_mm256_cvtepi32_ps(sum[h][j]), _mm256_set1_ps(cols[j0 + j].d[b0 + b]));
-                acc[h][j] = _mm256_fmadd_ps(d, scaled, acc[h][j]);
-            }
-        }
-    }
-    for (int h = 0; h < halves; h++)
-        for (int j = 0; j < width; j++)
-            _mm256_maskstore_ps(c[j0 + j] + HALF * h, mask[h], acc[h][j]);
-}
-
-/* The tile on nb <= Q8_CHUNK blocks of a group against the columns' [b0, b0 + nb), set or accumulated. */
-static void q8_group_tile(struct q8_chunk *ch, const char *group, int nb, int b0, int mr,
-                          const struct ggml__qcolumn *cols, int nr, float *const *c, bool accumulate)
+/* Prepares a chunk (q8tile.h): the group's weights and the columns' codes, widened to 16 bits. */
+static void q8_chunk_init(struct q8_chunk *ch, const char *group, int nb, int mr, const struct ggml__qcolumn *cols,
+                          int nr, int b0)
 {
     widen_q8_weights(group, nb, mr, ch);
     widen_q8_columns(cols, nr, b0, nb, ch);
-    const int rows[2] = { mr < HALF ? mr : HALF, mr > HALF ? mr - HALF : 0 };
-    for (int j0 = 0; j0 < nr; j0 += 2) {
-        const bool pair = nr - j0 >= 2;
-        if (mr > HALF) {
-            if (pair)
-                q8_tile(ch, group, nb, 2, rows, b0, cols, j0, 2, c, accumulate);
-            else
-                q8_tile(ch, group, nb, 2, rows, b0, cols, j0, 1, c, accumulate);
-        } else {
-            if (pair)
-                q8_tile(ch, group, nb, 1, rows, b0, cols, j0, 2, c, accumulate);
-            else
-                q8_tile(ch, group, nb, 1, rows, b0, cols, j0, 1, c, accumulate);
+}
+
+/* Every block sum of the tile's rows by columns j0 .. j0 + width - 1 for chunk block b (q8tile.h). */
+static inline __attribute__((always_inline)) void q8_block_sums(const struct q8_chunk *ch, const char *g, int b,
+                                                                const int halves, int j0, const int width,
+                                                                __m256i sum[2][2])
+{
+    (void) g;
+    for (int h = 0; h < halves; h++)
+        for (int j = 0; j < width; j++)
+            sum[h][j] = _mm256_setzero_si256();
+#pragma GCC unroll 2
+    for (int p = 0; p < 16; p++) {
+        __m256i pair[2];
+        for (int j = 0; j < width; j++) {
+            int32_t word;
+            memcpy(&word, ch->col[j0 + j][b] + 2 * p, sizeof word);
+            pair[j] = _mm256_set1_epi32(word);
+        }
+        for (int h = 0; h < halves; h++) {
+            const __m256i w = _mm256_load_si256(&ch->w[b][h][p]);
+            for (int j = 0; j < width; j++)
+                sum[h][j] = _mm256_add_epi32(sum[h][j], _mm256_madd_epi16(w, pair[j]));
         }
     }
 }
 
-void ggml__avx2_qgemm_packed_tile_q8_0(int nb, const void *a, size_t a_stride, int mr,
-                                       const struct ggml__qcolumn *cols, int nr, float *const *c)
-{
-    (void) a_stride;
-    struct q8_chunk ch;
-    for (int b0 = 0; b0 < nb; b0 += Q8_CHUNK) {
-        const int n = nb - b0 < Q8_CHUNK ? nb - b0 : Q8_CHUNK;
-        q8_group_tile(&ch, (const char *) a + (size_t) b0 * ROWS * sizeof(block_q8_0), n, b0, mr, cols, nr, c,
-                      b0 > 0);
-    }
-}
-
-void ggml__avx2_qgemm_tile_q8_0(int nb, const void *a, size_t a_stride, int mr, const struct ggml__qcolumn *cols,
-                                int nr, float *const *c)
-{
-    struct q8_chunk ch;
-    char group[Q8_CHUNK * ROWS * sizeof(block_q8_0)];
-    for (int b0 = 0; b0 < nb; b0 += Q8_CHUNK) {
-        const int n = nb - b0 < Q8_CHUNK ? nb - b0 : Q8_CHUNK;
-        /* rows past mr: row 0 again, never stored */
-        pack_rows_of(34, n, (const char *) a + (size_t) b0 * sizeof(block_q8_0), a_stride, mr, group);
-        q8_group_tile(&ch, group, n, b0, mr, cols, nr, c, b0 > 0);
-    }
-}
+#define Q8_TILE_NAME(name) ggml__avx2_qgemm_##name
+#include "q8tile.h"
