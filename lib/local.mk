@@ -146,6 +146,7 @@ lib_cpu_simd_libisa_avx2_la_SOURCES = \
 	lib/cpu/simd/avx2/k-blocks.h \
 	lib/cpu/simd/avx2/words8x8.h \
 	lib/cpu/simd/avx2/q8tile.h \
+	lib/cpu/simd/avx2/qrows.h \
 	lib/cpu/simd/avx2/dot.c \
 	lib/cpu/simd/avx2/gemm.c \
 	lib/cpu/simd/avx2/qgemm.c \
@@ -173,7 +174,9 @@ lib_cpu_simd_libisa_avx2_vnni_la_SOURCES = \
 	lib/cpu/simd/avx2/avx2.h \
 	lib/cpu/simd/avx2/vmath.h \
 	lib/cpu/simd/avx2/q8tile.h \
-	lib/cpu/simd/avx2/qgemm-vnni.c
+	lib/cpu/simd/avx2/qrows.h \
+	lib/cpu/simd/avx2/qgemm-vnni.c \
+	lib/cpu/simd/avx2/dot-vnni.c
 lib_cpu_simd_libisa_avx2_vnni_la_CPPFLAGS = $(core_cppflags)
 lib_cpu_simd_libisa_avx2_vnni_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(ISA_AVX2_VNNI_CFLAGS)
 libggml_backend_core_la_LIBADD += lib/cpu/simd/libisa-avx2-vnni.la

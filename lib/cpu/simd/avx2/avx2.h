@@ -11,6 +11,8 @@
 
 #include "kernels.h"
 
+/* dot-vnni.c (AVX-VNNI): the Q8_0 vec_dot_rows */
+void ggml__avx2_vnni_vec_dot_rows_q8_0(int n, float *s, const void *x, size_t bx, const void *y, int nr);
 /* qgemm-vnni.c (AVX-VNNI): the Q8_0 qgemm_tile and qgemm_packed_tile */
 void ggml__avx2_vnni_qgemm_tile_q8_0(int nb, const void *a, size_t a_stride, int mr, const struct ggml__qcolumn *cols,
                                      int nr, float *const *c);

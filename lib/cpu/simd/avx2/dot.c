@@ -453,25 +453,21 @@ static inline void store_four_sums(float *s, __m256 acc, int nr)
 
 #define BLOCK_OF(row, type, b) ((const type *) (const void *) (row) + (b))
 
-void ggml__avx2_vec_dot_rows_q8_0(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
+/* The Q8_0 rows kernel's hooks (qrows.h): dot_i8's lanes, from zero. */
+static inline __attribute__((always_inline)) __m256i q8_block_start(__m256i ya)
 {
-    const struct four_rows x = four_rows(vx, bx, nr);
-    const block_q8_0 *y = vy;
-    __m256 acc = _mm256_setzero_ps();
-    struct ggml__rows_prefetch ahead = ggml__rows_prefetch_init(vx, bx, nr, n / QK8_0);
-    for (int b = 0; b < n / QK8_0; b++) {
-        ggml__rows_prefetch_step(&ahead);
-        const block_q8_0 *x0 = BLOCK_OF(x.r0, block_q8_0, b), *x1 = BLOCK_OF(x.r1, block_q8_0, b);
-        const block_q8_0 *x2 = BLOCK_OF(x.r2, block_q8_0, b), *x3 = BLOCK_OF(x.r3, block_q8_0, b);
-        const __m256i ya = load_q8(y[b].qs);
-        /* 32-bit sums: a block's products reach 32 * 128 * 127 */
-        const __m256i i01 = _mm256_hadd_epi32(dot_i8(load_q8(x0->qs), ya), dot_i8(load_q8(x1->qs), ya));
-        const __m256i i23 = _mm256_hadd_epi32(dot_i8(load_q8(x2->qs), ya), dot_i8(load_q8(x3->qs), ya));
-        const __m256 sc = four_scales(x0->d, x1->d, x2->d, x3->d, _mm_set1_ps(f16_value(y[b].d)));
-        acc = _mm256_fmadd_ps(sc, _mm256_cvtepi32_ps(_mm256_hadd_epi32(i01, i23)), acc);
-    }
-    store_four_sums(s, acc, nr);
+    (void) ya;
+    return _mm256_setzero_si256();
 }
+
+static inline __attribute__((always_inline)) __m256i q8_row_sums(const block_q8_0 *x, __m256i ya, __m256i start)
+{
+    (void) start;
+    return dot_i8(load_q8(x->qs), ya);
+}
+
+#define QROWS_NAME(name) ggml__avx2_##name
+#include "qrows.h"
 
 /*
  * The 4- and 5-bit formats (Q4_0, Q4_1, Q5_0, Q5_1): the weights of a
