@@ -233,8 +233,13 @@ static void fill_avx2(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *
     k->vec_dot_rows[GGML_TYPE_Q5_1] = ggml__avx2_vec_dot_rows_q5_1;
     k->vec_dot_rows[GGML_TYPE_Q8_0] = ggml__avx2_vec_dot_rows_q8_0;
 #    if HAVE_ISA_AVX2_VNNI
-    if (caps->avx_vnni)
+    if (caps->avx_vnni) {
+        k->vec_dot_rows[GGML_TYPE_Q4_0] = ggml__avx2_vnni_vec_dot_rows_q4_0;
+        k->vec_dot_rows[GGML_TYPE_Q4_1] = ggml__avx2_vnni_vec_dot_rows_q4_1;
+        k->vec_dot_rows[GGML_TYPE_Q5_0] = ggml__avx2_vnni_vec_dot_rows_q5_0;
+        k->vec_dot_rows[GGML_TYPE_Q5_1] = ggml__avx2_vnni_vec_dot_rows_q5_1;
         k->vec_dot_rows[GGML_TYPE_Q8_0] = ggml__avx2_vnni_vec_dot_rows_q8_0;
+    }
 #    endif
     k->vec_dot_rows[GGML_TYPE_Q4_K] = ggml__avx2_vec_dot_rows_q4_K;
     k->vec_dot_rows[GGML_TYPE_Q5_K] = ggml__avx2_vec_dot_rows_q5_K;

@@ -11,7 +11,11 @@
 
 #include "kernels.h"
 
-/* dot-vnni.c (AVX-VNNI): the Q8_0 vec_dot_rows */
+/* dot-vnni.c (AVX-VNNI): vec_dot_rows for Q4_0, Q4_1, Q5_0, Q5_1 and Q8_0 */
+void ggml__avx2_vnni_vec_dot_rows_q4_0(int n, float *s, const void *x, size_t bx, const void *y, int nr);
+void ggml__avx2_vnni_vec_dot_rows_q4_1(int n, float *s, const void *x, size_t bx, const void *y, int nr);
+void ggml__avx2_vnni_vec_dot_rows_q5_0(int n, float *s, const void *x, size_t bx, const void *y, int nr);
+void ggml__avx2_vnni_vec_dot_rows_q5_1(int n, float *s, const void *x, size_t bx, const void *y, int nr);
 void ggml__avx2_vnni_vec_dot_rows_q8_0(int n, float *s, const void *x, size_t bx, const void *y, int nr);
 /* qgemm-vnni.c (AVX-VNNI): the Q8_0 qgemm_tile and qgemm_packed_tile */
 void ggml__avx2_vnni_qgemm_tile_q8_0(int nb, const void *a, size_t a_stride, int mr, const struct ggml__qcolumn *cols,

@@ -26,6 +26,9 @@
 #include "prefetch-rows.h"
 #include "block-formats.h"
 
+#define QROWS_NAME(name) ggml__avx2_##name
+#include "qrows.h"
+
 #define ONE_ROW_ONLY() ((void) bs, (void) bx, (void) by, (void) nrc)
 
 static inline float hsum_ps(__m256 v)
@@ -127,19 +130,6 @@ static inline __m256i unpack_nibbles(const uint8_t qs[16])
     const __m128i lo = _mm_and_si128(packed, mask);
     const __m128i hi = _mm_and_si128(_mm_srli_epi16(packed, 4), mask);
     return _mm256_set_m128i(hi, lo);
-}
-
-/* 0x10 in byte j where bit j of the block's qh is set, else 0. */
-static inline __m256i fifth_bits(const uint8_t qh[4])
-{
-    uint32_t bits;
-    memcpy(&bits, qh, sizeof bits);
-    const __m256i spread = _mm256_shuffle_epi8(
-        _mm256_set1_epi32((int) bits),
-        _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202, 0x0101010101010101, 0x0000000000000000));
-    const __m256i select = _mm256_set1_epi64x((long long) 0x8040201008040201ull);
-    const __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(spread, select), select);
-    return _mm256_and_si256(set, _mm256_set1_epi8(0x10));
 }
 
 static inline __m256i load_q8(const int8_t qs[32])
@@ -410,169 +400,24 @@ void ggml__avx2_rows_by_f32_f16(int n, float *s, const void *vx, size_t bx, cons
 }
 
 /*
- * Quantized rows against Q8_0 or Q8_1 blocks, four rows a step of one
- * block: each row's 32 products are summed exactly in integers, then the
- * four rows' sums are gathered into one vector by horizontal adds, lanes
- * [r0 r1 r2 r3 | r0 r1 r2 r3] (the sums over elements 0..15 and 16..31 of
- * the block), so that one conversion and one multiply-add by the four
- * rows' scales serve all four rows.  What depends on y alone is computed
- * once a step.  Fewer than four rows: the missing rows read row 0 again,
- * their sums are not stored.
+ * The rows kernels' hooks (qrows.h).  Q8_0: dot_i8's lanes.  The 4- and
+ * 5-bit codes: vpmaddubsw's pair sums u * a, at most 2 * 31 * 127 in
+ * magnitude, less those of the bias (2 * 16 * 127 at most) for the
+ * symmetric formats, so inside 16 bits; vpmaddwd by ones widens them.
  */
-
-/* The four rows of a multi-row call, as block arrays (rows past nr alias row 0). */
-struct four_rows {
-    const char *r0, *r1, *r2, *r3;
-};
-
-static inline struct four_rows four_rows(const void *vx, size_t bx, int nr)
+QROWS_INLINE __m256i qrows_block_start(enum ggml_type t, __m256i ya)
 {
-    const char *x = vx;
-    return (struct four_rows) { x, nr > 1 ? x + bx : x, nr > 2 ? x + 2 * bx : x, nr > 3 ? x + 3 * bx : x };
+    if (t == GGML_TYPE_Q8_0 || ggml__code_bias(t) == 0)
+        return _mm256_setzero_si256();
+    return _mm256_maddubs_epi16(_mm256_set1_epi8((char) ggml__code_bias(t)), ya);
 }
 
-/*
- * [d0 d1 d2 d3 d0 d1 d2 d3] * dy: the scales of four blocks (F16 values
- * d0..d3) times the activation block's scale.
- */
-static inline __m256 four_scales(ggml_fp16_t d0, ggml_fp16_t d1, ggml_fp16_t d2, ggml_fp16_t d3, __m128 dy)
+QROWS_INLINE __m256i qrows_row_sums(enum ggml_type t, __m256i codes, __m256i ya, __m256i start)
 {
-    const uint64_t bits = (uint64_t) d0 | (uint64_t) d1 << 16 | (uint64_t) d2 << 32 | (uint64_t) d3 << 48;
-    const __m128 sc = _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi64_si128((long long) bits)), dy);
-    return _mm256_set_m128(sc, sc);
-}
-
-/* s[r] = the two lanes of row r of acc (lanes r and r + 4) added, for r < nr. */
-static inline void store_four_sums(float *s, __m256 acc, int nr)
-{
-    float sums[4];
-    _mm_storeu_ps(sums, _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1)));
-    for (int r = 0; r < nr; r++)
-        s[r] = sums[r];
-}
-
-#define BLOCK_OF(row, type, b) ((const type *) (const void *) (row) + (b))
-
-/* The Q8_0 rows kernel's hooks (qrows.h): dot_i8's lanes, from zero. */
-static inline __attribute__((always_inline)) __m256i q8_block_start(__m256i ya)
-{
-    (void) ya;
-    return _mm256_setzero_si256();
-}
-
-static inline __attribute__((always_inline)) __m256i q8_row_sums(const block_q8_0 *x, __m256i ya, __m256i start)
-{
-    (void) start;
-    return dot_i8(load_q8(x->qs), ya);
-}
-
-#define QROWS_NAME(name) ggml__avx2_##name
-#include "qrows.h"
-
-/*
- * The 4- and 5-bit formats (Q4_0, Q4_1, Q5_0, Q5_1): the weights of a
- * block as unsigned values u (0..15, or 0..31 with the fifth bits); the
- * symmetric formats' weights are u - 8 (Q4_0) and u - 16 (Q5_0), the
- * others' d * u + m (block-formats.h).  ALWAYS_INLINE with a constant
- * type: one kernel per format.
- *
- * The block's scale d and (Q4_1, Q5_1) minimum m; the block starts at p.
- */
-ALWAYS_INLINE ggml_fp16_t nibble_d(const char *p)
-{
-    ggml_fp16_t d;
-    memcpy(&d, p, sizeof d);   /* d opens every one of these blocks */
-    return d;
-}
-
-ALWAYS_INLINE ggml_fp16_t nibble_m(enum ggml_type t, const char *p)
-{
-    return t == GGML_TYPE_Q4_1 ? ((const block_q4_1 *) (const void *) p)->m
-                               : ((const block_q5_1 *) (const void *) p)->m;
-}
-
-/* u of the 32 elements of the block at p, in element order. */
-ALWAYS_INLINE __m256i nibble_values(enum ggml_type t, const char *p)
-{
-    const uint8_t *qs = t == GGML_TYPE_Q4_0 ? ((const block_q4_0 *) (const void *) p)->qs
-                      : t == GGML_TYPE_Q4_1 ? ((const block_q4_1 *) (const void *) p)->qs
-                      : t == GGML_TYPE_Q5_0 ? ((const block_q5_0 *) (const void *) p)->qs
-                                            : ((const block_q5_1 *) (const void *) p)->qs;
-    const __m256i packed = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) (const void *) qs));
-    /* the upper copy of the 16 bytes shifted by 4: its low nibbles are the high ones (elements 16..31) */
-    __m256i u = _mm256_and_si256(_mm256_srlv_epi32(packed, _mm256_set_epi32(4, 4, 4, 4, 0, 0, 0, 0)),
-                                 _mm256_set1_epi8(0x0f));
-    if (t == GGML_TYPE_Q5_0)
-        u = _mm256_or_si256(u, fifth_bits(((const block_q5_0 *) (const void *) p)->qh));
-    else if (t == GGML_TYPE_Q5_1)
-        u = _mm256_or_si256(u, fifth_bits(((const block_q5_1 *) (const void *) p)->qh));
-    return u;
-}
-
-/*
- * The 4- and 5-bit rows against Q8_0 (symmetric formats) or Q8_1 rows.
- * The products w * y of a block, summed in pairs of lanes by maddubs (u *
- * y, then minus offset * y for the symmetric formats), are at most 31 *
- * 127 (Q5_1) or 16 * 127 (Q5_0) in magnitude, so any sum of 8 of them
- * fits in 16 bits: two horizontal adds stay in 16 bits, madd widens the
- * sums of 16 products to 32.  The minimum's part, m * s_y, is summed
- * apart, four rows in four lanes.
- */
-ALWAYS_INLINE void nibble_rows(enum ggml_type t, int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
-{
-    const struct four_rows x = four_rows(vx, bx, nr);
-    const size_t step = ggml__small_block_bytes(t);
-    const size_t ystep = ggml__block_has_minimum(t) ? sizeof(block_q8_1) : sizeof(block_q8_0);
-    const char *yb = vy;
-    __m256 acc = _mm256_setzero_ps();
-    __m128 mins = _mm_setzero_ps();
-    struct ggml__rows_prefetch ahead = ggml__rows_prefetch_init(vx, bx, nr, n / 32);
-    for (int b = 0; b < n / 32; b++, yb += ystep) {
-        ggml__rows_prefetch_step(&ahead);
-        const char *x0 = x.r0 + b * step, *x1 = x.r1 + b * step, *x2 = x.r2 + b * step, *x3 = x.r3 + b * step;
-        const __m256i ya = load_q8((const int8_t *) (const void *) (yb + (ggml__block_has_minimum(t) ? 4 : 2)));
-        const __m256i offset = _mm256_maddubs_epi16(_mm256_set1_epi8((char) ggml__code_bias(t)), ya);
-#define NIBBLE_PAIRS(xb)                                                                   \
-        (ggml__code_bias(t) ? _mm256_sub_epi16(_mm256_maddubs_epi16(nibble_values(t, xb), ya), offset) \
-                          : _mm256_maddubs_epi16(nibble_values(t, xb), ya))
-        const __m256i h01 = _mm256_hadd_epi16(NIBBLE_PAIRS(x0), NIBBLE_PAIRS(x1));
-        const __m256i h23 = _mm256_hadd_epi16(NIBBLE_PAIRS(x2), NIBBLE_PAIRS(x3));
-#undef NIBBLE_PAIRS
-        const __m256i isum = _mm256_madd_epi16(_mm256_hadd_epi16(h01, h23), _mm256_set1_epi16(1));
-        ggml_fp16_t dy, sy;
-        memcpy(&dy, yb, sizeof dy);   /* d opens Q8_0 and Q8_1 blocks, s follows in Q8_1 */
-        const __m256 sc = four_scales(nibble_d(x0), nibble_d(x1), nibble_d(x2), nibble_d(x3),
-                                      _mm_set1_ps(f16_value(dy)));
-        acc = _mm256_fmadd_ps(sc, _mm256_cvtepi32_ps(isum), acc);
-        if (ggml__block_has_minimum(t)) {
-            memcpy(&sy, yb + 2, sizeof sy);
-            const __m256 m = four_scales(nibble_m(t, x0), nibble_m(t, x1), nibble_m(t, x2), nibble_m(t, x3),
-                                         _mm_set1_ps(f16_value(sy)));
-            mins = _mm_add_ps(mins, _mm256_castps256_ps128(m));
-        }
-    }
-    if (ggml__block_has_minimum(t))
-        /* the minimums' lanes counted once: added to the lower half only */
-        acc = _mm256_add_ps(acc, _mm256_castps128_ps256(mins));
-    store_four_sums(s, acc, nr);
-}
-
-void ggml__avx2_vec_dot_rows_q4_0(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
-{
-    nibble_rows(GGML_TYPE_Q4_0, n, s, vx, bx, vy, nr);
-}
-
-void ggml__avx2_vec_dot_rows_q4_1(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
-{
-    nibble_rows(GGML_TYPE_Q4_1, n, s, vx, bx, vy, nr);
-}
-
-void ggml__avx2_vec_dot_rows_q5_0(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
-{
-    nibble_rows(GGML_TYPE_Q5_0, n, s, vx, bx, vy, nr);
-}
-
-void ggml__avx2_vec_dot_rows_q5_1(int n, float *s, const void *vx, size_t bx, const void *vy, int nr)
-{
-    nibble_rows(GGML_TYPE_Q5_1, n, s, vx, bx, vy, nr);
+    if (t == GGML_TYPE_Q8_0)
+        return dot_i8(codes, ya);
+    __m256i pairs = _mm256_maddubs_epi16(codes, ya);
+    if (ggml__code_bias(t) != 0)
+        pairs = _mm256_sub_epi16(pairs, start);
+    return _mm256_madd_epi16(pairs, _mm256_set1_epi16(1));
 }
