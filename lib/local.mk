@@ -145,6 +145,7 @@ lib_cpu_simd_libisa_avx2_la_SOURCES = \
 	lib/cpu/simd/avx2/intsum.h \
 	lib/cpu/simd/avx2/k-blocks.h \
 	lib/cpu/simd/avx2/words8x8.h \
+	lib/cpu/simd/avx2/q4tile.h \
 	lib/cpu/simd/avx2/q8tile.h \
 	lib/cpu/simd/avx2/qrows.h \
 	lib/cpu/simd/avx2/dot.c \
@@ -173,6 +174,7 @@ noinst_LTLIBRARIES += lib/cpu/simd/libisa-avx2-vnni.la
 lib_cpu_simd_libisa_avx2_vnni_la_SOURCES = \
 	lib/cpu/simd/avx2/avx2.h \
 	lib/cpu/simd/avx2/vmath.h \
+	lib/cpu/simd/avx2/q4tile.h \
 	lib/cpu/simd/avx2/q8tile.h \
 	lib/cpu/simd/avx2/qrows.h \
 	lib/cpu/simd/avx2/qgemm-vnni.c \

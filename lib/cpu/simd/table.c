@@ -195,6 +195,8 @@ static void fill_avx2(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *
     if (caps->avx_vnni) {
         k->qgemm_tile[GGML_TYPE_Q8_0] = ggml__avx2_vnni_qgemm_tile_q8_0;
         k->qgemm_packed_tile[GGML_TYPE_Q8_0] = ggml__avx2_vnni_qgemm_packed_tile_q8_0;
+        k->qgemm_tile[GGML_TYPE_Q4_0] = ggml__avx2_vnni_qgemm_tile_q4_0;
+        k->qgemm_packed_tile[GGML_TYPE_Q4_0] = ggml__avx2_vnni_qgemm_packed_tile_q4_0;
     }
 #    endif
     k->vec_dot[GGML_TYPE_F16] = ggml__avx2_vec_dot_f16;

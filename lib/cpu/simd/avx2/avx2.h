@@ -17,7 +17,11 @@ void ggml__avx2_vnni_vec_dot_rows_q4_1(int n, float *s, const void *x, size_t bx
 void ggml__avx2_vnni_vec_dot_rows_q5_0(int n, float *s, const void *x, size_t bx, const void *y, int nr);
 void ggml__avx2_vnni_vec_dot_rows_q5_1(int n, float *s, const void *x, size_t bx, const void *y, int nr);
 void ggml__avx2_vnni_vec_dot_rows_q8_0(int n, float *s, const void *x, size_t bx, const void *y, int nr);
-/* qgemm-vnni.c (AVX-VNNI): the Q8_0 qgemm_tile and qgemm_packed_tile */
+/* qgemm-vnni.c (AVX-VNNI): the Q4_0 and Q8_0 qgemm_tile and qgemm_packed_tile */
+void ggml__avx2_vnni_qgemm_tile_q4_0(int nb, const void *a, size_t a_stride, int mr, const struct ggml__qcolumn *cols,
+                                     int nr, float *const *c);
+void ggml__avx2_vnni_qgemm_packed_tile_q4_0(int nb, const void *a, size_t a_stride, int mr,
+                                            const struct ggml__qcolumn *cols, int nr, float *const *c);
 void ggml__avx2_vnni_qgemm_tile_q8_0(int nb, const void *a, size_t a_stride, int mr, const struct ggml__qcolumn *cols,
                                      int nr, float *const *c);
 void ggml__avx2_vnni_qgemm_packed_tile_q8_0(int nb, const void *a, size_t a_stride, int mr,

@@ -1,9 +1,14 @@
 /*
- * simd/avx2/qgemm-vnni.c - the AVX2 level's integer tile for Q8_0
- * weights on processors with AVX-VNNI (kernels.h, qgemm_tile and
+ * simd/avx2/qgemm-vnni.c - the AVX2 level's integer tiles for Q8_0 and
+ * Q4_0 weights on processors with AVX-VNNI (kernels.h, qgemm_tile and
  * qgemm_packed_tile), chosen over qgemm.c's 16-bit products when the CPU
  * has it.
  *
+ * Q4_0 (q4tile.h): the weights' unsigned codes 0..15 are vpdpbusd's
+ * unsigned side and the column's codes its signed side, so each row's
+ * products go straight into 32-bit sums, exact (at most 32 * 15 * 128).
+ *
+ * Q8_0:
  * vpdpbusd multiplies unsigned bytes by signed ones and adds each four
  * products into a 32-bit lane, without saturation.  The weights stay the
  * signed side, read as stored in the interleaved layout of
@@ -38,6 +43,23 @@
 
 _Static_assert(ROWS == 2 * HALF, "a group is two halves of 8 rows");
 _Static_assert(sizeof(block_q8_0) == 34, "Q8_0 blocks of 34 bytes");
+
+/* q4tile.h: the products of a word's low and high nibbles, added four at a time into 32-bit lanes. */
+static inline __attribute__((always_inline)) __m256i q4_word_products(__m256i sums, __m256i low, __m256i high,
+                                                                      int32_t low_codes, int32_t high_codes)
+{
+    sums = _mm256_dpbusd_avx_epi32(sums, low, _mm256_set1_epi32(low_codes));
+    return _mm256_dpbusd_avx_epi32(sums, high, _mm256_set1_epi32(high_codes));
+}
+
+/* q4tile.h: the sums are whole already. */
+static inline __attribute__((always_inline)) __m256i q4_block_sums(__m256i sums)
+{
+    return sums;
+}
+
+#define Q4_TILE_NAME(name) ggml__avx2_vnni_qgemm_##name
+#include "q4tile.h"
 
 struct q8_chunk {
     __m256i row_sums[Q8_CHUNK][2];                     /* block, half: sum of each row's 32 codes */
@@ -74,14 +96,16 @@ static void q8_chunk_init(struct q8_chunk *ch, const char *group, int nb, int mr
 }
 
 /* Every block sum of the tile's rows by columns j0 .. j0 + width - 1 for chunk block b (q8tile.h): the
-   unsigned codes' sums less 128 times the rows' code sums. */
+   unsigned codes' products added to -128 times the rows' code sums. */
 static inline __attribute__((always_inline)) void q8_block_sums(const struct q8_chunk *ch, const char *g, int b,
                                                                 const int halves, int j0, const int width,
                                                                 __m256i sum[2][2])
 {
-    for (int h = 0; h < halves; h++)
+    for (int h = 0; h < halves; h++) {
+        const __m256i start = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(ch->row_sums[b][h], 7));
         for (int j = 0; j < width; j++)
-            sum[h][j] = _mm256_setzero_si256();
+            sum[h][j] = start;
+    }
 #pragma GCC unroll 8
     for (int q = 0; q < 8; q++) {
         __m256i word[2];
@@ -95,11 +119,6 @@ static inline __attribute__((always_inline)) void q8_block_sums(const struct q8_
             for (int j = 0; j < width; j++)
                 sum[h][j] = _mm256_dpbusd_avx_epi32(sum[h][j], word[j], w);
         }
-    }
-    for (int h = 0; h < halves; h++) {
-        const __m256i offset = _mm256_slli_epi32(ch->row_sums[b][h], 7);
-        for (int j = 0; j < width; j++)
-            sum[h][j] = _mm256_sub_epi32(sum[h][j], offset);
     }
 }
 

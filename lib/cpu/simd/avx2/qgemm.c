@@ -1,26 +1,18 @@
 /*
  * simd/avx2/qgemm.c - the integer tiles (kernels.h, qgemm_tile and
  * qgemm_packed_tile) of the AVX2 level, for Q4_0 and Q8_0 weights,
- * without VNNI.  Q8_0 has a tile of its own (the last section).
+ * without VNNI, and the interleaving of rows into packed-rows.h's layout
+ * that every AVX2 tile reads.
  *
- * The tile works on the interleaved layout of packed-rows.h: one 32-byte
- * load takes code word q of 8 rows (half of a 16-row group), so that the
- * low nibbles are codes 4q .. 4q + 3 and the high ones 16 + 4q .. 16 + 4q
- * + 3 of those rows, one row per 32-bit lane.  Against a column's four
- * codes at the same place (broadcast), vpmaddubsw gives each row's two
- * pair sums in 16 bits: the weights' codes u = w + 8 are 0..15 and the
- * column's in -128..127, so a pair is at most 2 * 15 * 128 = 3840 and the
- * eight code words of a block add up to at most 30720, inside 16 bits
- * without saturation.  vpmaddwd by ones then gives each row's exact block
- * sum in 32 bits, and the offset comes out with the column's code sum,
- * as in the AVX-512 tile: sum w q = sum u q - 8 sum q.  One conversion, a
- * multiply by the column's scale and a multiply-add by the rows' scales
- * finish the block: the generic level's floats bit for bit.
+ * Q4_0 (q4tile.h): against a column's four codes at the same place
+ * (broadcast), vpmaddubsw gives each row's two pair sums of a word's
+ * unsigned weights in 16 bits: the weights' codes u = w + 8 are 0..15
+ * and the column's in -128..127, so a pair is at most 2 * 15 * 128 =
+ * 3840 and the eight products of a block's four words add up to at most
+ * 30720, inside 16 bits without saturation.  vpmaddwd by ones then gives
+ * each row's exact block sum in 32 bits.
  *
- * Registers: a half's 8 code vectors, its scales and 4 columns'
- * accumulators fit the 16 of AVX2, so a tile runs as 2 halves x groups
- * of up to 4 columns.  Rows in the standard layout (qgemm_tile) are
- * interleaved first, PACK_BLOCKS blocks at a time on the stack.
+ * Q8_0 has a tile of its own (the last section).
  */
 #include "config.h"
 
@@ -36,88 +28,8 @@
 
 #define ROWS GGML__QGEMM_ROWS
 #define HALF 8
-#define COLS_STEP 4
-#define PACK_BLOCKS 32   /* 32 blocks of 16 Q4_0 rows: 9 KiB of stack */
 
 _Static_assert(ROWS == 2 * HALF, "a group is two halves of 8 rows");
-
-/* Four codes of a column's block, at byte offset 4q, as one 32-bit word. */
-static inline int32_t column_word(const block_q8_0 *b, int q)
-{
-    int32_t word;
-    memcpy(&word, b->qs + 4 * q, sizeof word);
-    return word;
-}
-
-/*
- * Rows 8h .. 8h + rows - 1 of the group by width columns (a constant
- * after inlining; cols[j] for j < width), blocks [0, nb) of the group
- * against the columns' blocks [b0, b0 + nb): c[j][8h + i] is set, or
- * added to when accumulate.
- */
-static inline __attribute__((always_inline)) void half_tile(const char *group, int nb, int h, int b0, int rows,
-                                                            const struct ggml__qcolumn *cols, const int width,
-                                                            float *const *c, bool accumulate)
-{
-    const __m256i mask = avx2_first_lanes(rows), low4 = _mm256_set1_epi8(0x0f), ones = _mm256_set1_epi16(1);
-    __m256 acc[COLS_STEP];
-    for (int j = 0; j < width; j++)
-        acc[j] = accumulate ? _mm256_maskload_ps(c[j] + HALF * h, mask) : _mm256_setzero_ps();
-    for (int b = 0; b < nb; b++) {
-        const char *g = group + (size_t) b * ROWS * sizeof(block_q4_0);
-        const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (const void *) (g + 2 * HALF * h)));
-        const char *words = g + 2 * ROWS + 4 * HALF * h;
-        __m256i v[8];
-#pragma GCC unroll 4
-        for (int q = 0; q < 4; q++) {
-            const __m256i packed = _mm256_loadu_si256((const __m256i *) (const void *) (words + 4 * ROWS * q));
-            v[q] = _mm256_and_si256(packed, low4);
-            v[q + 4] = _mm256_and_si256(_mm256_srli_epi16(packed, 4), low4);
-        }
-#pragma GCC unroll 4
-        for (int j = 0; j < width; j++) {
-            const block_q8_0 *qb = (const block_q8_0 *) cols[j].q + b0 + b;
-            __m256i pairs = _mm256_maddubs_epi16(v[0], _mm256_set1_epi32(column_word(qb, 0)));
-#pragma GCC unroll 7
-            for (int k = 1; k < 8; k++)
-                pairs = _mm256_add_epi16(pairs, _mm256_maddubs_epi16(v[k], _mm256_set1_epi32(column_word(qb, k))));
-            const __m256i s =
-                _mm256_sub_epi32(_mm256_madd_epi16(pairs, ones), _mm256_set1_epi32(8 * cols[j].sum[b0 + b]));
-            const __m256 scaled = _mm256_mul_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(cols[j].d[b0 + b]));
-            acc[j] = _mm256_fmadd_ps(d, scaled, acc[j]);
-        }
-    }
-    for (int j = 0; j < width; j++)
-        _mm256_maskstore_ps(c[j] + HALF * h, mask, acc[j]);
-}
-
-/*
- * Runs half(h, rows, j0, width) for each half h of a group that holds
- * rows (rows of its mr), by steps of width <= COLS_STEP of its nr
- * columns from j0; width is a constant in each expansion, so that the
- * half tiles keep their accumulators in registers.
- */
-#define FOR_EACH_HALF_STEP(mr, nr, half)                                                 \
-    for (int h_ = 0; h_ < 2 && HALF * h_ < (mr); h_++) {                                 \
-        const int rows_ = (mr) - HALF * h_ < HALF ? (mr) - HALF * h_ : HALF;             \
-        for (int j0_ = 0; j0_ < (nr); j0_ += COLS_STEP) {                                \
-            switch ((nr) - j0_ < COLS_STEP ? (nr) - j0_ : COLS_STEP) {                   \
-            case 1: half(h_, rows_, j0_, 1); break;                                      \
-            case 2: half(h_, rows_, j0_, 2); break;                                      \
-            case 3: half(h_, rows_, j0_, 3); break;                                      \
-            default: half(h_, rows_, j0_, 4); break;                                     \
-            }                                                                            \
-        }                                                                                \
-    }
-
-/* The tile on a group (blocks [0, nb) against the columns' [b0, b0 + nb)), set or accumulated. */
-static void group_tile(const char *group, int nb, int b0, int mr, const struct ggml__qcolumn *cols, int nr,
-                       float *const *c, bool accumulate)
-{
-#define Q4_HALF(h, rows, j0, width) half_tile(group, nb, h, b0, rows, cols + (j0), width, c + (j0), accumulate)
-    FOR_EACH_HALF_STEP(mr, nr, Q4_HALF)
-#undef Q4_HALF
-}
 
 /* ------------------------------------------------ interleaving the rows */
 
@@ -189,24 +101,29 @@ void ggml__avx2_qgemm_pack_q8_0(int64_t nb, const char *rows, size_t stride, int
     pack_rows_of(34, nb, rows, stride, mr, group);
 }
 
-void ggml__avx2_qgemm_packed_tile_q4_0(int nb, const void *a, size_t a_stride, int mr,
-                                       const struct ggml__qcolumn *cols, int nr, float *const *c)
+/* ------------------------------------------------ Q4_0: 16-bit pair sums */
+
+/*
+ * q4tile.h: the pair sums of a word's low and high nibbles, added in 16
+ * bits (at most 30720 a block, above).  The adds are the saturating ones,
+ * which never saturate here: GCC reassociates plain ones into one tree of
+ * a block's 32 products per column, which does not fit the registers.
+ */
+static inline __attribute__((always_inline)) __m256i q4_word_products(__m256i sums, __m256i low, __m256i high,
+                                                                      int32_t low_codes, int32_t high_codes)
 {
-    (void) a_stride;
-    group_tile(a, nb, 0, mr, cols, nr, c, false);
+    sums = _mm256_adds_epi16(sums, _mm256_maddubs_epi16(low, _mm256_set1_epi32(low_codes)));
+    return _mm256_adds_epi16(sums, _mm256_maddubs_epi16(high, _mm256_set1_epi32(high_codes)));
 }
 
-void ggml__avx2_qgemm_tile_q4_0(int nb, const void *a, size_t a_stride, int mr, const struct ggml__qcolumn *cols,
-                                int nr, float *const *c)
+/* q4tile.h: each row's 16 pair sums (two a lane) added into one 32-bit sum. */
+static inline __attribute__((always_inline)) __m256i q4_block_sums(__m256i sums)
 {
-    char group[PACK_BLOCKS * ROWS * sizeof(block_q4_0)];
-    for (int b0 = 0; b0 < nb; b0 += PACK_BLOCKS) {
-        const int n = nb - b0 < PACK_BLOCKS ? nb - b0 : PACK_BLOCKS;
-        /* rows past mr: row 0 again, never stored */
-        pack_rows_of(18, n, (const char *) a + (size_t) b0 * sizeof(block_q4_0), a_stride, mr, group);
-        group_tile(group, n, b0, mr, cols, nr, c, b0 > 0);
-    }
+    return _mm256_madd_epi16(sums, _mm256_set1_epi16(1));
 }
+
+#define Q4_TILE_NAME(name) ggml__avx2_qgemm_##name
+#include "q4tile.h"
 
 /* ------------------------------------------------ Q8_0: 16-bit products */
 
