@@ -18,10 +18,12 @@
  */
 #include <stdio.h>
 #include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#    include <cpuid.h>
+#endif
 
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
-#include <string.h>
 
 #include "tap.h"
 #include "op-test.h"
@@ -203,10 +205,22 @@ static double round_to_bf16(double v)
     return f;
 }
 
+/* Whether the processor is AMD's (CPUID vendor "AuthenticAMD"). */
+static bool cpu_is_amd(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned int a, b, c, d;
+    return __get_cpuid(0, &a, &b, &c, &d) && memcmp(&b, "Auth", 4) == 0 && memcmp(&d, "enti", 4) == 0 &&
+           memcmp(&c, "cAMD", 4) == 0;
+#else
+    return false;
+#endif
+}
+
 /*
  * Whether the fast kernels multiply F16 and BF16 weights by N columns in
- * BF16 pairs (ggml_backend_cpu_init(3)): at the avx512 level of a
- * processor with AVX512_BF16, more than 128 columns.
+ * BF16 pairs (ggml_mul_mat(3)): at the avx512 level of an AMD processor
+ * with AVX512_BF16, more than 128 columns.
  */
 static bool in_bf16_pairs(enum ggml_type ta, int64_t N)
 {
@@ -218,7 +232,7 @@ static bool in_bf16_pairs(enum ggml_type ta, int64_t N)
         level = level || (strcmp(f->name, "ISA") == 0 && strcmp(f->value, "avx512") == 0);
         bf16 = bf16 || (strcmp(f->name, "AVX512_BF16") == 0 && strcmp(f->value, "1") == 0);
     }
-    return level && bf16 && (ta == GGML_TYPE_F16 || ta == GGML_TYPE_BF16) && N > 128;
+    return level && bf16 && cpu_is_amd() && (ta == GGML_TYPE_F16 || ta == GGML_TYPE_BF16) && N > 128;
 }
 
 /*

@@ -29,6 +29,7 @@
 struct cpu_features {
     bool sse3, ssse3, avx, avx_vnni, avx2, bmi2, f16c, fma;
     bool avx512, avx512_vbmi, avx512_vnni, avx512_bf16, amx_int8;
+    bool amd;   /* vendor AuthenticAMD */
     bool avx512_bw, avx512_dq, avx512_vl;   /* with F: the AVX-512 kernel level */
     bool neon, arm_fma, fp16_va, dotprod, matmul_int8, sve, sme, sme2;
     int sve_cnt;
@@ -48,6 +49,9 @@ static unsigned long long read_xcr0(void)
 static void detect_x86(struct cpu_features *f)
 {
     unsigned int a, b, c, d;
+    if (!__get_cpuid(0, &a, &b, &c, &d))
+        return;
+    f->amd = b == 0x68747541 && d == 0x69746e65 && c == 0x444d4163;   /* "Auth" "enti" "cAMD" */
     if (!__get_cpuid(1, &a, &b, &c, &d))
         return;
     f->sse3 = c & (1u << 0);
@@ -170,6 +174,8 @@ static void fill_isa_caps(struct ggml__isa_caps *c, const struct cpu_features *f
     c->avx512_vnni = c->avx2;
     c->avx512_bf16 = c->avx2;
 #endif
+    /* emulated too only where the CPU itself has it, as ggml_cpu_has_avx512_bf16 says */
+    c->bf16_dot_full_rate = c->avx512_bf16 && f->avx512_bf16 && f->amd;
     c->neon = f->neon;
     c->dotprod = f->neon && f->dotprod;
     c->i8mm = f->neon && f->matmul_int8;

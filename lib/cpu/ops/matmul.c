@@ -38,9 +38,10 @@
  * Where the level has a dot tile (dot_tile: AVX-512), F32 products of up
  * to DOT_TILE_F32_COLS columns and F16 and BF16 products of up to
  * DOT_TILE_HALF_COLS read A's rows in place instead, four rows by four
- * columns a call (product_by_dot_tiles).  Where the level has a BF16
- * tile (gemm_bf16_tile: AVX512_BF16), F16 and BF16 products of more
- * columns pack A and B as BF16 pairs for it instead (product_block_bf16).
+ * columns a call (product_by_dot_tiles).  Where the level prefers its
+ * BF16 tile (gemm_bf16_preferred: AVX512_BF16 at full rate), F16 and BF16
+ * products of more columns pack A and B as BF16 pairs for it instead
+ * (product_block_bf16).
  * Products with few columns (matrix times vector; up to dot_columns_max
  * for types slow to convert) skip the packing and take dot products of
  * A's rows instead, and so do
@@ -430,12 +431,13 @@ static void product_by_dot_tiles(const struct operand *a, int64_t m0, int64_t m1
 /* ------------------------------------------------ the tiles in BF16 pairs */
 
 /*
- * At a level with gemm_bf16_tile (AVX512_BF16), F16 and BF16 weights by
- * more columns than the dot tile takes (counted over the whole product,
- * or an expert's, so that the result does not depend on how the threads
- * share the columns) are multiplied in BF16 pairs, F16 ones unless the
- * node asks for GGML_PREC_F32 (ggml_mul_mat_set_prec):
- * A's rows and B's columns rounded to BF16 (exact for BF16 weights, whose
+ * Where the level's gemm_bf16_tile is preferred (AVX512_BF16 at full
+ * rate: kernels.h gemm_bf16_preferred), F16 and BF16 weights by more
+ * columns than the dot tile takes (counted over the whole product, or an
+ * expert's, so that the result does not depend on how the threads share
+ * the columns) are multiplied in BF16 pairs, F16 ones unless the node
+ * asks for GGML_PREC_F32 (ggml_mul_mat_set_prec): A's rows and B's
+ * columns rounded to BF16 (exact for BF16 weights, whose
  * columns the vec_dot_type rounds to BF16 already; F16 weights lose their
  * three lowest significand bits), products summed in F32.  The panels are
  * product_block's with two values of k to a 32-bit word, so a tile step
@@ -443,7 +445,7 @@ static void product_by_dot_tiles(const struct operand *a, int64_t m0, int64_t m1
  */
 static bool bf16_pairs_for(enum ggml_type type, int64_t ncols, enum ggml_prec prec)
 {
-    return ggml__kernels()->gemm_bf16_tile != NULL && ncols > DOT_TILE_HALF_COLS &&
+    return ggml__kernels()->gemm_bf16_preferred && ncols > DOT_TILE_HALF_COLS &&
            (type == GGML_TYPE_BF16 || (type == GGML_TYPE_F16 && prec == GGML_PREC_DEFAULT));
 }
 
