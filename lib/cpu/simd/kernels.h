@@ -81,7 +81,7 @@ struct ggml__isa_caps {
      * Zen 5.  Not Intel's AVX512_BF16 processors, whose vdpbf16ps has one
      * port where the multiply-add has two: on a 2-core Xeon with
      * AVX512_FP16, F16 weights 2048 x 2048 by 512 columns took 33 ms in
-     * BF16 pairs against 23 ms through the F32 tile.
+     * BF16 pairs against 24 ms through the F32 tile.
      */
     bool bf16_dot_full_rate;
     bool neon, dotprod, i8mm, fp16_va;
