@@ -8,8 +8,8 @@
  * (broadcast), vpmaddubsw gives each row's two pair sums of a word's
  * unsigned weights in 16 bits: the weights' codes u = w + 8 are 0..15
  * and the column's in -128..127, so a pair is at most 2 * 15 * 128 =
- * 3840 and the eight products of a block's four words add up to at most
- * 30720, inside 16 bits without saturation.  vpmaddwd by ones then gives
+ * 3840 and the eight pair sums a 16-bit lane gathers over a block's four
+ * words add up to at most 30720, inside 16 bits without saturation.  vpmaddwd by ones then gives
  * each row's exact block sum in 32 bits.
  *
  * Q8_0 has a tile of its own (the last section).
