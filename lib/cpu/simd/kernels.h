@@ -79,9 +79,8 @@ struct ggml__isa_caps {
      * vdpbf16ps issues as often as a 512-bit vfmadd231ps, so that a BF16
      * pair step does twice an F32 step's multiply-adds: AMD's Zen 4 and
      * Zen 5.  Not Intel's AVX512_BF16 processors, whose vdpbf16ps has one
-     * port where the multiply-add has two: on a 2-core Xeon with
-     * AVX512_FP16, F16 weights 2048 x 2048 by 512 columns took 33 ms in
-     * BF16 pairs against 24 ms through the F32 tile.
+     * port where the multiply-add has two, so that the F32 tile is the
+     * faster product there.
      */
     bool bf16_dot_full_rate;
     bool neon, dotprod, i8mm, fp16_va;
