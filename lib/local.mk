@@ -138,6 +138,18 @@ libggml_backend_core_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(HWLOC_CFLAG
 libggml_backend_core_la_LIBADD = $(HWLOC_LIBS) $(LIBS)
 
 # Kernel levels (configure builds those the compiler accepts).
+if ISA_SSE2
+noinst_LTLIBRARIES += lib/cpu/simd/libisa-sse2.la
+lib_cpu_simd_libisa_sse2_la_SOURCES = \
+	lib/cpu/simd/sse2/sse2.h \
+	lib/cpu/simd/sse2/vmath.h \
+	lib/cpu/simd/sse2/dot.c \
+	lib/cpu/simd/sse2/elementwise.c \
+	lib/cpu/simd/sse2/rows.c
+lib_cpu_simd_libisa_sse2_la_CPPFLAGS = $(core_cppflags)
+lib_cpu_simd_libisa_sse2_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS) $(ISA_SSE2_CFLAGS)
+libggml_backend_core_la_LIBADD += lib/cpu/simd/libisa-sse2.la
+endif
 if ISA_AVX2
 noinst_LTLIBRARIES += lib/cpu/simd/libisa-avx2.la
 lib_cpu_simd_libisa_avx2_la_SOURCES = \

@@ -66,6 +66,7 @@ enum ggml__binary_op {
 /* The levels, lowest first within an architecture. */
 enum ggml__isa {
     GGML__ISA_GENERIC,
+    GGML__ISA_SSE2,      /* the x86-64 baseline */
     GGML__ISA_AVX2,      /* AVX2 + FMA + F16C */
     GGML__ISA_AVX512,    /* AVX-512 F/BW/DQ/VL, plus AVX2's requirements */
     GGML__ISA_NEON,      /* AArch64 Advanced SIMD */

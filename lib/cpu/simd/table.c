@@ -32,9 +32,13 @@
 #if HAVE_ISA_NEON
 #    include "neon/neon.h"
 #endif
+#if HAVE_ISA_SSE2
+#    include "sse2/sse2.h"
+#endif
 
 static const char *const isa_names[GGML__ISA_COUNT] = {
     [GGML__ISA_GENERIC] = "generic",
+    [GGML__ISA_SSE2] = "sse2",
     [GGML__ISA_AVX2] = "avx2",
     [GGML__ISA_AVX512] = "avx512",
     [GGML__ISA_NEON] = "neon",
@@ -57,6 +61,7 @@ bool ggml__isa_built(enum ggml__isa level)
 {
     switch (level) {
     case GGML__ISA_GENERIC: return true;
+    case GGML__ISA_SSE2:    return HAVE_ISA_SSE2;
     case GGML__ISA_AVX2:    return HAVE_ISA_AVX2;
     case GGML__ISA_AVX512:  return HAVE_ISA_AVX512;
     case GGML__ISA_NEON:    return HAVE_ISA_NEON;
@@ -68,6 +73,7 @@ bool ggml__isa_runs_on(enum ggml__isa level, const struct ggml__isa_caps *caps)
 {
     switch (level) {
     case GGML__ISA_GENERIC: return true;
+    case GGML__ISA_SSE2:    return true;   /* built for x86-64 only, where every CPU has it */
     case GGML__ISA_AVX2:    return caps->avx2;
     case GGML__ISA_AVX512:  return caps->avx2 && caps->avx512;
     case GGML__ISA_NEON:    return caps->neon;
@@ -174,6 +180,49 @@ static void fill_generic(struct ggml__cpu_kernels *k, const struct ggml__isa_cap
     k->gemm_lanes = GGML__GENERIC_GEMM_LANES;
     k->gemm_tile = ggml__generic_gemm_tile_f32;
 }
+
+#if HAVE_ISA_SSE2
+/* The x86-64 baseline: below every other x86-64 level, whose tables start from it. */
+static void fill_sse2(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *caps)
+{
+    (void) caps;
+    k->vec_dot[GGML_TYPE_F16] = ggml__sse2_vec_dot_f16;
+    k->vec_dot[GGML_TYPE_Q8_0] = ggml__sse2_vec_dot_q8_0_q8_0;
+    k->rows_by_f32[GGML_TYPE_F16] = ggml__sse2_rows_by_f32_f16;
+    k->to_float[GGML_TYPE_F16] = ggml__sse2_f16_to_f32;
+
+    k->unary[GGML_UNARY_OP_ABS] = ggml__sse2_unary_abs;
+    k->unary[GGML_UNARY_OP_NEG] = ggml__sse2_unary_neg;
+    k->unary[GGML_UNARY_OP_RELU] = ggml__sse2_unary_relu;
+    k->unary[GGML_UNARY_OP_TANH] = ggml__sse2_unary_tanh;
+    k->unary[GGML_UNARY_OP_SIGMOID] = ggml__sse2_unary_sigmoid;
+    k->unary[GGML_UNARY_OP_EXP] = ggml__sse2_unary_exp;
+    k->unary[GGML_UNARY_OP_SILU] = ggml__sse2_unary_silu;
+    k->unary[GGML_UNARY_OP_GELU] = ggml__sse2_unary_gelu;
+    k->unary[GGML_UNARY_OP_GELU_QUICK] = ggml__sse2_unary_gelu_quick;
+    k->unary_stream[GGML_UNARY_OP_ABS] = ggml__sse2_unary_stream_abs;
+    k->unary_stream[GGML_UNARY_OP_NEG] = ggml__sse2_unary_stream_neg;
+    k->unary_stream[GGML_UNARY_OP_RELU] = ggml__sse2_unary_stream_relu;
+    k->unary_stream[GGML_UNARY_OP_TANH] = ggml__sse2_unary_stream_tanh;
+    k->unary_stream[GGML_UNARY_OP_SIGMOID] = ggml__sse2_unary_stream_sigmoid;
+    k->unary_stream[GGML_UNARY_OP_EXP] = ggml__sse2_unary_stream_exp;
+    k->unary_stream[GGML_UNARY_OP_SILU] = ggml__sse2_unary_stream_silu;
+    k->unary_stream[GGML_UNARY_OP_GELU] = ggml__sse2_unary_stream_gelu;
+    k->unary_stream[GGML_UNARY_OP_GELU_QUICK] = ggml__sse2_unary_stream_gelu_quick;
+    k->glu[GGML_GLU_OP_REGLU] = ggml__sse2_glu_reglu;
+    k->glu[GGML_GLU_OP_SWIGLU] = ggml__sse2_glu_swiglu;
+    k->glu[GGML_GLU_OP_GEGLU] = ggml__sse2_glu_geglu;
+    k->glu[GGML_GLU_OP_GEGLU_QUICK] = ggml__sse2_glu_geglu_quick;
+
+    k->reduce_max = ggml__sse2_reduce_max;
+    k->softmax_exp_sum = ggml__sse2_softmax_exp_sum;
+    k->scale = ggml__sse2_scale;
+    k->binary_stream[GGML__BINARY_ADD] = ggml__sse2_add_stream;
+    k->binary_stream[GGML__BINARY_SUB] = ggml__sse2_sub_stream;
+    k->binary_stream[GGML__BINARY_MUL] = ggml__sse2_mul_stream;
+    k->binary_stream[GGML__BINARY_DIV] = ggml__sse2_div_stream;
+}
+#endif
 
 #if HAVE_ISA_AVX2
 static void fill_avx2(struct ggml__cpu_kernels *k, const struct ggml__isa_caps *caps)
@@ -499,6 +548,10 @@ bool ggml__kernels_build(struct ggml__cpu_kernels *k, enum ggml__isa level, cons
     k->stream_min_bytes = SIZE_MAX;
     k->l2_bytes = GGML__L2_DEFAULT_BYTES;
     fill_generic(k, caps);
+#if HAVE_ISA_SSE2
+    if (level == GGML__ISA_SSE2 || level == GGML__ISA_AVX2 || level == GGML__ISA_AVX512)
+        fill_sse2(k, caps);
+#endif
 #if HAVE_ISA_AVX2
     if (level == GGML__ISA_AVX2 || level == GGML__ISA_AVX512)
         fill_avx2(k, caps);
