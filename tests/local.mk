@@ -57,6 +57,7 @@ tap_test_programs = \
 	tests/test-cpu-hwloc \
 	tests/test-threads \
 	tests/test-kernels \
+	tests/test-rpc-wire \
 	tests/test-op-binary \
 	tests/test-op-copy \
 	tests/test-op-unary \
@@ -98,6 +99,11 @@ tests_test_numa_SOURCES = tests/test-numa.c lib/cpu/numa-plan.c lib/cpu/numa-pla
 tests_test_numa_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/cpu
 tests_test_numa_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS)
 tests_test_numa_LDADD = libggml-backend.la $(HWLOC_LIBS) -lm
+# test-rpc-wire checks the RPC messages: lib/rpc/wire.c is compiled into
+# it (the RPC plugin's own code, not exported by any library).
+tests_test_rpc_wire_SOURCES = tests/test-rpc-wire.c lib/rpc/wire.c lib/rpc/wire.h
+tests_test_rpc_wire_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/rpc
+tests_test_rpc_wire_LDADD = libggml-backend.la
 # test-kernels builds the kernel table of every level: it links the
 # library's internals (the convenience library behind libggml-backend.la).
 tests_test_kernels_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/cpu
