@@ -58,6 +58,7 @@ tap_test_programs = \
 	tests/test-threads \
 	tests/test-kernels \
 	tests/test-rpc-wire \
+	tests/test-rpc-server \
 	tests/test-op-binary \
 	tests/test-op-copy \
 	tests/test-op-unary \
@@ -104,6 +105,11 @@ tests_test_numa_LDADD = libggml-backend.la $(HWLOC_LIBS) -lm
 tests_test_rpc_wire_SOURCES = tests/test-rpc-wire.c lib/rpc/wire.c lib/rpc/wire.h
 tests_test_rpc_wire_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/rpc
 tests_test_rpc_wire_LDADD = libggml-backend.la
+# test-rpc-server runs one server connection (lib/rpc/server.c) in a thread.
+tests_test_rpc_server_SOURCES = tests/test-rpc-server.c lib/rpc/server.c lib/rpc/server.h lib/rpc/wire.c \
+	lib/rpc/wire.h lib/plugin-log.h
+tests_test_rpc_server_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/rpc
+tests_test_rpc_server_LDADD = libggml-backend.la -lm
 # test-kernels builds the kernel table of every level: it links the
 # library's internals (the convenience library behind libggml-backend.la).
 tests_test_kernels_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/cpu

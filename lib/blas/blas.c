@@ -136,6 +136,7 @@
 #include "ggml-cpu.h"
 
 #include "blas-guid.h"
+#include "plugin-log.h"
 #include "team.h"
 
 /* Measured defaults (see the header comment), and the cap on the other
@@ -153,25 +154,7 @@
 /* --------------------------------------------------------------- logging */
 
 /* Logs "func: message" through the application's logger. */
-static void blas_log(enum ggml_log_level level, const char *func, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void blas_log(enum ggml_log_level level, const char *func, const char *fmt, ...)
-{
-    ggml_log_callback callback;
-    void *user_data;
-    char text[512];
-    va_list ap;
-
-    ggml_log_get(&callback, &user_data);
-    if (callback == NULL)
-        return;
-    int n = snprintf(text, sizeof text, "%s: ", func);
-    va_start(ap, fmt);
-    vsnprintf(text + n, sizeof text - (size_t) n - 1, fmt, ap);
-    va_end(ap);
-    strcat(text, "\n");
-    callback(level, text, user_data);
-}
+#define blas_log ggml__plugin_log
 
 /* ------------------------------------------------------- device settings */
 

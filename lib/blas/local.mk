@@ -8,6 +8,7 @@ endif
 lib_blas_libggml_blas_la_SOURCES = \
 	lib/blas/blas.c \
 	lib/blas/blas-guid.h \
+	lib/plugin-log.h \
 	lib/blas/team.c \
 	lib/blas/team.h
 lib_blas_libggml_blas_la_CPPFLAGS = $(AM_CPPFLAGS) -DGGML_BACKEND_DL $(OPENBLAS_CFLAGS)

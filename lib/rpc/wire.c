@@ -401,13 +401,17 @@ bool rpc_wire_graph_check(const struct rpc_wire_graph *g, struct rpc_wire_index 
     return ok;
 }
 
-uint64_t rpc_wire_fnv1a(const void *data, size_t size)
+uint64_t rpc_wire_fnv1a_more(uint64_t hash, const void *data, size_t size)
 {
     const uint8_t *p = data;
-    uint64_t hash = 0xcbf29ce484222325ull;
     for (size_t i = 0; i < size; i++) {
         hash ^= p[i];
         hash *= 0x100000001b3ull;
     }
     return hash;
+}
+
+uint64_t rpc_wire_fnv1a(const void *data, size_t size)
+{
+    return rpc_wire_fnv1a_more(RPC_WIRE_FNV1A_START, data, size);
 }

@@ -170,7 +170,13 @@ void rpc_wire_index_free(struct rpc_wire_index *index);
  */
 bool rpc_wire_graph_check(const struct rpc_wire_graph *g, struct rpc_wire_index *index, char *why);
 
-/* The FNV-1a 64-bit hash of data (SET_TENSOR_HASH names a cached blob by it). */
+/*
+ * The FNV-1a 64-bit hash of data (SET_TENSOR_HASH names a cached blob by
+ * it); rpc_wire_fnv1a_more continues a hash over more bytes, starting
+ * from RPC_WIRE_FNV1A_START.
+ */
+#define RPC_WIRE_FNV1A_START 0xcbf29ce484222325ull
 uint64_t rpc_wire_fnv1a(const void *data, size_t size);
+uint64_t rpc_wire_fnv1a_more(uint64_t hash, const void *data, size_t size);
 
 #endif
