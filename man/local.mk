@@ -2,7 +2,8 @@
 man1_MANS += \
 	man/man1/ggml-backend-bench.1 \
 	man/man1/ggml-backend-gguf.1 \
-	man/man1/ggml-backend-info.1
+	man/man1/ggml-backend-info.1 \
+	man/man1/ggml-rpc-server.1
 man3_MANS += \
 	man/man3/ggml_abort.3 \
 	man/man3/ggml_abs.3 \

@@ -6,9 +6,14 @@
  * SET_TENSOR_HASH, and a catalog of malformed requests, each of which
  * must end its connection with a logged reason while the server's next
  * connection works.
+ *
+ *   test-rpc-server             everything, the server in this process
+ *   test-rpc-server HOST:PORT   the session only, against a running
+ *                               ggml-rpc-server (tests/check-rpc-server.sh)
  */
 #include "config.h"
 
+#include <netdb.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -28,6 +33,8 @@
 
 static ggml_backend_t cpu;
 static struct rpc_server_config config;
+/* HOST:PORT of a server program to test instead of the server in this process; NULL for that one. */
+static const char *remote;
 
 /* ------------------------------------------------------ the connection */
 
@@ -106,8 +113,40 @@ static bool hello(struct session *s)
            out[2] == 0;
 }
 
+/* A TCP connection to remote, retried for 10 s while the server starts; -1 on failure. */
+static int connect_remote(void)
+{
+    char host[256];
+    const char *colon = strrchr(remote, ':');
+    if (colon == NULL || (size_t) (colon - remote) >= sizeof host)
+        return -1;
+    memcpy(host, remote, (size_t) (colon - remote));
+    host[colon - remote] = '\0';
+    struct addrinfo hints, *found = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_socktype = SOCK_STREAM;
+    if (getaddrinfo(host, colon + 1, &hints, &found) != 0)
+        return -1;
+    int fd = -1;
+    for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
+        fd = socket(found->ai_family, found->ai_socktype, found->ai_protocol);
+        if (fd >= 0 && connect(fd, found->ai_addr, found->ai_addrlen) != 0) {
+            close(fd);
+            fd = -1;
+            usleep(100000);
+        }
+    }
+    freeaddrinfo(found);
+    return fd;
+}
+
 static bool open_session(struct session *s)
 {
+    if (remote != NULL) {
+        s->fd = connect_remote();
+        s->server_fd = -1;
+        return s->fd >= 0;
+    }
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
         return false;
@@ -120,6 +159,10 @@ static bool open_session(struct session *s)
 /* Ends the session from the client's side; returns the server's result. */
 static bool close_session(struct session *s)
 {
+    if (s->server_fd < 0) {   /* a remote server: it sees the end of the stream */
+        close(s->fd);
+        return true;
+    }
     shutdown(s->fd, SHUT_WR);
     pthread_join(s->thread, NULL);
     close(s->fd);
@@ -240,7 +283,7 @@ static void test_session(void)
 {
     struct session s;
     if (!open_session(&s)) {
-        tap_skip(16, "no socket pair");
+        tap_skip(18, "no connection to a server");
         return;
     }
     ok(hello(&s), "HELLO: protocol 5.1.0, no transport capabilities");
@@ -701,8 +744,13 @@ static void test_malformed(void)
     config.max_buffer_bytes = saved;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc == 2) {
+        remote = argv[1];
+        test_session();
+        return tap_done();
+    }
     cpu = ggml_backend_cpu_init();
     if (cpu == NULL) {
         printf("1..0 # SKIP no CPU backend\n");

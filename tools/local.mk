@@ -4,8 +4,10 @@
 ## ggml-backend-bench  the benchmark: a transformer block and matrix
 ##                     products on every device through the scheduler
 ## ggml-backend-gguf   what a GGUF model file holds, and whether it is sound
+## ggml-rpc-server     this machine's devices served over ggml's RPC protocol
+##                     (the serving is the RPC plugin's)
 
-bin_PROGRAMS = tools/ggml-backend-info tools/ggml-backend-bench tools/ggml-backend-gguf
+bin_PROGRAMS = tools/ggml-backend-info tools/ggml-backend-bench tools/ggml-backend-gguf tools/ggml-rpc-server
 noinst_HEADERS += tools/tool-util.h
 
 tools_cppflags = $(AM_CPPFLAGS) -DGGML_BACKEND_TOOL_DIR='"$(backenddir)"'
@@ -24,5 +26,9 @@ tools_ggml_backend_gguf_SOURCES = tools/ggml-backend-gguf.c tools/tool-util.c
 tools_ggml_backend_gguf_CPPFLAGS = $(tools_cppflags)
 tools_ggml_backend_gguf_LDADD = libggml-backend.la
 
-TESTS += tests/check-tools.sh
-EXTRA_DIST += tests/check-tools.sh
+tools_ggml_rpc_server_SOURCES = tools/ggml-rpc-server.c tools/tool-util.c
+tools_ggml_rpc_server_CPPFLAGS = $(tools_cppflags)
+tools_ggml_rpc_server_LDADD = libggml-backend.la
+
+TESTS += tests/check-tools.sh tests/check-rpc-server.sh
+EXTRA_DIST += tests/check-tools.sh tests/check-rpc-server.sh

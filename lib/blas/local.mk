@@ -1,8 +1,9 @@
 ## lib/blas/local.mk - the BLAS plugin, libggml-blas.la, installed in the
 ## plugin directory.  Only this module links the BLAS library.
 
+backend_LTLIBRARIES =
 if BUILD_BLAS
-backend_LTLIBRARIES = lib/blas/libggml-blas.la
+backend_LTLIBRARIES += lib/blas/libggml-blas.la
 endif
 
 lib_blas_libggml_blas_la_SOURCES = \

@@ -1,0 +1,167 @@
+/*
+ * ggml-rpc-server - serves this library's devices over ggml's RPC protocol
+ * (version 5.1.0, that of upstream ggml's rpc-server), so that programs on
+ * other machines (with this library's RPC client or upstream's) compute
+ * graphs on them.
+ *
+ *   ggml-rpc-server [--host ADDR] [--port N] [--device NAME]... [--threads N]
+ *                   [--cache DIR] [--allow ADDR]... [--max-buffer-mib N]
+ *                   [--max-message-mib N] [--max-nodes N] [--timeout S]
+ *                   [--connections N] [--help] [--version]
+ *
+ * The serving itself is the RPC plugin's (libggml-rpc.so in the plugin
+ * directory, through its registry's proc address "ggml_backend_rpc_serve"):
+ * this program only parses options and finds the devices.  It listens on
+ * 127.0.0.1 unless told otherwise; every other address is logged as a
+ * warning.
+ *
+ * Exit status: 0 after --connections connections; 1 when the plugin, a
+ * device or the address is not available; 2 on a bad option.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ggml.h"
+#include "ggml-backend.h"
+#include "../lib/rpc/serve.h"
+#include "tool-util.h"
+
+#define MAX_LISTED 64
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: ggml-rpc-server [options]\n"
+            "Serves this machine's devices to ggml programs elsewhere over ggml's RPC protocol %d.%d.%d.\n"
+            "  --host ADDR         the address to listen on (default 127.0.0.1; another one is logged\n"
+            "                      as a warning: the protocol has no encryption nor authentication)\n"
+            "  --port N            the TCP port (default %d)\n"
+            "  --device NAME       a device to serve, by name (ggml-backend-info lists them);\n"
+            "                      repeatable, numbered in order (default: the CPU)\n"
+            "  --threads N         threads of the devices that take a count (default: theirs)\n"
+            "  --cache DIR         keep tensors of more than 10 MiB in DIR, so that clients can\n"
+            "                      send a hash instead of the data next time (SET_TENSOR_HASH)\n"
+            "  --allow ADDR        serve only clients from this numeric address; repeatable\n"
+            "  --max-buffer-mib N  the memory one connection may allocate (default 65536)\n"
+            "  --max-message-mib N the largest graph message (default 256)\n"
+            "  --max-nodes N       the most nodes of one graph (default 65536)\n"
+            "  --timeout S         close a connection that waits S seconds for one read or write\n"
+            "                      (default 600; 0: never)\n"
+            "  --connections N     exit after serving N connections (default: serve without end)\n"
+            "  --help, --version\n"
+            "Connections are served one after another.\n",
+            5, 1, 0, RPC_DEFAULT_PORT);
+}
+
+/* The value of option argv[*i] (its next argument), or NULL (reported). */
+static const char *value_of(int argc, char **argv, int *i)
+{
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "ggml-rpc-server: %s needs a value\n", argv[*i]);
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+static bool number(const char *option, const char *s, long min, long max, long *out)
+{
+    if (s != NULL && tool_parse_int(s, min, max, out))
+        return true;
+    fprintf(stderr, "ggml-rpc-server: %s takes a whole number from %ld to %ld\n", option, min, max);
+    return false;
+}
+
+int main(int argc, char **argv)
+{
+    struct rpc_serve_options o;
+    memset(&o, 0, sizeof o);
+    o.port = RPC_DEFAULT_PORT;
+    o.io_timeout_seconds = 600;
+    const char *device_names[MAX_LISTED], *allow[MAX_LISTED];
+    size_t n_names = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        long n = 0;
+        if (strcmp(a, "--help") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--version") == 0) {
+            printf("ggml-rpc-server %s (RPC protocol 5.1.0)\n", PACKAGE_VERSION);
+            return 0;
+        } else if (strcmp(a, "--host") == 0) {
+            if ((o.host = value_of(argc, argv, &i)) == NULL)
+                return 2;
+        } else if (strcmp(a, "--port") == 0) {
+            if (!number(a, value_of(argc, argv, &i), 1, 65535, &n))
+                return 2;
+            o.port = (uint16_t) n;
+        } else if (strcmp(a, "--device") == 0 || strcmp(a, "--allow") == 0) {
+            const bool is_device = a[2] == 'd';
+            if ((v = value_of(argc, argv, &i)) == NULL)
+                return 2;
+            if ((is_device ? n_names : o.n_allow) >= MAX_LISTED) {
+                fprintf(stderr, "ggml-rpc-server: at most %d of %s\n", MAX_LISTED, a);
+                return 2;
+            }
+            if (is_device)
+                device_names[n_names++] = v;
+            else
+                allow[o.n_allow++] = v;
+        } else if (strcmp(a, "--threads") == 0) {
+            if (!number(a, value_of(argc, argv, &i), 1, GGML_MAX_N_THREADS, &n))
+                return 2;
+            o.n_threads = (size_t) n;
+        } else if (strcmp(a, "--cache") == 0) {
+            if ((o.cache_dir = value_of(argc, argv, &i)) == NULL)
+                return 2;
+        } else if (strcmp(a, "--max-buffer-mib") == 0) {
+            if (!number(a, value_of(argc, argv, &i), 1, 1L << 30, &n))
+                return 2;
+            o.max_buffer_bytes = (uint64_t) n << 20;
+        } else if (strcmp(a, "--max-message-mib") == 0) {
+            if (!number(a, value_of(argc, argv, &i), 1, 1L << 20, &n))
+                return 2;
+            o.max_message_bytes = (uint64_t) n << 20;
+        } else if (strcmp(a, "--max-nodes") == 0) {
+            if (!number(a, value_of(argc, argv, &i), 1, 1L << 24, &n))
+                return 2;
+            o.max_nodes = (uint32_t) n;
+        } else if (strcmp(a, "--timeout") == 0) {
+            if (!number(a, value_of(argc, argv, &i), 0, 86400, &n))
+                return 2;
+            o.io_timeout_seconds = (int) n;
+        } else if (strcmp(a, "--connections") == 0) {
+            if (!number(a, value_of(argc, argv, &i), 1, 1L << 30, &n))
+                return 2;
+            o.max_connections = (int) n;
+        } else {
+            fprintf(stderr, "ggml-rpc-server: unknown option '%s' (see --help)\n", a);
+            return 2;
+        }
+    }
+    o.allow = allow;
+
+    ggml_backend_load_all();
+    ggml_backend_reg_t reg = ggml_backend_reg_by_name("RPC");
+    rpc_serve_fn serve = reg != NULL ? (rpc_serve_fn) ggml_backend_reg_get_proc_address(reg, RPC_SERVE_PROC) : NULL;
+    if (serve == NULL) {
+        fprintf(stderr, "ggml-rpc-server: the RPC plugin (libggml-rpc.so) is not in the plugin path "
+                        "(ggml-backend-info shows where plugins are looked for)\n");
+        return 1;
+    }
+    ggml_backend_dev_t devices[MAX_LISTED];
+    for (size_t i = 0; i < n_names; i++) {
+        devices[i] = ggml_backend_dev_by_name(device_names[i]);
+        if (devices[i] == NULL) {
+            fprintf(stderr, "ggml-rpc-server: no device named '%s' (ggml-backend-info lists them)\n", device_names[i]);
+            return 1;
+        }
+    }
+    o.devices = devices;
+    o.n_devices = n_names;
+    return serve(&o) ? 0 : 1;
+}
