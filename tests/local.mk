@@ -161,10 +161,21 @@ check_PROGRAMS += tests/fuzz-gguf
 TESTS += tests/check-fuzz-gguf.sh
 EXTRA_DIST += tests/check-fuzz-gguf.sh
 
+# fuzz-rpc: the RPC server's fuzz target (see its header comment), its
+# seed sessions and a bounded number of mutations run by check-fuzz-rpc.sh.
+check_PROGRAMS += tests/fuzz-rpc
+tests_fuzz_rpc_SOURCES = tests/fuzz-rpc.c lib/rpc/server.c lib/rpc/server.h lib/rpc/wire.c lib/rpc/wire.h \
+	lib/plugin-log.h
+tests_fuzz_rpc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/rpc
+tests_fuzz_rpc_LDADD = libggml-backend.la -lm
+TESTS += tests/check-fuzz-rpc.sh
+EXTRA_DIST += tests/check-fuzz-rpc.sh
+
 # The libFuzzer builds of the same graph builder and GGUF target (configure
 # --enable-libfuzzer, clang only): run them as tests/fuzz-graph-libfuzzer
 # -max_total_time=60, tests/fuzz-gguf-libfuzzer CORPUS_DIR (seeds from
-# tests/fuzz-gguf --write-corpus CORPUS_DIR).
+# tests/fuzz-gguf --write-corpus CORPUS_DIR), tests/fuzz-rpc-libfuzzer
+# CORPUS_DIR (seeds from tests/fuzz-rpc --write-corpus CORPUS_DIR).
 if BUILD_LIBFUZZER
 check_PROGRAMS += tests/fuzz-gguf-libfuzzer
 tests_fuzz_gguf_libfuzzer_SOURCES = tests/fuzz-gguf.c
@@ -176,6 +187,12 @@ tests_fuzz_graph_libfuzzer_SOURCES = tests/fuzz-graph.c
 tests_fuzz_graph_libfuzzer_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_GRAPH_LIBFUZZER
 tests_fuzz_graph_libfuzzer_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
 tests_fuzz_graph_libfuzzer_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+check_PROGRAMS += tests/fuzz-rpc-libfuzzer
+tests_fuzz_rpc_libfuzzer_SOURCES = $(tests_fuzz_rpc_SOURCES)
+tests_fuzz_rpc_libfuzzer_CPPFLAGS = $(tests_fuzz_rpc_CPPFLAGS) -DFUZZ_RPC_LIBFUZZER
+tests_fuzz_rpc_libfuzzer_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
+tests_fuzz_rpc_libfuzzer_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_rpc_libfuzzer_LDADD = $(tests_fuzz_rpc_LDADD)
 endif
 
 include tests/plugins/local.mk
