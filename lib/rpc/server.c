@@ -179,11 +179,13 @@ static struct ggml_context *scratch(size_t n)
     return ggml_init(params);
 }
 
-/* Whether [offset, offset + size) is inside x's bytes. */
-static bool inside_tensor(const struct ggml_tensor *x, uint64_t offset, uint64_t size)
+/* Whether [offset, offset + size) is inside x's bytes; refused as cmd's otherwise. */
+static bool range_in_tensor(struct conn *c, unsigned cmd, const struct ggml_tensor *x, uint64_t offset, uint64_t size)
 {
     const uint64_t n = ggml_nbytes(x);
-    return offset <= n && size <= n - offset;
+    return (offset <= n && size <= n - offset) ||
+           refuse(c, "%s: %" PRIu64 " bytes at offset %" PRIu64 " pass the tensor's %" PRIu64, rpc_wire_cmd_name(cmd),
+                  size, offset, n);
 }
 
 /* ------------------------------------------------------------- commands */
@@ -359,10 +361,7 @@ static bool do_set_tensor(struct conn *c, uint64_t payload)
     struct ggml_context *ctx = scratch(1);
     struct ggml_tensor *x = ctx != NULL ? tensor_of(c, ctx, head) : NULL;
     const uint64_t offset = rpc_wire_get_u64(head + RPC_WIRE_TENSOR_SIZE), size = payload - sizeof head;
-    bool ok = x != NULL;
-    if (ok && !inside_tensor(x, offset, size))
-        ok = refuse(c, "SET_TENSOR: %" PRIu64 " bytes at offset %" PRIu64 " pass the tensor's %zu", size, offset,
-                    ggml_nbytes(x));
+    bool ok = x != NULL && range_in_tensor(c, RPC_WIRE_SET_TENSOR, x, offset, size);
     if (ok) {
         char tmp[4096];
         int cache_fd = c->cfg->cache_dir != NULL && size > CACHE_MIN_BYTES ? open_cached(c, 0, true, tmp, sizeof tmp) : -1;
@@ -391,9 +390,7 @@ static bool do_set_tensor_hash(struct conn *c, const uint8_t *in)
     struct stat st;
     if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size >= 0) {
         const uint64_t size = (uint64_t) st.st_size;
-        if (!inside_tensor(x, offset, size))
-            ok = refuse(c, "SET_TENSOR_HASH: the cached %" PRIu64 " bytes at offset %" PRIu64 " pass the tensor's %zu",
-                        size, offset, ggml_nbytes(x));
+        ok = range_in_tensor(c, RPC_WIRE_SET_TENSOR_HASH, x, offset, size);
         for (uint64_t done = 0; ok && done < size;) {
             const size_t n = (size_t) (size - done < CHUNK_BYTES ? size - done : CHUNK_BYTES);
             if (read(fd, c->chunk, n) != (ssize_t) n) {
@@ -417,10 +414,7 @@ static bool do_get_tensor(struct conn *c, const uint8_t *in)
     struct ggml_tensor *x = ctx != NULL ? tensor_of(c, ctx, in) : NULL;
     const uint64_t offset = rpc_wire_get_u64(in + RPC_WIRE_TENSOR_SIZE);
     const uint64_t size = rpc_wire_get_u64(in + RPC_WIRE_TENSOR_SIZE + 8);
-    bool ok = x != NULL;
-    if (ok && !inside_tensor(x, offset, size))
-        ok = refuse(c, "GET_TENSOR: %" PRIu64 " bytes at offset %" PRIu64 " pass the tensor's %zu", size, offset,
-                    ggml_nbytes(x));
+    bool ok = x != NULL && range_in_tensor(c, RPC_WIRE_GET_TENSOR, x, offset, size);
     ok = ok && reply_head(c, size);
     for (uint64_t done = 0; ok && done < size;) {
         const size_t n = (size_t) (size - done < CHUNK_BYTES ? size - done : CHUNK_BYTES);
@@ -492,10 +486,7 @@ static bool do_memset_tensor(struct conn *c, const uint8_t *in)
     struct ggml_tensor *x = ctx != NULL ? tensor_of(c, ctx, in) : NULL;
     const uint64_t offset = rpc_wire_get_u64(in + RPC_WIRE_TENSOR_SIZE);
     const uint64_t size = rpc_wire_get_u64(in + RPC_WIRE_TENSOR_SIZE + 8);
-    bool ok = x != NULL;
-    if (ok && !inside_tensor(x, offset, size))
-        ok = refuse(c, "MEMSET_TENSOR: %" PRIu64 " bytes at offset %" PRIu64 " pass the tensor's %zu", size, offset,
-                    ggml_nbytes(x));
+    bool ok = x != NULL && range_in_tensor(c, RPC_WIRE_MEMSET_TENSOR, x, offset, size);
     if (ok)
         ggml_backend_tensor_memset(x, in[RPC_WIRE_TENSOR_SIZE + 16], (size_t) offset, (size_t) size);
     ggml_free(ctx);
