@@ -581,6 +581,16 @@ static bool bad_get_no_buffer(struct session *s, uint64_t h, uint64_t b)
     return request(s, RPC_WIRE_GET_TENSOR, msg, tensor_range(msg, &t, 0, 4));
 }
 
+static bool bad_get_block_stride(struct session *s, uint64_t h, uint64_t b)
+{
+    /* two Q4_0 blocks with a stride of two blocks: the last block ends inside the buffer, ggml_nbytes past it */
+    struct rpc_wire_tensor t = f32_tensor(1, h, b + 4096 - 18 - 36, 64);
+    t.type = GGML_TYPE_Q4_0;
+    t.nb[0] = 36, t.nb[1] = t.nb[2] = t.nb[3] = 72;
+    uint8_t msg[RPC_WIRE_TENSOR_SIZE + 16];
+    return request(s, RPC_WIRE_GET_TENSOR, msg, tensor_range(msg, &t, 0, 72));
+}
+
 static bool bad_copy_dst(struct session *s, uint64_t h, uint64_t b)
 {
     const struct rpc_wire_tensor src = f32_tensor(1, h, b, 64), dst = f32_tensor(2, h, b + 4096 - 128, 64);
@@ -712,6 +722,8 @@ static void test_malformed(void)
         { "GET_TENSOR past the tensor", bad_get_past_tensor, "pass the tensor", false },
         { "GET_TENSOR of type 99", bad_get_type, "not a ggml type", false },
         { "GET_TENSOR of a tensor without a buffer", bad_get_no_buffer, "has no buffer", false },
+        { "GET_TENSOR of Q4_0 blocks whose stride runs past the buffer", bad_get_block_stride,
+          "not inside its buffer", false },
         { "COPY_TENSOR into a tensor past the buffer", bad_copy_dst, "not inside its buffer", false },
         { "MEMSET_TENSOR past the tensor", bad_memset_past, "pass the tensor", false },
         { "GET_ALLOC_SIZE with a source past the buffer", bad_alloc_size_src, "not inside its buffer", false },

@@ -165,6 +165,11 @@ static struct ggml_tensor *make_tensor(struct conn *c, struct ggml_context *ctx,
     memcpy(x->op_params, t->op_params, sizeof x->op_params);
     x->flags = t->flags;
     ggml_set_name(x, t->name);
+    /* ggml_nbytes counts a whole stride for a row's last block: inside the buffer too */
+    if (b != NULL && !rpc_wire_range_ok(b->base, b->size, t->data, 0, ggml_nbytes(x)))
+        return refuse(c, "tensor %#" PRIx64 ": its %zu bytes at %#" PRIx64 " are not inside its buffer", t->id,
+                      ggml_nbytes(x), t->data),
+               NULL;
     if (b != NULL) {
         x->buffer = b->buffer;
         x->data = (char *) ggml_backend_buffer_get_base(b->buffer) + (t->data - b->base);
