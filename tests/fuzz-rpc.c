@@ -48,13 +48,13 @@ static ggml_backend_t cpu;
 static struct rpc_server_config config;
 /* Per input: warnings that end the connection, and ERROR messages (the library's own complaints). */
 static int closings, errors;
-static char last_text[256];
+static char last_text[256], first_error[256];
 
 static void count_messages(enum ggml_log_level level, const char *text, void *user_data)
 {
     (void) user_data;
-    if (level == GGML_LOG_LEVEL_ERROR)
-        errors++;
+    if (level == GGML_LOG_LEVEL_ERROR && errors++ == 0)
+        snprintf(first_error, sizeof first_error, "%s", text);
     if (level == GGML_LOG_LEVEL_WARN && strstr(text, "closing the connection") != NULL)
         closings++;
     if (level == GGML_LOG_LEVEL_WARN || level == GGML_LOG_LEVEL_ERROR)
@@ -389,7 +389,8 @@ int main(int argc, char **argv)
     for (int i = first_file; i < argc; i++)
         if (!read_file(argv[i], &s) || !fuzz_one(s.bytes, s.n)) {
             bad_files++;
-            fprintf(stderr, "fuzz-rpc: %s misbehaved (or cannot be read)\n", argv[i]);
+            fprintf(stderr, "fuzz-rpc: %s misbehaved (%d errors, the first: %s%d closings, the last: %s) or cannot be read\n",
+                    argv[i], errors, errors > 0 ? first_error : "-; ", closings, last_text);
         }
     rng_state = seed_value * 0x9e3779b97f4a7c15ull + 1;
     for (long m = 0; m < mutations; m++) {
@@ -399,8 +400,8 @@ int main(int argc, char **argv)
         mutate(&s);
         if (!fuzz_one(s.bytes, s.n)) {
             if (bad_mutations++ < 3) {
-                fprintf(stderr, "fuzz-rpc: mutation %ld misbehaved (%d errors, %d closings; the last: %s); its bytes:\n",
-                        m, errors, closings, last_text);
+                fprintf(stderr, "fuzz-rpc: mutation %ld misbehaved (%d errors, the first: %s%d closings, the last: %s); its "
+                        "bytes:\n", m, errors, errors > 0 ? first_error : "-; ", closings, last_text);
                 hex_dump(&s);
             }
         }

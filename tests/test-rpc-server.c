@@ -82,13 +82,23 @@ static bool recv_all(int fd, void *p, size_t n)
     return true;
 }
 
-/* A request: command, payload size, payload. */
+/*
+ * A request: command, payload size, payload, in one send (so that a
+ * server that refuses the header cannot close the connection between the
+ * header and the payload and fail the send).
+ */
 static bool request(struct session *s, uint8_t cmd, const void *payload, uint64_t size)
 {
-    uint8_t head[9];
-    head[0] = cmd;
-    rpc_wire_put_u64(head + 1, size);
-    return send_all(s->fd, head, sizeof head) && (size == 0 || send_all(s->fd, payload, (size_t) size));
+    uint8_t *msg = malloc(9 + (size_t) size);
+    if (msg == NULL)
+        return false;
+    msg[0] = cmd;
+    rpc_wire_put_u64(msg + 1, size);
+    if (size > 0)
+        memcpy(msg + 9, payload, (size_t) size);
+    const bool sent = send_all(s->fd, msg, 9 + (size_t) size);
+    free(msg);
+    return sent;
 }
 
 /* A reply of exactly want bytes into out. */

@@ -178,11 +178,18 @@ static void test_tensor_checks(void)
     ok(refused(&t, "multiple"), "malformed: Q4_0 rows of 48 values (not whole blocks)");
     t = good_tensor(1), t.type = GGML_TYPE_Q4_0, t.ne[0] = 64, t.nb[0] = 18, t.nb[1] = 36;
     ok(rpc_wire_tensor_check(&t, &extent, why) && extent == 3 * 36 + 18 + 18, "Q4_0 rows of two blocks: the extent counts blocks");
-    t = good_tensor(1), t.ne[1] = 0xffffffffu, t.nb[1] = 0xffffffffu, t.ne[2] = 0xffffffffu, t.nb[2] = 0xffffffffu,
-    t.ne[3] = 0xffffffffu, t.nb[3] = 0xffffffffu;
+    /* I8, 2^63 - 2^31 elements (ggml counts them) at strides of 2^32 - 1: the extent passes 2^64 */
+    t = good_tensor(1), t.type = GGML_TYPE_I8, t.ne[0] = 1, t.nb[0] = 1;
+    t.ne[1] = 0xffffffffu, t.nb[1] = 0xffffffffu, t.ne[2] = 0x80000000u, t.nb[2] = 0xffffffffu, t.ne[3] = 1;
     ok(refused(&t, "overflows"), "malformed: strides whose extent overflows 64 bits");
     t = good_tensor(1), t.ne[2] = 0;
     ok(rpc_wire_tensor_check(&t, &extent, why) && extent == 0, "an empty tensor: extent 0");
+    /* found by fuzz-rpc: ggml refuses the shape (with the empty extent counted as 1) though it is empty */
+    t = good_tensor(1), t.ne[0] = 20090896, t.ne[1] = 6344704, t.ne[2] = 0, t.ne[3] = 4294836225u;
+    ok(refused(&t, "more than ggml counts"), "malformed: an empty shape of 20090896 x 6344704 x 0 x 4294836225");
+    t = good_tensor(1), t.ne[0] = 0xffffffffu, t.ne[1] = 0xffffffffu, t.ne[2] = 0xffffffffu, t.ne[3] = 1;
+    t.nb[1] = t.nb[2] = t.nb[3] = 0;
+    ok(refused(&t, "more than ggml counts"), "malformed: 2^96 elements with strides of 0");
     t = good_tensor(1);
     memset(t.name, 'x', sizeof t.name);
     ok(refused(&t, "NUL"), "malformed: a name of 64 bytes without a NUL");

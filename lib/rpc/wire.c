@@ -216,6 +216,18 @@ bool rpc_wire_tensor_check(const struct rpc_wire_tensor *t, uint64_t *extent, ch
     if (t->buffer == 0 && t->data != 0)
         return WHY("tensor %#llx: data without a buffer", (unsigned long long) t->id);
 
+    /* ggml's own bound on a shape: with empty extents counted as 1, the
+       contiguous size fits size_t and the element count int64_t */
+    uint64_t size = traits->type_size, count = block;
+    for (int i = 0; i < GGML_MAX_DIMS; i++) {
+        const uint64_t step = i == 0 ? (t->ne[0] / block > 0 ? t->ne[0] / block : 1) : (t->ne[i] > 0 ? t->ne[i] : 1);
+        if (size > SIZE_MAX / step || count > (uint64_t) INT64_MAX / step)
+            return WHY("tensor %#llx: %ux%ux%ux%u elements are more than ggml counts", (unsigned long long) t->id,
+                       t->ne[0], t->ne[1], t->ne[2], t->ne[3]);
+        size *= step;
+        count *= step;
+    }
+
     /* the end of the last element: type_size past the largest offset of a block */
     uint64_t end = 0;
     bool empty = false;
