@@ -1313,6 +1313,52 @@ static void test_tensor_copy(void)
  * they span far more than the memory of their source, so every transfer
  * must be bounded by the source's memory, not by ggml_nbytes.
  */
+/*
+ * Tensors of one CPU buffer whose bytes overlap (found by the RPC server's
+ * fuzzer: a client may lay tensors out so): copying one onto the other,
+ * setting one from the other's memory and getting one into the other's
+ * memory move the bytes as if through a temporary.
+ */
+static void test_overlapping_copy(void)
+{
+    ggml_backend_buffer_t buf = ggml_backend_buft_alloc_buffer(ggml_backend_cpu_buffer_type(), 256);
+    struct ggml_tensor *a = ggml_new_tensor_1d(ctx, GGML_TYPE_I8, 64), *b = ggml_new_tensor_1d(ctx, GGML_TYPE_I8, 64);
+    char *base = buf != NULL ? ggml_backend_buffer_get_base(buf) : NULL;
+    bool good = buf != NULL && ggml_backend_tensor_alloc(buf, a, base) == GGML_STATUS_SUCCESS &&
+                ggml_backend_tensor_alloc(buf, b, base + 1) == GGML_STATUS_SUCCESS;
+    int8_t v[64], got[65];
+    for (int i = 0; i < 64; i++)
+        v[i] = (int8_t) (i + 1);
+    if (good) {
+        ggml_backend_tensor_set(a, v, 0, sizeof v);
+        ggml_backend_tensor_copy(a, b);   /* b = a, one byte further */
+        memcpy(got, base, 65);
+    }
+    bool moved = good && got[0] == 1;
+    for (int i = 0; moved && i < 64; i++)
+        moved = got[1 + i] == v[i];
+    ok(moved, "ggml_backend_tensor_copy onto an overlapping tensor of the same buffer: the source's bytes");
+    if (good) {
+        ggml_backend_tensor_set(a, v, 0, sizeof v);
+        ggml_backend_tensor_set(b, base, 0, 64);     /* from a's own memory */
+        memcpy(got, base, 65);
+    }
+    moved = good && got[0] == 1;
+    for (int i = 0; moved && i < 64; i++)
+        moved = got[1 + i] == v[i];
+    ok(moved, "ggml_backend_tensor_set from memory overlapping the tensor: the bytes as they were");
+    if (good) {
+        ggml_backend_tensor_set(a, v, 0, sizeof v);
+        ggml_backend_tensor_get(b, base, 0, 64);     /* into a's own memory */
+        memcpy(got, base, 64);
+    }
+    moved = good && got[63] == v[63];
+    for (int i = 0; moved && i < 63; i++)
+        moved = got[i] == v[i + 1];
+    ok(moved, "ggml_backend_tensor_get into memory overlapping the tensor: the bytes as they were");
+    ggml_backend_buffer_free(buf);
+}
+
 static void test_quantized_views(void)
 {
     struct ggml_init_params params = { 16 * ggml_tensor_overhead(), NULL, true };
@@ -1406,6 +1452,7 @@ int main(void)
     test_tensor_data();
     test_tensor_data_2d();
     test_tensor_copy();
+    test_overlapping_copy();
     test_quantized_views();
 
     is_int(violations, 0, "the library never passed the test buffers a range outside them");

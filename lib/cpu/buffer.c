@@ -97,11 +97,17 @@ static void cpu_buffer_memset_tensor(ggml_backend_buffer_t buffer, struct ggml_t
         memset((char *) b->copies[i] + at, value, size);
 }
 
+/*
+ * data may lie in the buffer itself (a tensor copied onto one that
+ * overlaps it, or set from its own buffer's memory): memmove, and the
+ * first copy, which tensors' data points into, written last, so that the
+ * other copies still read the bytes as they were.
+ */
 void ggml__cpu_buffer_write(ggml_backend_buffer_t buffer, size_t at, const void *data, size_t size)
 {
     const struct cpu_buffer *b = buffer->context;
-    for (int i = 0; i < b->n_copies; i++)
-        memcpy((char *) b->copies[i] + at, data, size);
+    for (int i = b->n_copies - 1; i >= 0; i--)
+        memmove((char *) b->copies[i] + at, data, size);
 }
 
 static void cpu_buffer_set_tensor(ggml_backend_buffer_t buffer, struct ggml_tensor *tensor,
@@ -114,7 +120,7 @@ static void cpu_buffer_get_tensor(ggml_backend_buffer_t buffer, const struct ggm
                                   void *data, size_t offset, size_t size)
 {
     (void) buffer;
-    memcpy(data, (const char *) tensor->data + offset, size);
+    memmove(data, (const char *) tensor->data + offset, size);   /* data may lie in the buffer too */
 }
 
 /* Copies from any host buffer; other sources are the caller's business. */
