@@ -622,7 +622,7 @@ static bool bad_alloc_size_src(struct session *s, uint64_t h, uint64_t b)
 {
     static uint8_t msg[4 + 11 * RPC_WIRE_TENSOR_SIZE];
     memset(msg, 0, sizeof msg);
-    struct rpc_wire_tensor t = f32_tensor(1, h, b, 4), src = f32_tensor(2, h, b + 4090, 4);
+    struct rpc_wire_tensor t = f32_tensor(1, h, b, 4), src = f32_tensor(2, h, b + 4092, 4);
     rpc_wire_put_tensor(msg + 4, &t);
     rpc_wire_put_tensor(msg + 4 + RPC_WIRE_TENSOR_SIZE, &src);
     return request(s, RPC_WIRE_GET_ALLOC_SIZE, msg, sizeof msg);

@@ -184,6 +184,18 @@ static void test_tensor_checks(void)
     ok(refused(&t, "overflows"), "malformed: strides whose extent overflows 64 bits");
     t = good_tensor(1), t.ne[2] = 0;
     ok(rpc_wire_tensor_check(&t, &extent, why) && extent == 0, "an empty tensor: extent 0");
+    /* found by fuzz-rpc-libfuzzer: F32 data one byte off its alignment reached the kernels */
+    t = good_tensor(1), t.data = 0x1001;
+    ok(refused(&t, "not aligned to 4 bytes"), "malformed: F32 data at an odd address");
+    t = good_tensor(1), t.nb[1] = 34;
+    ok(refused(&t, "stride 1 of 34 bytes"), "malformed: F32 rows 34 bytes apart");
+    t = good_tensor(1), t.type = GGML_TYPE_Q4_0, t.ne[0] = 64, t.nb[0] = 18, t.nb[1] = 36, t.data = 0x1002;
+    ok(rpc_wire_tensor_check(&t, &extent, why), "Q4_0 blocks (18 bytes, half-precision scales) at an even address");
+    t.data = 0x1003;
+    ok(refused(&t, "not aligned to 2 bytes"), "malformed: Q4_0 blocks at an odd address");
+    t = good_tensor(1), t.ne[1] = 1, t.nb[1] = 3, t.nb[2] = 5, t.nb[3] = 7;
+    ok(rpc_wire_tensor_check(&t, &extent, why), "strides of extents of 1 are not used, so not checked");
+
     /* found by fuzz-rpc: ggml refuses the shape (with the empty extent counted as 1) though it is empty */
     t = good_tensor(1), t.ne[0] = 20090896, t.ne[1] = 6344704, t.ne[2] = 0, t.ne[3] = 4294836225u;
     ok(refused(&t, "more than ggml counts"), "malformed: an empty shape of 20090896 x 6344704 x 0 x 4294836225");

@@ -216,6 +216,22 @@ bool rpc_wire_tensor_check(const struct rpc_wire_tensor *t, uint64_t *extent, ch
     if (t->buffer == 0 && t->data != 0)
         return WHY("tensor %#llx: data without a buffer", (unsigned long long) t->id);
 
+    /*
+     * Natural alignment: the largest power of two dividing the type's size
+     * (at most 8) divides its alignment as a C object, so the data and every
+     * stride used must be multiples of it (the kernels load elements whole).
+     */
+    uint64_t align = 1;
+    while (align < 8 && traits->type_size % (2 * align) == 0)
+        align *= 2;
+    if (t->data % align != 0)
+        return WHY("tensor %#llx: data at %#llx is not aligned to %llu bytes for %s", (unsigned long long) t->id,
+                   (unsigned long long) t->data, (unsigned long long) align, traits->type_name);
+    for (int i = 0; i < GGML_MAX_DIMS; i++)
+        if (t->ne[i] > (i == 0 ? block : 1) && t->nb[i] % align != 0)
+            return WHY("tensor %#llx: stride %d of %u bytes is not aligned to %llu bytes for %s",
+                       (unsigned long long) t->id, i, t->nb[i], (unsigned long long) align, traits->type_name);
+
     /* ggml's own bound on a shape: with empty extents counted as 1, the
        contiguous size fits size_t and the element count int64_t */
     uint64_t size = traits->type_size, count = block;

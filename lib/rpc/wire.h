@@ -112,7 +112,8 @@ void rpc_wire_get_tensor(struct rpc_wire_tensor *t, const uint8_t *in);
  * with a block size, a first dimension a multiple of it, a NUL-terminated
  * name, an op below GGML_OP_COUNT that is not one of the custom ops (their
  * op_params carry the sender's function pointers), only the defined flag
- * bits, a shape within ggml's bounds (with empty extents counted as 1, the
+ * bits, data and strides aligned for the type (to the largest power of two
+ * dividing its size, at most 8), a shape within ggml's bounds (with empty extents counted as 1, the
  * contiguous size fits size_t and the element count int64_t), and an extent (the bytes from data to its last element's end)
  * that does not overflow; *extent receives it.  A record with buffer 0
  * must have data 0.
