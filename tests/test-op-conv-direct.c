@@ -406,6 +406,60 @@ static void test_errors(void)
     ggml_free(ctx);
 }
 
+/*
+ * Nodes that no constructor makes (a graph from elsewhere, such as the RPC
+ * server's, found by its fuzzer: a CONV_3D with 0 output channels divided
+ * by zero): the CPU device refuses each, and accepts the constructor's.
+ */
+static void test_foreign_nodes(void)
+{
+    struct ggml_init_params ip = { 64 * ggml_tensor_overhead(), NULL, true };
+    struct ggml_context *ctx = ggml_init(ip);
+    ggml_backend_dev_t cpu = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
+    struct ggml_tensor *k3 = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 2, 2, 2, 6), *x3 = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 5, 5, 5, 4);
+    struct ggml_tensor *r = ggml_conv_3d_direct(ctx, k3, x3, 1, 1, 1, 0, 0, 0, 1, 1, 1, 2, 2, 3);
+    bool good = r != NULL && ggml_backend_dev_supports_op(cpu, r);
+    int32_t *p = r != NULL ? (int32_t *) r->op_params : NULL;
+    if (good) {
+        p[11] = 0;   /* OC */
+        good = !ggml_backend_dev_supports_op(cpu, r);
+        p[11] = 3, p[9] = 5;   /* IC past the operands' channels */
+        good = good && !ggml_backend_dev_supports_op(cpu, r);
+        p[9] = 2, p[0] = 0;   /* stride 0 */
+        good = good && !ggml_backend_dev_supports_op(cpu, r);
+        p[0] = 1, p[6] = 2;   /* dilation 2: not the shape the output has */
+        good = good && !ggml_backend_dev_supports_op(cpu, r);
+        p[6] = 1;
+        good = good && ggml_backend_dev_supports_op(cpu, r);
+    }
+    ok(good, "conv_3d: nodes with 0 output channels, too many input channels, stride 0 or a dilation that does not "
+             "give the output's shape are not supported; the constructor's node is");
+    struct ggml_tensor *k1 = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 3, 2, 4), *x1 = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 7, 4);
+    r = ggml_conv_transpose_1d(ctx, k1, x1, 2, 0, 1);
+    good = r != NULL && ggml_backend_dev_supports_op(cpu, r);
+    if (good) {
+        ((int32_t *) r->op_params)[0] = 0;
+        good = !ggml_backend_dev_supports_op(cpu, r);
+        ((int32_t *) r->op_params)[0] = 2;
+        r->src[1] = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 7, 3);   /* 3 channels for a kernel of 4 */
+        good = good && !ggml_backend_dev_supports_op(cpu, r);
+    }
+    ok(good, "conv_transpose_1d: stride 0 and an input of too few channels are not supported");
+    struct ggml_tensor *k2 = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 3, 3, 4, 5), *x2 = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 6, 6, 4, 2);
+    r = ggml_conv_2d_direct(ctx, k2, x2, 1, 1, 0, 0, 1, 1);
+    good = r != NULL && ggml_backend_dev_supports_op(cpu, r);
+    if (good) {
+        ((int32_t *) r->op_params)[4] = 0;   /* dilation 0 */
+        good = !ggml_backend_dev_supports_op(cpu, r);
+        ((int32_t *) r->op_params)[4] = 1;
+        r->ne[2] = 6;   /* more output channels than the kernel has */
+        good = good && !ggml_backend_dev_supports_op(cpu, r);
+    }
+    ok(good, "conv_2d_direct: dilation 0 and more output channels than the kernel's are not supported");
+    is_int(tap_log_errors(), 0, "refusals of foreign nodes log nothing");
+    ggml_free(ctx);
+}
+
 /* A transposed convolution of an empty input is zeros, made without walking
  * every kernel tap for every output element (2^34 steps here: the alarm
  * turns such a walk into a failure). */
@@ -444,6 +498,7 @@ int main(void)
     test_conv_3d(&seed);
     test_dw_layout();
     test_conv_transpose_empty_input();
+    test_foreign_nodes();
     test_errors();
     return tap_done();
 }

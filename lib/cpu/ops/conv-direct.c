@@ -40,6 +40,93 @@ static bool supports_all_f32(const struct ggml_tensor *dst)
            dst->type == GGML_TYPE_F32;
 }
 
+/*
+ * The node checks below hold a node to what its constructor in
+ * lib/ops-conv-direct.c makes (operand shapes, parameters, the output's
+ * shape), because the kernels index by them: a graph can also come from
+ * elsewhere than the constructors (the RPC server deserializes them).
+ */
+
+/* strides and dilations >= 1, paddings >= 0: op_params s[0..n), p[0..n), d[0..n) at the given indices */
+static bool conv_params_ok(const struct ggml_tensor *dst, int s_at, int p_at, int d_at, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (ggml__get_op_params_i32(dst, s_at + i) < 1 || ggml__get_op_params_i32(dst, p_at + i) < 0 ||
+            ggml__get_op_params_i32(dst, d_at + i) < 1)
+            return false;
+    return true;
+}
+
+/* dst's extents 0..n-1 are the convolution's output extents of b by a with those parameters */
+static bool conv_out_ok(const struct ggml_tensor *dst, const struct ggml_tensor *a, const struct ggml_tensor *b,
+                        int s_at, int p_at, int d_at, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const int64_t out = ggml__conv_out_size(b->ne[i], a->ne[i], ggml__get_op_params_i32(dst, s_at + i),
+                                                ggml__get_op_params_i32(dst, p_at + i),
+                                                ggml__get_op_params_i32(dst, d_at + i));
+        if (out < 1 || out == GGML__CONV_OUT_OVERFLOW || dst->ne[i] != out)
+            return false;
+    }
+    return true;
+}
+
+/* dst [OL, OC, N, 1]: a [K, OC, IC, 1], b [L, IC, N, 1]; stride >= 1, padding 0, dilation 1 */
+static bool supports_conv_transpose_1d(const struct ggml_tensor *dst)
+{
+    const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
+    const int s = ggml__get_op_params_i32(dst, 0);
+    int64_t out;
+    return supports_kernel_f16_f32(dst) && s >= 1 && ggml__get_op_params_i32(dst, 1) == 0 &&
+           ggml__get_op_params_i32(dst, 2) == 1 && a->ne[3] == 1 && b->ne[3] == 1 && a->ne[2] == b->ne[1] &&
+           !__builtin_mul_overflow(b->ne[0] - 1, (int64_t) s, &out) && !__builtin_add_overflow(out, a->ne[0], &out) &&
+           dst->ne[0] == out && dst->ne[1] == a->ne[1] && dst->ne[2] == b->ne[2] && dst->ne[3] == 1;
+}
+
+/* dst [OW, OH, OC, N]: a [KW, KH, OC, IC], b [W, H, IC, N]; stride >= 1 */
+static bool supports_conv_transpose_2d(const struct ggml_tensor *dst)
+{
+    const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
+    const int s = ggml__get_op_params_i32(dst, 0);
+    if (!supports_kernel_f16_f32(dst) || s < 1 || a->ne[3] != b->ne[2] || dst->ne[2] != a->ne[2] ||
+        dst->ne[3] != b->ne[3])
+        return false;
+    for (int i = 0; i < 2; i++) {
+        int64_t out;
+        if (__builtin_mul_overflow(b->ne[i] - 1, (int64_t) s, &out) || __builtin_add_overflow(out, a->ne[i], &out) ||
+            dst->ne[i] != out)
+            return false;
+    }
+    return true;
+}
+
+/* dst [OW, OH, C, N]: a [KW, KH, 1, C], b [W, H, C, N]; op_params s0 s1 p0 p1 d0 d1 */
+static bool supports_conv_2d_dw(const struct ggml_tensor *dst)
+{
+    const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
+    return supports_all_f32(dst) && a->ne[2] == 1 && a->ne[3] == b->ne[2] && conv_params_ok(dst, 0, 2, 4, 2) &&
+           conv_out_ok(dst, a, b, 0, 2, 4, 2) && dst->ne[2] == b->ne[2] && dst->ne[3] == b->ne[3];
+}
+
+/* dst [OW, OH, OC, N]: a [KW, KH, IC, OC], b [W, H, IC, N]; op_params s0 s1 p0 p1 d0 d1 */
+static bool supports_conv_2d(const struct ggml_tensor *dst)
+{
+    const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
+    return supports_kernel_f16_f32(dst) && a->ne[2] == b->ne[2] && conv_params_ok(dst, 0, 2, 4, 2) &&
+           conv_out_ok(dst, a, b, 0, 2, 4, 2) && dst->ne[2] == a->ne[3] && dst->ne[3] == b->ne[3];
+}
+
+/* dst [OW, OH, OD, OC*N]: a [KW, KH, KD, IC*OC], b [W, H, D, IC*N]; op_params s0-2 p0-2 d0-2 IC N OC */
+static bool supports_conv_3d(const struct ggml_tensor *dst)
+{
+    const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
+    const int64_t ic = ggml__get_op_params_i32(dst, 9), n = ggml__get_op_params_i32(dst, 10),
+                  oc = ggml__get_op_params_i32(dst, 11);
+    return supports_kernel_f16_f32(dst) && ic >= 1 && n >= 1 && oc >= 1 && a->ne[3] == ic * oc &&
+           b->ne[3] == ic * n && dst->ne[3] == oc * n && conv_params_ok(dst, 0, 3, 6, 3) &&
+           conv_out_ok(dst, a, b, 0, 3, 6, 3);
+}
+
 /* index of the input position feeding output o through tap k, or -1 */
 static inline int64_t transposed_source(int64_t o, int64_t k, int s, int p, int d, int64_t n_in)
 {
@@ -297,27 +384,27 @@ static void conv_3d_kernel(const struct ggml__compute_params *params, struct ggm
 
 const struct ggml__op_impl ggml__op_conv_transpose_1d = {
     .kernel = conv_transpose_1d_kernel,
-    .supports = supports_kernel_f16_f32,
+    .supports = supports_conv_transpose_1d,
 };
 
 const struct ggml__op_impl ggml__op_conv_transpose_2d = {
     .kernel = conv_transpose_2d_kernel,
-    .supports = supports_kernel_f16_f32,
+    .supports = supports_conv_transpose_2d,
 };
 
 const struct ggml__op_impl ggml__op_conv_2d_dw = {
     .kernel = conv_2d_dw_kernel,
-    .supports = supports_all_f32,
+    .supports = supports_conv_2d_dw,
     .work_size = conv_2d_work_size,
 };
 
 const struct ggml__op_impl ggml__op_conv_2d = {
     .kernel = conv_2d_kernel,
-    .supports = supports_kernel_f16_f32,
+    .supports = supports_conv_2d,
     .work_size = conv_2d_work_size,
 };
 
 const struct ggml__op_impl ggml__op_conv_3d = {
     .kernel = conv_3d_kernel,
-    .supports = supports_kernel_f16_f32,
+    .supports = supports_conv_3d,
 };
