@@ -196,6 +196,19 @@ static inline int64_t ggml__conv_out_size(int64_t in, int64_t k, int s, int p, i
     return span / s + 1;
 }
 
+/*
+ * Whether ggml_im2col_back can make a result of shape ne from gradient a,
+ * kernel b and op_params { s0, s1, p0, p1, d0, d1, is_2D }: the
+ * constructor's check, which the CPU backend also applies to nodes that
+ * came from elsewhere.
+ */
+bool ggml__im2col_back_fits(const struct ggml_tensor *a, const struct ggml_tensor *b, const int64_t ne[4],
+                            const int32_t params[7]);
+
+/* Whether node (LIGHTNING_INDEXER, DSV4_HC_COMB, DSV4_HC_PRE or
+   DSV4_HC_POST) is one its constructor could make: types, shapes, n_iter. */
+bool ggml__deepseek_node_fits(const struct ggml_tensor *node);
+
 /* The number of elements of array a (an array, not a pointer). */
 #define GGML__COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -250,6 +263,17 @@ static inline bool ggml__has_no_elements(const struct ggml_tensor *t)
 static inline bool ggml__same_shape(const struct ggml_tensor *a, const struct ggml_tensor *b)
 {
     return a->ne[0] == b->ne[0] && a->ne[1] == b->ne[1] && a->ne[2] == b->ne[2] && a->ne[3] == b->ne[3];
+}
+
+/* ggml_add_rel_pos's shape rule: a [W*W, Q1*Q2, N, 1], pw and ph
+   [W, Q1, Q2, N]. */
+static inline bool ggml__add_rel_pos_fits(const struct ggml_tensor *a, const struct ggml_tensor *pw,
+                                          const struct ggml_tensor *ph)
+{
+    int64_t keys, queries;
+    return ggml__same_shape(pw, ph) && pw->ne[3] == a->ne[2] &&
+           !__builtin_mul_overflow(pw->ne[0], pw->ne[0], &keys) && keys == a->ne[0] &&
+           !__builtin_mul_overflow(pw->ne[1], pw->ne[2], &queries) && queries == a->ne[1] && a->ne[3] == 1;
 }
 
 /*

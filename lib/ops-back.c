@@ -273,6 +273,28 @@ struct ggml_tensor *ggml_opt_step_sgd(struct ggml_context *ctx, struct ggml_tens
  * read for its extents only.  The result is F32 of shape ne, the im2col
  * input ([IW, IH, IC, N], 1-d [IW, IC, N]).
  */
+bool ggml__im2col_back_fits(const struct ggml_tensor *a, const struct ggml_tensor *b, const int64_t ne[4],
+                            const int32_t params[7])
+{
+    const int s0 = params[0], s1 = params[1], p0 = params[2], p1 = params[3], d0 = params[4], d1 = params[5];
+    const bool is_2D = params[6] != 0;
+    if (s0 <= 0 || d0 <= 0 || p0 < 0 || (is_2D && (s1 <= 0 || d1 <= 0 || p1 < 0)) || (params[6] & ~1) != 0)
+        return false;
+    for (int i = 0; i < GGML_MAX_DIMS; i++)
+        if (ne[i] < 1 || ne[i] > INT32_MAX)
+            return false;
+    const int64_t IC = is_2D ? ne[2] : ne[1], N = is_2D ? ne[3] : ne[2];
+    const int64_t KW = b->ne[0], KH = is_2D ? b->ne[1] : 1;
+    const int64_t OW = ggml__conv_out_size(ne[0], KW, s0, p0, d0);
+    const int64_t OH = is_2D ? ggml__conv_out_size(ne[1], KH, s1, p1, d1) : 1;
+    int64_t cols;
+    if (OW < 1 || OH < 1 || OW == GGML__CONV_OUT_OVERFLOW || OH == GGML__CONV_OUT_OVERFLOW ||
+        __builtin_mul_overflow(IC, KH, &cols) || __builtin_mul_overflow(cols, KW, &cols))
+        return false;
+    return a->ne[0] == cols && a->ne[1] == OW &&
+           (is_2D ? a->ne[2] == OH && a->ne[3] == N : a->ne[2] == N && a->ne[3] == 1 && ne[3] == 1);
+}
+
 struct ggml_tensor *ggml_im2col_back(struct ggml_context *ctx, struct ggml_tensor *a, struct ggml_tensor *b,
                                      int64_t *ne, int s0, int s1, int p0, int p1, int d0, int d1, bool is_2D)
 {
@@ -286,30 +308,15 @@ struct ggml_tensor *ggml_im2col_back(struct ggml_context *ctx, struct ggml_tenso
         ggml__error("the gradient '%s' is %s; want f32, f16 or bf16", a->name, ggml_type_name(a->type));
         return NULL;
     }
-    if (s0 <= 0 || d0 <= 0 || p0 < 0 || (is_2D && (s1 <= 0 || d1 <= 0 || p1 < 0))) {
-        ggml__error("strides and dilations must be positive and paddings >= 0 (s0 %d, s1 %d, p0 %d, p1 %d, "
-                    "d0 %d, d1 %d)", s0, s1, p0, p1, d0, d1);
-        return NULL;
-    }
-    for (int i = 0; i < GGML_MAX_DIMS; i++) {
-        if (ne[i] < 1 || ne[i] > INT32_MAX) {
-            ggml__error("ne[%d] = %" PRId64 " is outside 1..2^31-1", i, ne[i]);
-            return NULL;
-        }
-    }
-    const int64_t IC = is_2D ? ne[2] : ne[1], N = is_2D ? ne[3] : ne[2];
-    const int64_t KW = b->ne[0], KH = is_2D ? b->ne[1] : 1;
-    const int64_t OW = ggml__conv_out_size(ne[0], KW, s0, p0, d0);
-    const int64_t OH = is_2D ? ggml__conv_out_size(ne[1], KH, s1, p1, d1) : 1;
-    const bool fits = a->ne[0] == IC * KH * KW && a->ne[1] == OW &&
-                      (is_2D ? a->ne[2] == OH && a->ne[3] == N : a->ne[2] == N && a->ne[3] == 1 && ne[3] == 1);
-    if (OW < 1 || OH < 1 || !fits) {
-        ggml__error("gradient '%s' " SHAPE_FMT " is not the im2col of kernel '%s' " SHAPE_FMT " over input "
-                    "[%" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 "] (%s)", a->name, SHAPE_ARGS(a), b->name,
-                    SHAPE_ARGS(b), ne[0], ne[1], ne[2], ne[3], is_2D ? "2-d" : "1-d");
-        return NULL;
-    }
     const int32_t params[] = { s0, s1, p0, p1, d0, d1, is_2D ? 1 : 0 };
+    if (!ggml__im2col_back_fits(a, b, ne, params)) {
+        ggml__error("gradient '%s' " SHAPE_FMT " is not the im2col of kernel '%s' " SHAPE_FMT " over input "
+                    "[%" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 "] (%s, s0 %d, s1 %d, p0 %d, p1 %d, d0 %d, "
+                    "d1 %d; strides and dilations must be positive, paddings >= 0, extents 1..2^31-1)",
+                    a->name, SHAPE_ARGS(a), b->name, SHAPE_ARGS(b), ne[0], ne[1], ne[2], ne[3],
+                    is_2D ? "2-d" : "1-d", s0, s1, p0, p1, d0, d1);
+        return NULL;
+    }
     return ggml__new_op_node(ctx, GGML_OP_IM2COL_BACK, GGML_TYPE_F32, 4, ne,
                              a, b, params, GGML__COUNT(params), __func__);
 }

@@ -340,8 +340,7 @@ static struct ggml_tensor *add_rel_pos_impl(struct ggml_context *ctx, struct ggm
                      pw->name, ph->name);
         return NULL;
     }
-    if (!ggml_are_same_shape(pw, ph) || pw->ne[3] != a->ne[2] || pw->ne[0] * pw->ne[0] != a->ne[0] ||
-        pw->ne[1] * pw->ne[2] != a->ne[1] || a->ne[3] != 1) {
+    if (!ggml__add_rel_pos_fits(a, pw, ph)) {
         ggml__log_at(GGML_LOG_LEVEL_ERROR, func, "shapes of '%s', '%s' and '%s' do not match", a->name, pw->name,
                      ph->name);
         return NULL;

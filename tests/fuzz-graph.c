@@ -22,6 +22,10 @@
  *    of its source reads back what that memory holds, and asking for more
  *    is refused with one ERROR).
  *
+ * With --tamper P, P percent of the graphs are changed after construction
+ * (see "tampering" below) and computed on one backend: the process must
+ * survive them, within the time bound, like any other graph.
+ *
  * By default the iterations run in a child process: a child that dies
  * (sanitizer report, signal, time bound) is recorded as a finding with the
  * seed of the graph it was building, and a new child continues with the
@@ -129,6 +133,7 @@ struct settings {
     bool try_hopeless;  /* allocate graphs holding a tensor no allocator can hold */
     int threads_max;
     int time_bound;  /* seconds one graph may take */
+    int tamper;      /* percent of graphs whose nodes are tampered with (--tamper) */
     bool verbose;
 };
 
@@ -143,6 +148,7 @@ struct counts {
     uint64_t too_large;        /* built but not allocated: more memory or work than a test should take */
     uint64_t ops;              /* constructor calls */
     uint64_t ops_refused;      /* of which returned NULL */
+    uint64_t tampered;         /* graphs whose nodes were tampered with */
 };
 
 #define MAX_FINDINGS 256
@@ -255,6 +261,7 @@ struct builder {
     struct ggml_tensor *results[MAX_OPS * 2];
     int n_results;
     bool expanded_null;
+    bool tampered;
 };
 
 static void pool_add(struct builder *b, struct ggml_tensor *t)
@@ -1204,6 +1211,100 @@ static bool fill(struct entropy *e, struct ggml_tensor *t, bool wild)
 
 enum alloc_method { ALLOC_CTX_TENSORS, ALLOC_GALLOCR, ALLOC_SCHED, ALLOC_METHOD_COUNT };
 
+/* ------------------------------------------------------------ tampering */
+
+/*
+ * Tampering: after construction, a few fields of a few nodes are changed
+ * to what no constructor makes but a client of an RPC server can send
+ * (a source dropped or swapped for another tensor, an op parameter, the
+ * op, the node's type or shape).  The CPU backend must then refuse the
+ * node (ggml_backend_supports_op false, compute an error status) or compute
+ * it within its operands' memory; the sanitizers and the time bound tell.
+ * Custom ops are left alone: their parameters are function pointers the
+ * caller vouches for (the RPC server refuses them).
+ */
+static bool is_custom_op(enum ggml_op op)
+{
+    return op == GGML_OP_MAP_CUSTOM1 || op == GGML_OP_MAP_CUSTOM2 || op == GGML_OP_MAP_CUSTOM3 ||
+           op == GGML_OP_CUSTOM;
+}
+
+/* An op parameter: the edge values kernels divide, index or loop by. */
+static int32_t tampered_param(struct entropy *e)
+{
+    static const int32_t edges[] = { 0, 1, -1, 2, 3, 7, 64, -64, INT32_MAX, INT32_MIN, 0x7f800000, 0x7fc00000 };
+    if (chance(e, 60))
+        return edges[draw(e, sizeof edges / sizeof edges[0])];
+    return (int32_t) (uint32_t) draw(e, UINT32_MAX);
+}
+
+/* Strides of a tensor that owns its data, laid out densely for its type. */
+static void dense_strides(struct ggml_tensor *t)
+{
+    t->nb[0] = ggml_type_size(t->type);
+    t->nb[1] = t->nb[0] * (size_t) (t->ne[0] / ggml_blck_size(t->type));
+    for (int d = 2; d < GGML_MAX_DIMS; d++)
+        t->nb[d] = t->nb[d - 1] * (size_t) t->ne[d - 1];
+}
+
+static void tamper_node(struct builder *b, struct ggml_tensor *node)
+{
+    struct entropy *e = b->e;
+    const bool owns_data = node->view_src == NULL;
+    switch (draw(e, 6)) {
+    case 0:
+        node->src[draw(e, GGML_MAX_SRC)] = NULL;
+        break;
+    case 1:
+        if (b->n_pool > 0)
+            node->src[draw(e, 4)] = b->pool[draw(e, (uint64_t) b->n_pool)];
+        break;
+    case 2:
+        node->op_params[draw(e, 8)] = tampered_param(e);
+        break;
+    case 3: {
+        enum ggml_op op = (enum ggml_op) draw_int(e, 1, GGML_OP_COUNT - 1);
+        if (!is_custom_op(op))
+            node->op = op;
+        break;
+    }
+    case 4: {
+        enum ggml_type type = draw_type(e);
+        if (owns_data && ggml_blck_size(type) > 0 && node->ne[0] % ggml_blck_size(type) == 0) {
+            node->type = type;
+            dense_strides(node);
+        }
+        break;
+    }
+    default: {
+        int d = (int) draw(e, GGML_MAX_DIMS);
+        /* small: an RPC server refuses shapes whose size overflows */
+        int64_t ne = chance(e, 30) ? draw_int(e, 0, 3) : draw_int(e, 1, 64);
+        if (owns_data && (d > 0 || ne % ggml_blck_size(node->type) == 0)) {
+            node->ne[d] = ne;
+            dense_strides(node);
+        }
+        break;
+    }
+    }
+}
+
+/* Tampers with one to four fields of gf's nodes (not of custom ops). */
+static void tamper(struct builder *b, struct ggml_cgraph *gf)
+{
+    const int n = ggml_graph_n_nodes(gf);
+    if (n == 0)
+        return;
+    const int changes = draw_int(b->e, 1, 4);
+    for (int k = 0; k < changes; k++) {
+        struct ggml_tensor *node = ggml_graph_node(gf, (int) draw(b->e, (uint64_t) n));
+        if (!is_custom_op(node->op))
+            tamper_node(b, node);
+    }
+    b->tampered = true;
+    shared->counts.tampered++;
+}
+
 static const char *const alloc_method_names[] = { "ggml_backend_alloc_ctx_tensors", "ggml_gallocr", "ggml_backend_sched" };
 
 /* The graph has at least one leaf: a source that no op made. */
@@ -1218,6 +1319,13 @@ static bool graph_has_leaf(struct ggml_cgraph *gf)
     return false;
 }
 
+/* ggml_nelements in double: a tampered graph may hold tensors whose count
+   overflows int64_t (an allocator refuses them). */
+static double elements(const struct ggml_tensor *t)
+{
+    return (double) t->ne[0] * (double) t->ne[1] * (double) t->ne[2] * (double) t->ne[3];
+}
+
 /* An upper estimate of the multiply-adds of gf's nodes: linear in the
  * elements, except for the ops that contract or slide a kernel. */
 static double graph_ops(struct ggml_cgraph *gf)
@@ -1225,8 +1333,8 @@ static double graph_ops(struct ggml_cgraph *gf)
     double total = 0;
     for (int i = 0; i < ggml_graph_n_nodes(gf); i++) {
         const struct ggml_tensor *t = ggml_graph_node(gf, i), *a = t->src[0], *b = t->src[1];
-        const double out = (double) ggml_nelements(t);
-        switch (t->op) {
+        const double out = elements(t);
+        switch (a != NULL && b != NULL ? t->op : GGML_OP_NONE) {
         case GGML_OP_MUL_MAT:
         case GGML_OP_MUL_MAT_ID:
             total += out * (double) a->ne[0];
@@ -1237,21 +1345,21 @@ static double graph_ops(struct ggml_cgraph *gf)
         case GGML_OP_CONV_TRANSPOSE_1D:
         case GGML_OP_CONV_TRANSPOSE_2D:
             /* each output element visits every kernel tap */
-            total += out * (double) ggml_nelements(a) + (double) ggml_nelements(a) * (double) ggml_nelements(b);
+            total += out * elements(a) + elements(a) * elements(b);
             break;
         case GGML_OP_CONV_2D:
         case GGML_OP_CONV_3D:
         case GGML_OP_CONV_2D_DW:
-            total += out * (double) ggml_nelements(a);
+            total += out * elements(a);
             break;
         case GGML_OP_FLASH_ATTN_EXT:
-            total += (double) ggml_nelements(a) * (double) b->ne[1];
+            total += elements(a) * (double) b->ne[1];
             break;
         default:
             total += out;
             for (int j = 0; j < GGML_MAX_SRC; j++)
                 if (t->src[j] != NULL)
-                    total += (double) ggml_nelements(t->src[j]);
+                    total += elements(t->src[j]);
             break;
         }
     }
@@ -1369,6 +1477,9 @@ static void allocate_and_run(struct builder *b, struct ggml_cgraph *gf, bool cou
     ggml_backend_cpu_set_n_threads(backends.cpu, n_threads);
     if (use_blas)
         ggml_backend_blas_set_n_threads(backends.blas, n_threads);
+    /* a tampered graph goes where an RPC server's graphs go: to one backend */
+    if (b->tampered)
+        method = ALLOC_CTX_TENSORS;
     if (method == ALLOC_SCHED && (settings.skip & SKIP_SCHED_EMPTY) &&
         (ggml_graph_n_nodes(gf) == 0 || !graph_has_leaf(gf)))
         method = ALLOC_GALLOCR;
@@ -1471,6 +1582,8 @@ static void run_graph(struct entropy *e, uint64_t seed)
         b.expanded_null = true;
     }
     log_errors = 0;
+    if (settings.tamper > 0 && chance(e, settings.tamper))
+        tamper(&b, gf);
 
     bool counted = true;
     if (b.expanded_null || ggml_graph_n_nodes(gf) == 0) {
@@ -1645,6 +1758,8 @@ static void print_summary(double seconds, bool tap)
            ", refused at compute: %" PRIu64 ", computed: %" PRIu64 ", too large to run: %" PRIu64 "\n",
            c->built, c->refused_build, c->refused_alloc, c->refused_compute, c->computed, c->too_large);
     printf("# constructor calls: %" PRIu64 ", of which refused: %" PRIu64 "\n", c->ops, c->ops_refused);
+    if (settings.tamper > 0)
+        printf("# graphs tampered with: %" PRIu64 "\n", c->tampered);
     printf("# findings: %" PRIu64 "\n", shared->n_findings);
     for (uint64_t i = 0; i < shared->n_findings && i < MAX_FINDINGS; i++)
         printf("# finding: fuzz-graph --seed %" PRIu64 " --iterations 1: %s\n", shared->findings[i].seed,
@@ -1659,7 +1774,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: fuzz-graph [--seed S] [--iterations N] [--seconds S] [--threads-max N]\n"
-            "                  [--time-bound S] [--skip D1,D2,D3,D4|known] [--no-fork] [--tap] [--verbose]\n"
+            "                  [--time-bound S] [--skip D1,D2,D3,D4|known] [--tamper PERCENT]\n"
+            "                  [--no-fork] [--tap] [--verbose]\n"
             "Builds, allocates and computes random graphs; prints the seed of each finding\n"
             "(replay it with --seed SEED --iterations 1); exits 1 if there was any.\n");
 }
@@ -1686,6 +1802,8 @@ int main(int argc, char **argv)
             settings.time_bound = atoi(val) > 0 ? atoi(val) : 1;
         else if (strcmp(arg, "--skip") == 0 && val)
             settings.skip = parse_skip(val);
+        else if (strcmp(arg, "--tamper") == 0 && val)
+            settings.tamper = atoi(val) < 0 ? 0 : atoi(val) > 100 ? 100 : atoi(val);
         else {
             takes_value = false;
             if (strcmp(arg, "--no-fork") == 0)

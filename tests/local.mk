@@ -71,6 +71,7 @@ tap_test_programs = \
 	tests/test-llama-block \
 	tests/test-op-conv \
 	tests/test-op-conv-direct \
+	tests/test-foreign-nodes \
 	tests/test-op-image \
 	tests/test-op-seq \
 	tests/test-op-recurrent \
@@ -150,10 +151,11 @@ EXTRA_DIST += \
 	tests/topologies/restricted.xml
 
 # fuzz-graph: random graphs of the public op constructors (see its header
-# comment); check-fuzz.sh runs it for a bounded time.
+# comment); check-fuzz.sh runs it for a bounded time, check-fuzz-tamper.sh
+# on graphs tampered with after construction.
 check_PROGRAMS += tests/fuzz-graph
-TESTS += tests/check-fuzz.sh
-EXTRA_DIST += tests/check-fuzz.sh
+TESTS += tests/check-fuzz.sh tests/check-fuzz-tamper.sh
+EXTRA_DIST += tests/check-fuzz.sh tests/check-fuzz-tamper.sh
 
 # fuzz-gguf: the GGUF reader's fuzz target (see its header comment), its
 # seeds and a bounded number of mutations run by check-fuzz-gguf.sh.

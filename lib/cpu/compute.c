@@ -141,10 +141,90 @@ bool ggml__op_is_noop(enum ggml_op op)
            op == GGML_OP_PERMUTE || op == GGML_OP_TRANSPOSE;
 }
 
-/* The op's own support test, once every operand's layout passed. */
+/*
+ * The number of leading sources every node of op has: its constructor
+ * sets src[0..n) (later slots are optional, and the kernels test them).
+ * Kernels read those sources without testing them, so a node from
+ * elsewhere (the RPC server deserializes graphs) must have them.
+ */
+static int required_sources(enum ggml_op op)
+{
+    switch (op) {
+    case GGML_OP_NONE:
+    case GGML_OP_ARANGE:
+    case GGML_OP_CUSTOM:
+        return 0;
+    case GGML_OP_ADD:
+    case GGML_OP_ADD1:
+    case GGML_OP_SUB:
+    case GGML_OP_MUL:
+    case GGML_OP_DIV:
+    case GGML_OP_ACC:
+    case GGML_OP_SET:
+    case GGML_OP_CPY:
+    case GGML_OP_COUNT_EQUAL:
+    case GGML_OP_CONCAT:
+    case GGML_OP_MUL_MAT:
+    case GGML_OP_OUT_PROD:
+    case GGML_OP_GET_ROWS:
+    case GGML_OP_GET_ROWS_BACK:
+    case GGML_OP_SET_ROWS:
+    case GGML_OP_ROPE:
+    case GGML_OP_ROPE_BACK:
+    case GGML_OP_IM2COL:
+    case GGML_OP_IM2COL_3D:
+    case GGML_OP_IM2COL_BACK:
+    case GGML_OP_CONV_2D:
+    case GGML_OP_CONV_3D:
+    case GGML_OP_CONV_2D_DW:
+    case GGML_OP_CONV_TRANSPOSE_1D:
+    case GGML_OP_CONV_TRANSPOSE_2D:
+    case GGML_OP_POOL_2D_BACK:
+    case GGML_OP_SOLVE_TRI:
+    case GGML_OP_SSM_CONV:
+    case GGML_OP_DSV4_HC_PRE:
+    case GGML_OP_MAP_CUSTOM2:
+    case GGML_OP_SILU_BACK:
+    case GGML_OP_RMS_NORM_BACK:
+    case GGML_OP_SOFT_MAX_BACK:
+    case GGML_OP_CROSS_ENTROPY_LOSS:
+        return 2;
+    case GGML_OP_MUL_MAT_ID:
+    case GGML_OP_FLASH_ATTN_EXT:
+    case GGML_OP_ADD_ID:
+    case GGML_OP_ADD_REL_POS:
+    case GGML_OP_DSV4_HC_COMB:
+    case GGML_OP_MAP_CUSTOM3:
+    case GGML_OP_CROSS_ENTROPY_LOSS_BACK:
+    case GGML_OP_OPT_STEP_SGD:
+        return 3;
+    case GGML_OP_LIGHTNING_INDEXER:
+    case GGML_OP_DSV4_HC_POST:
+        return 4;
+    case GGML_OP_GATED_LINEAR_ATTN:
+    case GGML_OP_OPT_STEP_ADAMW:
+        return 5;
+    case GGML_OP_RWKV_WKV6:
+    case GGML_OP_GATED_DELTA_NET:
+        return 6;
+    case GGML_OP_SSM_SCAN:
+    case GGML_OP_RWKV_WKV7:
+        return 7;
+    default:
+        return 1;
+    }
+}
+
+/* The op's own support test, once every operand's layout passed: the
+   required sources are there, then the op's supports. */
 static inline bool impl_accepts(const struct ggml__op_impl *impl, const struct ggml_tensor *node)
 {
-    return impl != NULL && (impl->supports == NULL || impl->supports(node));
+    if (impl == NULL)
+        return false;
+    for (int j = 0; j < required_sources(node->op); j++)
+        if (node->src[j] == NULL)
+            return false;
+    return impl->supports == NULL || impl->supports(node);
 }
 
 bool ggml__cpu_supports(const struct ggml_tensor *node)

@@ -181,6 +181,14 @@ typedef void (*ggml__kernel_fn)(const struct ggml__compute_params *params, struc
  * How the CPU backend runs one op.  kernel is required; the others are
  * optional: supports (defaults to true), n_tasks (defaults to every thread),
  * work_size (defaults to no scratch).
+ *
+ * A node may come from elsewhere than the op constructors (the RPC server
+ * deserializes graphs), so supports holds it to what the constructor could
+ * make wherever the kernel indexes, divides or loops by it (shapes,
+ * op_params, types); the engine has checked before that the required
+ * sources are present and every operand's strides stay inside its memory.
+ * Such a node's operands may also overlap one another: kernels copy
+ * between operands with memmove, never memcpy.
  */
 struct ggml__op_impl {
     ggml__kernel_fn kernel;

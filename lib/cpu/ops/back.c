@@ -243,7 +243,8 @@ static void cross_entropy_loss_kernel(const struct ggml__compute_params *params,
     double *partial = (double *) (((uintptr_t) params->wdata + sizeof(double) - 1) & ~(uintptr_t) (sizeof(double) - 1));
     double sum = 0.0;
     int64_t first, last;
-    ggml__split_rows(rows, params->ith, params->nth, &first, &last);
+    /* rows of no elements add nothing (and may be 2^40 of them) */
+    ggml__split_rows(ggml_is_empty(logits) ? 0 : rows, params->ith, params->nth, &first, &last);
     for (int64_t r = first; r < last; r++) {
         int64_t i1, i2, i3;
         row_coords(logits, r, &i1, &i2, &i3);
@@ -400,7 +401,8 @@ const struct ggml__op_impl ggml__op_opt_step_sgd = {
 static bool im2col_back_supports(const struct ggml_tensor *dst)
 {
     const struct ggml_tensor *grad = dst->src[0];
-    return grad != NULL && dst->src[1] != NULL && dst->type == GGML_TYPE_F32 && is_float(grad->type);
+    return grad != NULL && dst->src[1] != NULL && dst->type == GGML_TYPE_F32 && is_float(grad->type) &&
+           ggml__im2col_back_fits(grad, dst->src[1], dst->ne, dst->op_params);
 }
 
 /*

@@ -41,6 +41,8 @@ static bool indexer_decodes_keys(const struct ggml_tensor *k)
 static bool indexer_supports(const struct ggml_tensor *dst)
 {
     const struct ggml_tensor *k = dst->src[1];
+    if (!ggml__deepseek_node_fits(dst))
+        return false;
     /* decoded keys are whole rows of adjacent blocks */
     return k->type == GGML_TYPE_F32 ||
            (ggml_get_type_traits(k->type)->to_float != NULL && k->nb[0] == ggml_type_size(k->type));
@@ -149,14 +151,10 @@ static void hc_comb_kernel(const struct ggml__compute_params *params, struct ggm
     }
 }
 
-static bool hc_comb_supports(const struct ggml_tensor *dst)
-{
-    return dst->ne[0] <= GGML__DSV4_HC_MAX && ggml__get_op_params_i32(dst, 1) >= 1;
-}
 
 const struct ggml__op_impl ggml__op_dsv4_hc_comb = {
     .kernel = hc_comb_kernel,
-    .supports = hc_comb_supports,
+    .supports = ggml__deepseek_node_fits,
 };
 
 /* ---------------------------------------------- DSV4_HC_PRE, DSV4_HC_POST */
@@ -178,6 +176,7 @@ static void hc_pre_kernel(const struct ggml__compute_params *params, struct ggml
 
 const struct ggml__op_impl ggml__op_dsv4_hc_pre = {
     .kernel = hc_pre_kernel,
+    .supports = ggml__deepseek_node_fits,
 };
 
 static void hc_post_kernel(const struct ggml__compute_params *params, struct ggml_tensor *dst)
@@ -200,4 +199,5 @@ static void hc_post_kernel(const struct ggml__compute_params *params, struct ggm
 
 const struct ggml__op_impl ggml__op_dsv4_hc_post = {
     .kernel = hc_post_kernel,
+    .supports = ggml__deepseek_node_fits,
 };

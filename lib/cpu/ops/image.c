@@ -58,7 +58,9 @@ static bool pool_supports(const struct ggml_tensor *dst)
     const int k0 = p[1], k1 = two_d ? p[2] : 1;
     const int s0 = two_d ? p[3] : p[2], s1 = two_d ? p[4] : 1;
     return src != NULL && dst->type == GGML_TYPE_F32 && float_type(src->type) &&
-           (p[0] == GGML_OP_POOL_MAX || p[0] == GGML_OP_POOL_AVG) && k0 >= 1 && k1 >= 1 && s0 >= 1 && s1 >= 1;
+           (p[0] == GGML_OP_POOL_MAX || p[0] == GGML_OP_POOL_AVG) && k0 >= 1 && k1 >= 1 && s0 >= 1 && s1 >= 1 &&
+           (int64_t) k0 * k1 <= INT32_MAX && (two_d || dst->ne[1] == src->ne[1]) && dst->ne[2] == src->ne[2] &&
+           dst->ne[3] == src->ne[3];
 }
 
 /*
@@ -188,9 +190,27 @@ static void pad_kernel(const struct ggml__compute_params *params, struct ggml_te
     }
 }
 
+/* What ggml_pad_ext makes: paddings >= 0, dst's extents the padded
+   source's, and a circular pad wraps around a source with elements. */
+static bool pad_supports(const struct ggml_tensor *dst)
+{
+    const struct ggml_tensor *src = dst->src[0];
+    const int32_t *p = dst->op_params;
+    if (!same_float_type_supports(dst))
+        return false;
+    for (int d = 0; d < 4; d++) {
+        int64_t ne;
+        if (p[2 * d] < 0 || p[2 * d + 1] < 0 ||
+            __builtin_add_overflow(src->ne[d], (int64_t) p[2 * d] + p[2 * d + 1], &ne) || ne != dst->ne[d] ||
+            (p[8] != 0 && src->ne[d] == 0 && ne > 0))
+            return false;
+    }
+    return true;
+}
+
 const struct ggml__op_impl ggml__op_pad = {
     .kernel = pad_kernel,
-    .supports = same_float_type_supports,
+    .supports = pad_supports,
 };
 
 static bool pad_reflect_supports(const struct ggml_tensor *dst)
@@ -198,7 +218,9 @@ static bool pad_reflect_supports(const struct ggml_tensor *dst)
     const struct ggml_tensor *src = dst->src[0];
     return src != NULL && src->type == GGML_TYPE_F32 && dst->type == GGML_TYPE_F32 &&
            src->nb[0] == sizeof(float) && dst->nb[0] == sizeof(float) &&
-           dst->op_params[0] < src->ne[0] && dst->op_params[1] < src->ne[0];
+           dst->op_params[0] >= 0 && dst->op_params[1] >= 0 && dst->op_params[0] < src->ne[0] &&
+           dst->op_params[1] < src->ne[0] && dst->ne[0] == src->ne[0] + dst->op_params[0] + dst->op_params[1] &&
+           dst->ne[1] == src->ne[1] && dst->ne[2] == src->ne[2] && dst->ne[3] == src->ne[3];
 }
 
 /* Source index of destination index i mirrored around both ends of [0, n), lp before. */
@@ -229,7 +251,7 @@ static void pad_reflect_kernel(const struct ggml__compute_params *params, struct
         } else {
             for (int64_t i0 = 0; i0 < lp; i0++)
                 out[i0] = in[lp - i0];
-            memcpy(out + lp, in, (size_t) n * sizeof(float));
+            memmove(out + lp, in, (size_t) n * sizeof(float));
             for (int64_t i0 = lp + n; i0 < dst->ne[0]; i0++)
                 out[i0] = in[2 * (n - 1) - (i0 - lp)];
         }
@@ -264,8 +286,8 @@ static void roll_kernel(const struct ggml__compute_params *params, struct ggml_t
         if (fast) {
             const float *in = (const float *) ggml__elem_ptr(src, 0, j1, j2, j3);
             float *o = (float *) out;
-            memcpy(o + s, in, (size_t) (n - s) * sizeof(float));
-            memcpy(o, in + (n - s), (size_t) s * sizeof(float));
+            memmove(o + s, in, (size_t) (n - s) * sizeof(float));
+            memmove(o, in + (n - s), (size_t) s * sizeof(float));
             continue;
         }
         for (int64_t i0 = 0; i0 < n; i0++) {
@@ -276,9 +298,25 @@ static void roll_kernel(const struct ggml__compute_params *params, struct ggml_t
     }
 }
 
+/* What ggml_roll makes: dst shaped as its source, which has contiguous
+   rows, and every shift smaller in magnitude than its extent. */
+static bool roll_supports(const struct ggml_tensor *dst)
+{
+    const struct ggml_tensor *src = dst->src[0];
+    if (!same_float_type_supports(dst) || !ggml__same_shape(src, dst) ||
+        src->nb[0] != ggml_type_size(src->type))
+        return false;
+    for (int d = 0; d < 4; d++) {
+        const int64_t shift = dst->op_params[d];
+        if ((shift < 0 ? -shift : shift) >= src->ne[d])
+            return false;
+    }
+    return true;
+}
+
 const struct ggml__op_impl ggml__op_roll = {
     .kernel = roll_kernel,
-    .supports = same_float_type_supports,
+    .supports = roll_supports,
 };
 
 /* ---------------------------------------------------------------- upscale */
@@ -413,6 +451,35 @@ static bool win_supports(const struct ggml_tensor *dst)
     return src != NULL && src->type == GGML_TYPE_F32 && dst->type == GGML_TYPE_F32;
 }
 
+/* The number of windows of w along an extent of n. */
+static int64_t windows_along(int64_t n, int64_t w)
+{
+    return n / w + (n % w != 0);
+}
+
+/* What ggml_win_part makes: op_params { npx, npy, w }, w >= 1, a plane
+   source [C, W, H, 1] and dst [C, w, w, npx*npy] with npx, npy its
+   windows. */
+static bool win_part_supports(const struct ggml_tensor *dst)
+{
+    const struct ggml_tensor *src = dst->src[0];
+    const int64_t npx = dst->op_params[0], npy = dst->op_params[1], w = dst->op_params[2];
+    return win_supports(dst) && w >= 1 && src->ne[3] == 1 && npx == windows_along(src->ne[1], w) &&
+           npy == windows_along(src->ne[2], w) && dst->ne[0] == src->ne[0] && dst->ne[1] == w && dst->ne[2] == w &&
+           dst->ne[3] == npx * npy;
+}
+
+/* What ggml_win_unpart makes: op_params { w }, w >= 1, dst [C, w0, h0, 1]
+   with w0, h0 >= 1 and a source of its windows [C, w, w, npx*npy]. */
+static bool win_unpart_supports(const struct ggml_tensor *dst)
+{
+    const struct ggml_tensor *src = dst->src[0];
+    const int64_t w = dst->op_params[0];
+    return win_supports(dst) && w >= 1 && dst->ne[1] >= 1 && dst->ne[2] >= 1 && dst->ne[3] == 1 &&
+           src->ne[0] == dst->ne[0] && src->ne[1] == w && src->ne[2] == w &&
+           src->ne[3] == windows_along(dst->ne[1], w) * windows_along(dst->ne[2], w);
+}
+
 /* dst row (i1, i2, window i3) is row (px*w + i1, py*w + i2) of src, or zeros past its plane. */
 static void win_part_kernel(const struct ggml__compute_params *params, struct ggml_tensor *dst)
 {
@@ -432,7 +499,7 @@ static void win_part_kernel(const struct ggml__compute_params *params, struct gg
 
 const struct ggml__op_impl ggml__op_win_part = {
     .kernel = win_part_kernel,
-    .supports = win_supports,
+    .supports = win_part_supports,
 };
 
 /* dst row (i1, i2) is row (i1 % w, i2 % w) of window (i2 / w) * npx + i1 / w of src. */
@@ -454,13 +521,15 @@ static void win_unpart_kernel(const struct ggml__compute_params *params, struct 
 
 const struct ggml__op_impl ggml__op_win_unpart = {
     .kernel = win_unpart_kernel,
-    .supports = win_supports,
+    .supports = win_unpart_supports,
 };
 
 static bool get_rel_pos_supports(const struct ggml_tensor *dst)
 {
     const struct ggml_tensor *src = dst->src[0];
-    return src != NULL && float_type(src->type) && dst->type == GGML_TYPE_F16;
+    const int64_t kh = dst->ne[1], qh = dst->ne[2];
+    return src != NULL && float_type(src->type) && dst->type == GGML_TYPE_F16 && qh >= 1 && kh == qh &&
+           src->ne[1] == 2 * qh - 1 && dst->ne[0] == src->ne[0] && dst->ne[3] == 1;
 }
 
 /* dst row (k, q) is row (kh - 1 - k) + q of src, converted to F16. */
@@ -490,7 +559,8 @@ static bool add_rel_pos_supports(const struct ggml_tensor *dst)
     const struct ggml_tensor *a = dst->src[0], *pw = dst->src[1], *ph = dst->src[2];
     return a != NULL && pw != NULL && ph != NULL && dst->type == GGML_TYPE_F32 && a->type == GGML_TYPE_F32 &&
            pw->type == GGML_TYPE_F32 && ph->type == GGML_TYPE_F32 && ggml_is_contiguous(a) &&
-           ggml_is_contiguous(pw) && ggml_is_contiguous(ph) && ggml_is_contiguous(dst);
+           ggml_is_contiguous(pw) && ggml_is_contiguous(ph) && ggml_is_contiguous(dst) &&
+           ggml__add_rel_pos_fits(a, pw, ph) && ggml__same_shape(dst, a);
 }
 
 /*

@@ -348,7 +348,7 @@ static bool repeat_supports(const struct ggml_tensor *dst)
 static void copy_strided(char *y, size_t sy, const char *x, size_t sx, int64_t n, size_t ts)
 {
     for (int64_t i = 0; i < n; i++)
-        memcpy(y + i * sy, x + i * sx, ts);
+        memmove(y + i * sy, x + i * sx, ts);
 }
 
 /* Row (i1, i2, i3) of dst is row (i1 % ne01, i2 % ne02, i3 % ne03) of src, tiled ne0 / ne00 times. */
@@ -367,7 +367,7 @@ static void repeat_kernel(const struct ggml__compute_params *params, struct ggml
         char *y = row_at(dst, i[1], i[2], i[3]);
         for (int64_t t = 0; t < n_tiles; t++) {
             if (fast)
-                memcpy(y + (size_t) (t * ne00) * ts, x, (size_t) ne00 * ts);
+                memmove(y + (size_t) (t * ne00) * ts, x, (size_t) ne00 * ts);
             else
                 copy_strided(y + t * ne00 * dst->nb[0], dst->nb[0], x, src->nb[0], ne00, ts);
         }
@@ -438,7 +438,7 @@ static void concat_kernel(const struct ggml__compute_params *params, struct ggml
             if (len == 0)
                 continue; /* an empty a or b may have no memory at all */
             if (fast)
-                memcpy(y + (size_t) at[p] * ts, row[p], (size_t) len * ts);
+                memmove(y + (size_t) at[p] * ts, row[p], (size_t) len * ts);
             else
                 copy_strided(y + at[p] * (int64_t) dst->nb[0], dst->nb[0], row[p], src[p]->nb[0], len, ts);
         }

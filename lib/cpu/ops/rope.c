@@ -310,9 +310,9 @@ static void rope_kernel(const struct ggml__compute_params *params, struct ggml_t
             /* the values before and after the rotated ones, unchanged */
             const int64_t end = offs + 2 * s.n_pairs;
             if (out != src && offs > 0)
-                memcpy(out, src, (size_t) offs * esize);
+                memmove(out, src, (size_t) offs * esize);
             if (out != src && end < ne0)
-                memcpy(out + end * esize, src + end * esize, (size_t) (ne0 - end) * esize);
+                memmove(out + end * esize, src + end * esize, (size_t) (ne0 - end) * esize);
         } else {
             ggml_fp16_to_fp32_row((const ggml_fp16_t *) src, row, ne0);
             rotate_row(s.n_pairs, step, gap, table, row + offs, row + offs);

@@ -85,10 +85,10 @@ static void gather_row(const struct ggml__compute_params *params, const struct g
     case GGML_TYPE_F32:
     case GGML_TYPE_I32: /* both copied bit for bit */
         if (packed) {
-            memcpy(out, in, (size_t) n * 4);
+            memmove(out, in, (size_t) n * 4);
         } else {
             for (int64_t i = 0; i < n; i++)
-                memcpy((char *) out + 4 * i, in + i * nb0, 4);
+                memmove((char *) out + 4 * i, in + i * nb0, 4);
         }
         break;
     case GGML_TYPE_F16:
@@ -168,7 +168,7 @@ static void scatter_row(const struct ggml__cpu_kernels *kernels, enum ggml_type 
             for (int64_t i = 0; i < n; i++)
                 ((float *) out)[i] = x[i];
         } else {
-            memcpy(out, x, (size_t) n * sizeof(float));
+            memmove(out, x, (size_t) n * sizeof(float));
         }
         break;
     case GGML_TYPE_F16:
@@ -232,7 +232,7 @@ static void set_rows_kernel(const struct ggml__compute_params *params, struct gg
                 if (src->type == GGML_TYPE_F32) {
                     scatter_row(params->kernels, dst->type, (const float *) in, out, src->ne[0], params->use_ref);
                 } else if (widened == NULL) {
-                    memcpy(out, in, (size_t) src->ne[0] * sizeof(ggml_fp16_t));   /* F16 to F16 */
+                    memmove(out, in, (size_t) src->ne[0] * sizeof(ggml_fp16_t));   /* F16 to F16 */
                 } else {
                     ggml__load_row_float(GGML_TYPE_F16, in, sizeof(ggml_fp16_t), src->ne[0], widened);
                     scatter_row(params->kernels, dst->type, widened, out, src->ne[0], params->use_ref);
@@ -326,7 +326,7 @@ static void copy_source_then_wait(const struct ggml__compute_params *params, str
         return;
     int64_t first, last;
     ggml__split_rows((int64_t) ggml_nbytes(dst), params->ith, params->nth, &first, &last);
-    memcpy((char *) dst->data + first, (const char *) a->data + first, (size_t) (last - first));
+    memmove((char *) dst->data + first, (const char *) a->data + first, (size_t) (last - first));
     ggml__threadpool_barrier(params->pool);
 }
 
@@ -353,10 +353,10 @@ static void view_write_kernel(const struct ggml__compute_params *params, struct 
         const bool packed = !params->use_ref && b->nb[0] == es;
         if (!acc) {
             if (packed) {
-                memcpy(out, in, (size_t) ne0 * es);
+                memmove(out, in, (size_t) ne0 * es);
             } else {
                 for (int64_t i = 0; i < ne0; i++)
-                    memcpy(out + i * (int64_t) es, in + i * b->nb[0], es);
+                    memmove(out + i * (int64_t) es, in + i * b->nb[0], es);
             }
             continue;
         }

@@ -314,7 +314,7 @@ static void load_row(enum ggml_type type, const char *row, int64_t n, float *out
         break;
     }
     default:
-        memcpy(out, row, (size_t) n * sizeof(float));
+        memmove(out, row, (size_t) n * sizeof(float));
         break;
     }
 }
@@ -335,7 +335,7 @@ static void store_row(enum ggml_type type, char *row, int64_t n, const float *in
         break;
     }
     default:
-        memcpy(row, in, (size_t) n * sizeof(float));
+        memmove(row, in, (size_t) n * sizeof(float));
         break;
     }
 }
