@@ -339,14 +339,25 @@ static int open_cached(const struct conn *c, uint64_t hash, bool for_writing, ch
     return mkstemp(tmp);
 }
 
-/* Streams size bytes from the peer into x at offset, through the chunk buffer (and into the cache file fd). */
-static bool receive_into(struct conn *c, struct ggml_tensor *x, uint64_t offset, uint64_t size, int cache_fd,
-                         uint64_t *hash)
+/* The bytes of the next chunk when left bytes remain to move. */
+static size_t chunk_bytes(uint64_t left)
+{
+    return (size_t) (left < CHUNK_BYTES ? left : CHUNK_BYTES);
+}
+
+/*
+ * Streams size bytes read from from_fd (the peer, or a cache file) into x
+ * at offset through the chunk buffer, and into cache_fd (when >= 0) with
+ * their hash in *hash.  False, without a message, when from_fd ends or
+ * fails first.
+ */
+static bool stream_into(struct conn *c, int from_fd, struct ggml_tensor *x, uint64_t offset, uint64_t size,
+                        int cache_fd, uint64_t *hash)
 {
     for (uint64_t done = 0; done < size;) {
-        const size_t n = (size_t) (size - done < CHUNK_BYTES ? size - done : CHUNK_BYTES);
-        if (!read_full(c->fd, c->chunk, n))
-            return refuse(c, "the peer closed the connection inside SET_TENSOR's data");
+        const size_t n = chunk_bytes(size - done);
+        if (!read_full(from_fd, c->chunk, n))
+            return false;
         ggml_backend_tensor_set(x, c->chunk, (size_t) (offset + done), n);
         if (cache_fd >= 0) {
             *hash = rpc_wire_fnv1a_more(*hash, c->chunk, n);
@@ -371,7 +382,8 @@ static bool do_set_tensor(struct conn *c, uint64_t payload)
         char tmp[4096];
         int cache_fd = c->cfg->cache_dir != NULL && size > CACHE_MIN_BYTES ? open_cached(c, 0, true, tmp, sizeof tmp) : -1;
         uint64_t hash = RPC_WIRE_FNV1A_START;
-        ok = receive_into(c, x, offset, size, cache_fd, &hash);
+        ok = stream_into(c, c->fd, x, offset, size, cache_fd, &hash) ||
+             refuse(c, "the peer closed the connection inside SET_TENSOR's data");
         if (cache_fd >= 0) {
             char path[4096];
             snprintf(path, sizeof path, "%s/%016" PRIx64, c->cfg->cache_dir, hash);
@@ -396,16 +408,9 @@ static bool do_set_tensor_hash(struct conn *c, const uint8_t *in)
     if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size >= 0) {
         const uint64_t size = (uint64_t) st.st_size;
         ok = range_in_tensor(c, RPC_WIRE_SET_TENSOR_HASH, x, offset, size);
-        for (uint64_t done = 0; ok && done < size;) {
-            const size_t n = (size_t) (size - done < CHUNK_BYTES ? size - done : CHUNK_BYTES);
-            if (read(fd, c->chunk, n) != (ssize_t) n) {
-                rpc_log(GGML_LOG_LEVEL_WARN, __func__, "cannot read the cached %016" PRIx64, hash);
-                break;
-            }
-            ggml_backend_tensor_set(x, c->chunk, (size_t) (offset + done), n);
-            done += n;
-            found = done == size;
-        }
+        found = ok && stream_into(c, fd, x, offset, size, -1, NULL);
+        if (ok && !found)
+            rpc_log(GGML_LOG_LEVEL_WARN, __func__, "cannot read the cached %016" PRIx64, hash);
     }
     if (fd >= 0)
         close(fd);
@@ -422,7 +427,7 @@ static bool do_get_tensor(struct conn *c, const uint8_t *in)
     bool ok = x != NULL && range_in_tensor(c, RPC_WIRE_GET_TENSOR, x, offset, size);
     ok = ok && reply_head(c, size);
     for (uint64_t done = 0; ok && done < size;) {
-        const size_t n = (size_t) (size - done < CHUNK_BYTES ? size - done : CHUNK_BYTES);
+        const size_t n = chunk_bytes(size - done);
         ggml_backend_tensor_get(x, c->chunk, (size_t) (offset + done), n);
         ok = write_full(c->fd, c->chunk, n);
         done += n;
