@@ -1170,7 +1170,11 @@ static bool fill(struct entropy *e, struct ggml_tensor *t, bool wild)
     uint8_t *data = malloc(nbytes);
     if (data == NULL)
         return true;
+    /* the elements that fit the bytes (fewer than ggml_nelements when a
+       tampered stride packs them closer) */
     int64_t n = ggml_nelements(t);
+    if (ggml_type_size(t->type) > 0 && (size_t) n > nbytes / ggml_type_size(t->type))
+        n = (int64_t) (nbytes / ggml_type_size(t->type));
     switch (t->type) {
     case GGML_TYPE_F32:
         for (int64_t i = 0; i < n; i++)
@@ -1251,10 +1255,22 @@ static void tamper_node(struct builder *b, struct ggml_tensor *node)
 {
     struct entropy *e = b->e;
     const bool owns_data = node->view_src == NULL;
-    switch (draw(e, 6)) {
+    switch (draw(e, 7)) {
     case 0:
         node->src[draw(e, GGML_MAX_SRC)] = NULL;
         break;
+    case 6: {
+        /* a stride of the node or of a source that owns its data, a
+           multiple of its type's size (the RPC server refuses others): the
+           allocators size its memory by the strides it then has */
+        struct ggml_tensor *t = chance(e, 50) || node->src[0] == NULL ? node : node->src[draw(e, 3)];
+        if (t != NULL && t->view_src == NULL && t->buffer == NULL) {
+            const size_t ts = ggml_type_size(t->type), nb = t->nb[draw(e, GGML_MAX_DIMS)];
+            const size_t strides[] = { 0, ts, nb / 2 / ts * ts, nb * 2, ts * (size_t) draw_int(e, 1, 9) };
+            t->nb[draw(e, GGML_MAX_DIMS)] = strides[draw(e, 5)];
+        }
+        break;
+    }
     case 1:
         if (b->n_pool > 0)
             node->src[draw(e, 4)] = b->pool[draw(e, (uint64_t) b->n_pool)];

@@ -415,6 +415,20 @@ static void test_cache(void)
     free(back);
 }
 
+/* An empty buffer (which may have no base address) holds an empty
+   tensor: it reads back no bytes and the connection lives on. */
+static void test_empty_buffer(void)
+{
+    struct session s;
+    uint64_t base = 1, handle = 0;
+    bool good = open_session(&s) && hello(&s) && (handle = alloc_buffer(&s, 0, &base)) != 0;
+    struct rpc_wire_tensor empty = f32_tensor(0x3, handle, base, 0);
+    uint8_t back[4];
+    ok(good && get_tensor(&s, &empty, 0, back, 0) && get_tensor(&s, &empty, 0, back, 0),
+       "an empty tensor of an empty buffer reads back 0 bytes, twice");
+    close_session(&s);
+}
+
 /* ------------------------------------------------- malformed requests */
 
 /*
@@ -786,6 +800,7 @@ int main(int argc, char **argv)
     config.max_nodes = RPC_SERVER_DEFAULT_MAX_NODES;
     test_session();
     test_cache();
+    test_empty_buffer();
     test_malformed();
     ok(true, "the server survived every malformed request (this line runs after them)");
     ggml_backend_free(cpu);

@@ -172,7 +172,9 @@ static struct ggml_tensor *make_tensor(struct conn *c, struct ggml_context *ctx,
                NULL;
     if (b != NULL) {
         x->buffer = b->buffer;
-        x->data = (char *) ggml_backend_buffer_get_base(b->buffer) + (t->data - b->base);
+        /* an empty buffer may have no base (then the tensor has no bytes) */
+        char *base = ggml_backend_buffer_get_base(b->buffer);
+        x->data = base != NULL ? base + (t->data - b->base) : NULL;
     }
     return x;
 }
