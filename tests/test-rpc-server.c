@@ -656,6 +656,13 @@ static bool bad_graph_cycle(struct session *s, uint64_t h, uint64_t b)
     return graph_compute(s, 0, &g.node, 1, g.t, 3);
 }
 
+static bool bad_graph_no_memory(struct session *s, uint64_t h, uint64_t b)
+{
+    struct add_graph g = add_graph(h, b);
+    g.t[1].buffer = 0, g.t[1].data = 0;   /* b has elements but no buffer */
+    return graph_compute(s, 0, &g.node, 1, g.t, 3);
+}
+
 static bool bad_graph_missing(struct session *s, uint64_t h, uint64_t b)
 {
     struct add_graph g = add_graph(h, b);
@@ -754,6 +761,7 @@ static void test_malformed(void)
         { "GRAPH_RECOMPUTE before any graph", bad_recompute_first, "without a graph", false },
         { "GRAPH_COMPUTE with a cycle", bad_graph_cycle, "depends on itself", false },
         { "GRAPH_COMPUTE without a source tensor", bad_graph_missing, "lacks", false },
+        { "GRAPH_COMPUTE of a source without memory", bad_graph_no_memory, "has elements but no buffer", false },
         { "GRAPH_COMPUTE of a custom op", bad_graph_custom, "custom ops", false },
         { "GRAPH_COMPUTE on device 5", bad_graph_device, "device 5 of 1", false },
         { "GRAPH_COMPUTE writing past the buffer", bad_graph_outside, "not inside its buffer", false },

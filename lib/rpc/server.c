@@ -512,6 +512,27 @@ static bool compute(struct conn *c, uint32_t device, struct ggml_cgraph *graph)
     return status == GGML_STATUS_SUCCESS || refuse(c, "the device's compute failed (status %d)", (int) status);
 }
 
+/* t has memory for its elements (a tensor without a buffer has none). */
+static bool has_memory(const struct ggml_tensor *t)
+{
+    return t->data != NULL || ggml_nelements(t) == 0;
+}
+
+/* A node that computes has memory, and so have its sources (devices
+   report a graph without it as an error of their own). */
+static bool operands_have_memory(const struct ggml_tensor *node)
+{
+    if (node->op == GGML_OP_NONE || node->op == GGML_OP_VIEW || node->op == GGML_OP_RESHAPE ||
+        node->op == GGML_OP_PERMUTE || node->op == GGML_OP_TRANSPOSE)
+        return true;
+    if (!has_memory(node))
+        return false;
+    for (int k = 0; k < GGML_MAX_SRC; k++)
+        if (node->src[k] != NULL && !has_memory(node->src[k]))
+            return false;
+    return true;
+}
+
 /* Builds the graph of a checked GRAPH_COMPUTE payload in a new context of its own. */
 static bool build_graph(struct conn *c, const struct rpc_wire_graph *g, const struct rpc_wire_index *index,
                         struct stored_graph *out)
@@ -549,6 +570,9 @@ static bool build_graph(struct conn *c, const struct rpc_wire_graph *g, const st
         struct ggml_tensor *node = made[rpc_wire_index_find(index, rpc_wire_get_u64(g->node_ids + 8 * (size_t) i))];
         if (node->op != GGML_OP_NONE && !ggml_backend_supports_op(c->cfg->backends[g->device], node))
             ok = refuse(c, "node '%s' (%s) is not supported by the device", node->name, ggml_op_desc(node));
+        else if (!operands_have_memory(node))
+            ok = refuse(c, "node '%s' (%s) or one of its sources has elements but no buffer", node->name,
+                        ggml_op_desc(node));
         else
             ggml_graph_add_node(graph, node);
     }
