@@ -70,6 +70,16 @@ static bool refuses_source(struct ggml_tensor *t, int j, struct ggml_tensor *val
     return refused && supported(t);
 }
 
+/* Refused with stride d = value, supported again once restored. */
+static bool refuses_stride(struct ggml_tensor *t, int d, size_t value)
+{
+    const size_t kept = t->nb[d];
+    t->nb[d] = value;
+    const bool refused = !supported(t);
+    t->nb[d] = kept;
+    return refused && supported(t);
+}
+
 /* Every one of the first n sources is required. */
 static bool requires_sources(struct ggml_tensor *t, int n)
 {
@@ -115,8 +125,8 @@ static void test_image_ops(struct ggml_context *ctx)
        "roll: shifts not smaller than the extent, another shape than the source's refused");
     struct ggml_tensor *part = ggml_win_part(ctx, f32(ctx, 3, 5, 5, 1), 2);
     ok(part != NULL && supported(part) && refuses_param(part, 2, 0) && refuses_param(part, 0, 2) &&
-           refuses_extent(part, 3, 10),
-       "win_part: window 0, a wrong window count, another output shape refused");
+           refuses_extent(part, 3, 10) && refuses_stride(part, 0, 0),
+       "win_part: window 0, a wrong window count, another output shape, output elements 0 bytes apart refused");
     struct ggml_tensor *unpart = ggml_win_unpart(ctx, f32(ctx, 3, 2, 2, 9), 5, 5, 2);
     ok(unpart != NULL && supported(unpart) && refuses_param(unpart, 0, 0) && refuses_param(unpart, 0, 3) &&
            refuses_extent(unpart, 1, 7),

@@ -445,10 +445,11 @@ const struct ggml__op_impl ggml__op_upscale = {
 
 /* ------------------------------------------------------ windows, rel pos */
 
+/* F32 in and out; the kernels write dst's rows as float arrays */
 static bool win_supports(const struct ggml_tensor *dst)
 {
     const struct ggml_tensor *src = dst->src[0];
-    return src != NULL && src->type == GGML_TYPE_F32 && dst->type == GGML_TYPE_F32;
+    return src != NULL && src->type == GGML_TYPE_F32 && dst->type == GGML_TYPE_F32 && dst->nb[0] == sizeof(float);
 }
 
 /* The number of windows of w along an extent of n. */
