@@ -266,13 +266,6 @@ struct ggml_tensor *ggml_opt_step_sgd(struct ggml_context *ctx, struct ggml_tens
 
 /* ------------------------------------------------- IM2COL_BACK, POOL_2D_BACK */
 
-/*
- * op_params: i32 { s0, s1, p0, p1, d0, d1, is_2D } as IM2COL.  As in
- * upstream's backward pass and kernel, a is the gradient of the im2col
- * output ([IC*KH*KW, OW, OH, N], 1-d [IC*KW, OW, N]) and b the kernel,
- * read for its extents only.  The result is F32 of shape ne, the im2col
- * input ([IW, IH, IC, N], 1-d [IW, IC, N]).
- */
 bool ggml__im2col_back_fits(const struct ggml_tensor *a, const struct ggml_tensor *b, const int64_t ne[4],
                             const int32_t params[7])
 {
@@ -295,6 +288,13 @@ bool ggml__im2col_back_fits(const struct ggml_tensor *a, const struct ggml_tenso
            (is_2D ? a->ne[2] == OH && a->ne[3] == N : a->ne[2] == N && a->ne[3] == 1 && ne[3] == 1);
 }
 
+/*
+ * op_params: i32 { s0, s1, p0, p1, d0, d1, is_2D } as IM2COL.  As in
+ * upstream's backward pass and kernel, a is the gradient of the im2col
+ * output ([IC*KH*KW, OW, OH, N], 1-d [IC*KW, OW, N]) and b the kernel,
+ * read for its extents only.  The result is F32 of shape ne, the im2col
+ * input ([IW, IH, IC, N], 1-d [IW, IC, N]).
+ */
 struct ggml_tensor *ggml_im2col_back(struct ggml_context *ctx, struct ggml_tensor *a, struct ggml_tensor *b,
                                      int64_t *ne, int s0, int s1, int p0, int p1, int d0, int d1, bool is_2D)
 {

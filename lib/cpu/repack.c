@@ -238,8 +238,7 @@ bool ggml__cpu_is_repack_buft(ggml_backend_buffer_type_t buft)
 bool ggml__cpu_repack_allows(const struct ggml_tensor *op)
 {
     /* leaves and layout ops compute nothing: what reads them is checked */
-    if (op->op == GGML_OP_NONE || op->op == GGML_OP_VIEW || op->op == GGML_OP_RESHAPE ||
-        op->op == GGML_OP_PERMUTE || op->op == GGML_OP_TRANSPOSE)
+    if (ggml__op_is_noop(op->op))
         return true;
     const struct ggml_tensor *const dst_owner = op->view_src != NULL ? op->view_src : op;
     if (in_repack_buffer(op) && ggml__cpu_would_pack(dst_owner))

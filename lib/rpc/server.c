@@ -519,7 +519,9 @@ static bool has_memory(const struct ggml_tensor *t)
 }
 
 /* A node that computes has memory, and so have its sources (devices
-   report a graph without it as an error of their own). */
+   report a graph without it as an error of their own).  Leaves and layout
+   ops compute nothing (the plugin sees only the public headers, so the
+   list is spelled out here). */
 static bool operands_have_memory(const struct ggml_tensor *node)
 {
     if (node->op == GGML_OP_NONE || node->op == GGML_OP_VIEW || node->op == GGML_OP_RESHAPE ||

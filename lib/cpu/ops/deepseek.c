@@ -151,7 +151,6 @@ static void hc_comb_kernel(const struct ggml__compute_params *params, struct ggm
     }
 }
 
-
 const struct ggml__op_impl ggml__op_dsv4_hc_comb = {
     .kernel = hc_comb_kernel,
     .supports = ggml__deepseek_node_fits,
