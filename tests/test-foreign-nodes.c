@@ -109,6 +109,20 @@ static void test_required_sources(struct ggml_context *ctx)
     ok(sm != NULL && supported(sm) && requires_sources(sm, 1), "soft_max_ext: the input required, the mask not");
 }
 
+static void test_block_concat(struct ggml_context *ctx)
+{
+    struct ggml_tensor *a = ggml_new_tensor_2d(ctx, GGML_TYPE_Q8_0, 64, 3);
+    struct ggml_tensor *cat = ggml_concat(ctx, a, a, 1);
+    const size_t block = ggml_type_size(GGML_TYPE_Q8_0);
+    ok(cat != NULL && supported(cat) && refuses_stride(cat, 0, 2 * block),
+       "concat of Q8_0: supported with adjacent blocks, refused when the output's blocks are apart");
+    const size_t kept = a->nb[0];
+    a->nb[0] = 2 * block;
+    const bool refused = cat != NULL && !supported(cat);
+    a->nb[0] = kept;
+    ok(refused && supported(cat), "concat of Q8_0: refused when a source's blocks are apart");
+}
+
 static void test_image_ops(struct ggml_context *ctx)
 {
     struct ggml_tensor *pad = ggml_pad_ext(ctx, f32(ctx, 4, 3, 2, 1), 1, 2, 0, 1, 0, 0, 0, 0);
@@ -236,6 +250,7 @@ int main(void)
     struct ggml_context *ctx = ggml_init(ip);
     test_required_sources(ctx);
     test_image_ops(ctx);
+    test_block_concat(ctx);
     test_im2col_back(ctx);
     test_deepseek_ops(ctx);
     is_int(tap_log_errors(), 0, "refusals of foreign nodes log nothing");

@@ -15,14 +15,15 @@
 
 enum kind {
     POOL1_MAX, POOL1_AVG, POOL2_MAX, POOL2_AVG, PAD, PAD_EXT, PAD_CIRC, PAD_EXT_CIRC, REFLECT, ROLL,
-    NEAREST, BILINEAR, BILINEAR_AC, BICUBIC, BICUBIC_AC, UPSCALE_BY_2
+    NEAREST, BILINEAR, BILINEAR_AC, BICUBIC, BICUBIC_AC, BILINEAR_AA, BILINEAR_AA_AC, UPSCALE_BY_2
 };
 
 static const char *const kind_names[] = { "pool_1d max", "pool_1d avg", "pool_2d max", "pool_2d avg", "pad",
                                           "pad_ext", "pad_circular", "pad_ext_circular", "pad_reflect_1d", "roll",
                                           "interpolate nearest", "interpolate bilinear",
                                           "interpolate bilinear align-corners", "interpolate bicubic",
-                                          "interpolate bicubic align-corners", "upscale by 2 nearest" };
+                                          "interpolate bicubic align-corners", "interpolate bilinear antialias",
+                                          "interpolate bilinear antialias align-corners", "upscale by 2 nearest" };
 
 /* Parameters of one case, chosen from the input's shape so that they are valid. */
 struct case_params {
@@ -93,6 +94,12 @@ static struct ggml_tensor *build(struct ggml_context *ctx, enum kind k, struct g
     case BICUBIC_AC:
         return ggml_interpolate(ctx, a, c->ne[0], c->ne[1], c->ne[2], c->ne[3],
                                 GGML_SCALE_MODE_BICUBIC | GGML_SCALE_FLAG_ALIGN_CORNERS);
+    case BILINEAR_AA:
+        return ggml_interpolate(ctx, a, c->ne[0], c->ne[1], c->ne[2], c->ne[3],
+                                GGML_SCALE_MODE_BILINEAR | GGML_SCALE_FLAG_ANTIALIAS);
+    case BILINEAR_AA_AC:
+        return ggml_interpolate(ctx, a, c->ne[0], c->ne[1], c->ne[2], c->ne[3],
+                                GGML_SCALE_MODE_BILINEAR | GGML_SCALE_FLAG_ANTIALIAS | GGML_SCALE_FLAG_ALIGN_CORNERS);
     default: return ggml_upscale(ctx, a, 2, GGML_SCALE_MODE_NEAREST);
     }
 }
@@ -120,6 +127,41 @@ static int64_t clamp64(int64_t i, int64_t n)
 }
 
 /*
+ * Antialiased bilinear: along each of dims 0 and 1 a triangle filter of
+ * half-width support = max(1, 1 / sf) source samples, centred at
+ * c = (i + off) / sf; sample s weighs max(0, 1 - |s + off - c| / support)
+ * for s from floor(c - support + off) up to, not including,
+ * floor(c + support + off), inside the source (upstream's span: with
+ * align-corners, off = 0, it leaves out the last sample of the filter),
+ * and the weights are normalised.  The span's ends are computed in F32,
+ * as the contract has them (1 / sf rounds to a whole number of samples).
+ */
+static double triangle_weight(int64_t s, double off, double c, double support)
+{
+    const double t = fabs((double) s + off - c) / support;
+    return t < 1.0 ? 1.0 - t : 0.0;
+}
+
+static double expected_antialiased(const struct ggml_tensor *a, const float sf[4], double off, int64_t i0,
+                                   int64_t i1, int64_t j2, int64_t j3)
+{
+    const float fx = ((float) i0 + (float) off) / sf[0], fy = ((float) i1 + (float) off) / sf[1];
+    const float gx = sf[0] < 1.0f ? 1.0f / sf[0] : 1.0f, gy = sf[1] < 1.0f ? 1.0f / sf[1] : 1.0f;
+    const int64_t x_lo = (int64_t) floorf(fx - gx + (float) off), x_hi = (int64_t) floorf(fx + gx + (float) off);
+    const int64_t y_lo = (int64_t) floorf(fy - gy + (float) off), y_hi = (int64_t) floorf(fy + gy + (float) off);
+    const double cx = (i0 + off) / sf[0], cy = (i1 + off) / sf[1];
+    const double hx = sf[0] < 1.0f ? 1.0 / sf[0] : 1.0, hy = sf[1] < 1.0f ? 1.0 / sf[1] : 1.0;
+    double sum = 0.0, total = 0.0;
+    for (int64_t y = y_lo < 0 ? 0 : y_lo; y < y_hi && y < a->ne[1]; y++)
+        for (int64_t x = x_lo < 0 ? 0 : x_lo; x < x_hi && x < a->ne[0]; x++) {
+            const double w = triangle_weight(x, off, cx, hx) * triangle_weight(y, off, cy, hy);
+            sum += w * optest_get(a, x, y, j2, j3);
+            total += w;
+        }
+    return total > 0.0 ? sum / total : 0.0;
+}
+
+/*
  * Resampling: scale factors are out / in extents rounded to F32 (the
  * documented contract); nearest indices are (int) (i / sf) divided in F32.
  */
@@ -133,12 +175,14 @@ static double expected_resample(enum kind k, const struct ggml_tensor *a, const 
     if (k == NEAREST || k == UPSCALE_BY_2)
         return optest_get(a, (int64_t) ((float) i0 / sf[0]), (int64_t) ((float) i1 / sf[1]), j2, j3);
     double off = 0.5;
-    if (k == BILINEAR_AC || k == BICUBIC_AC) {
+    if (k == BILINEAR_AC || k == BICUBIC_AC || k == BILINEAR_AA_AC) {
         off = 0.0;
         for (int d = 0; d < 2; d++)
             if (out->ne[d] > 1 && a->ne[d] > 1)
                 sf[d] = (float) (out->ne[d] - 1) / (float) (a->ne[d] - 1);
     }
+    if (k == BILINEAR_AA || k == BILINEAR_AA_AC)
+        return expected_antialiased(a, sf, off, i0, i1, j2, j3);
     const double x = (i0 + off) / sf[0] - off, y = (i1 + off) / sf[1] - off;
     const int64_t x0 = (int64_t) floor(x), y0 = (int64_t) floor(y);
     const double dx = x - floor(x), dy = y - floor(y);
@@ -451,10 +495,10 @@ static void test_supports(void)
        ggml_backend_dev_supports_op(cpu, ggml_pad_reflect_1d(ctx, f, 1, 1)),
        "pool_2d and pad_reflect_1d of F32 are supported");
     ok(cpu != NULL &&
-       !ggml_backend_dev_supports_op(cpu, ggml_interpolate(ctx, f, 32, 4, 1, 1,
-                                                           GGML_SCALE_MODE_BILINEAR | GGML_SCALE_FLAG_ANTIALIAS)) &&
+       ggml_backend_dev_supports_op(cpu, ggml_interpolate(ctx, f, 32, 4, 1, 1,
+                                                          GGML_SCALE_MODE_BILINEAR | GGML_SCALE_FLAG_ANTIALIAS)) &&
        ggml_backend_dev_supports_op(cpu, ggml_interpolate(ctx, f, 32, 4, 1, 1, GGML_SCALE_MODE_BICUBIC)),
-       "antialiased bilinear resampling is not supported, bicubic is");
+       "antialiased bilinear and bicubic resampling are supported");
     is_int(tap_log_errors(), 0, "asking supports_op logs no error (last: %s)", tap_last_log());
     ggml_free(ctx);
 }

@@ -345,6 +345,25 @@ static void test_repeat(void)
 
 /* ------------------------------------------------------------------ concat */
 
+/* The values of a (shape ne_a, values x) and b (ne_b, y) joined along dim: shape ne. */
+static double *concat_reference(const double *x, const int64_t ne_a[4], const double *y, const int64_t ne_b[4],
+                                int dim, const int64_t ne[4])
+{
+    double *ref = malloc((size_t) (ne[0] * ne[1] * ne[2] * ne[3]) * sizeof *ref);
+    for (int64_t i3 = 0; i3 < ne[3]; i3++)
+        for (int64_t i2 = 0; i2 < ne[2]; i2++)
+            for (int64_t i1 = 0; i1 < ne[1]; i1++)
+                for (int64_t i0 = 0; i0 < ne[0]; i0++) {
+                    int64_t i[4] = { i0, i1, i2, i3 };
+                    const bool from_a = i[dim] < ne_a[dim];
+                    if (!from_a)
+                        i[dim] -= ne_a[dim];
+                    ref[flat(ne, i0, i1, i2, i3)] = from_a ? x[flat(ne_a, i[0], i[1], i[2], i[3])]
+                                                           : y[flat(ne_b, i[0], i[1], i[2], i[3])];
+                }
+    return ref;
+}
+
 static void test_concat(void)
 {
     struct ggml_context *ctx = new_ctx(32);
@@ -368,21 +387,7 @@ static void test_concat(void)
                 for (int d = 0; d < 4; d++)
                     ne[d] = d == dim ? ne_a[d] + ne_b[d] : ne_a[d];
                 double *x = load_all(a), *y = load_all(b);
-                double *ref = malloc((size_t) (ne[0] * ne[1] * ne[2] * ne[3]) * sizeof *ref);
-                for (int64_t i3 = 0; i3 < ne[3]; i3++)
-                    for (int64_t i2 = 0; i2 < ne[2]; i2++)
-                        for (int64_t i1 = 0; i1 < ne[1]; i1++)
-                            for (int64_t i0 = 0; i0 < ne[0]; i0++) {
-                                int64_t i[4] = { i0, i1, i2, i3 };
-                                double value;
-                                if (i[dim] < ne_a[dim]) {
-                                    value = x[flat(ne_a, i[0], i[1], i[2], i[3])];
-                                } else {
-                                    i[dim] -= ne_a[dim];
-                                    value = y[flat(ne_b, i[0], i[1], i[2], i[3])];
-                                }
-                                ref[flat(ne, i0, i1, i2, i3)] = value;
-                            }
+                double *ref = concat_reference(x, ne_a, y, ne_b, dim, ne);
                 struct ggml_tensor *out = ggml_concat(ctx, a, b, dim);
                 snprintf(label, sizeof label, "concat %s dim %d [%lld,%lld,%lld,%lld] %s + [%lld,%lld,%lld,%lld] %s",
                          ggml_type_name(types[t]), dim, (long long) ne_a[0], (long long) ne_a[1],
@@ -391,6 +396,49 @@ static void test_concat(void)
                 ok(out && out->type == types[t] && out->ne[0] == ne[0] && out->ne[1] == ne[1] &&
                        out->ne[2] == ne[2] && out->ne[3] == ne[3] && out->op_params[0] == dim,
                    "%s: shape, type and op_params[0] = dim", label);
+                check_node(ctx, out, ref, 0.0, label);
+                free(ref);
+                free(x);
+                free(y);
+            }
+    ggml_free(ctx);
+}
+
+/*
+ * Concat of block types (upstream's CPU joins them too): whole blocks
+ * move, so each row must be adjacent blocks; along dim 0 both rows hold
+ * whole blocks (ne[0] always does).  Inputs are dense or rows of a larger
+ * tensor; the reference is the inputs' dequantized values, joined here.
+ */
+static void test_concat_blocks(void)
+{
+    struct ggml_context *ctx = new_ctx(32);
+    uint64_t seed = 0x5e0016;
+    char label[200];
+    const enum ggml_type types[] = { GGML_TYPE_Q8_0, GGML_TYPE_Q4_0, GGML_TYPE_Q4_K };
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+        for (int dim = 0; dim < 4; dim++)
+            for (int v = 0; v < 2; v++) {
+                const int64_t blck = ggml_blck_size(types[t]);
+                int64_t ne_a[4] = { 2 * blck, 3, 2, 2 }, ne_b[4] = { 2 * blck, 3, 2, 2 }, ne[4];
+                ne_b[dim] = dim == 0 ? blck : 1 + v;
+                struct ggml_tensor *ab[2];
+                const int64_t *shape[2] = { ne_a, ne_b };
+                for (int k = 0; k < 2; k++) {
+                    const int64_t *n = shape[k];
+                    struct ggml_tensor *base = ggml_new_tensor_4d(ctx, types[t], n[0], n[1] + v, n[2], n[3]);
+                    optest_fill(base, &seed, -8.0, 8.0);
+                    ab[k] = v == 0 ? base
+                                   : ggml_view_4d(ctx, base, n[0], n[1], n[2], n[3], base->nb[1], base->nb[2],
+                                                  base->nb[3], base->nb[1]);
+                }
+                for (int d = 0; d < 4; d++)
+                    ne[d] = d == dim ? ne_a[d] + ne_b[d] : ne_a[d];
+                double *x = load_all(ab[0]), *y = load_all(ab[1]);
+                double *ref = concat_reference(x, ne_a, y, ne_b, dim, ne);
+                struct ggml_tensor *out = ggml_concat(ctx, ab[0], ab[1], dim);
+                snprintf(label, sizeof label, "concat %s dim %d, %s inputs", ggml_type_name(types[t]), dim,
+                         v == 0 ? "dense" : "row-view");
                 check_node(ctx, out, ref, 0.0, label);
                 free(ref);
                 free(x);
@@ -718,7 +766,6 @@ static void test_unsupported(void)
         { "sum of I32", ggml_sum(ctx, i) },
         { "argmax of F16", ggml_argmax(ctx, h) },
         { "repeat of Q8_0", ggml_repeat_4d(ctx, q, 64, 3, 1, 1) },
-        { "concat of Q8_0", ggml_concat(ctx, q, q, 1) },
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         ok(cases[c].node != NULL, "%s: the constructor accepts it", cases[c].what);
@@ -750,6 +797,7 @@ int main(void)
     test_count_equal();
     test_repeat();
     test_concat();
+    test_concat_blocks();
     test_norms();
     test_group_norm();
     test_empty();

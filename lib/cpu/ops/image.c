@@ -329,7 +329,8 @@ static bool upscale_supports(const struct ggml_tensor *dst)
     return src != NULL && float_type(dst->type) && src->type == dst->type && !ggml_is_empty(src) &&
            (base == GGML_SCALE_MODE_NEAREST || base == GGML_SCALE_MODE_BILINEAR ||
             base == GGML_SCALE_MODE_BICUBIC) &&
-           (mode & ~(0xFFu | GGML_SCALE_FLAG_ALIGN_CORNERS)) == 0;
+           (mode & ~(0xFFu | GGML_SCALE_FLAG_ALIGN_CORNERS | GGML_SCALE_FLAG_ANTIALIAS)) == 0 &&
+           (!(mode & GGML_SCALE_FLAG_ANTIALIAS) || base == GGML_SCALE_MODE_BILINEAR);
 }
 
 static inline float load_src(const struct ggml_tensor *src, bool f32, int64_t i0, int64_t i1, int64_t i2,
@@ -363,11 +364,61 @@ static void cubic_weights(float t, float w[4])
 }
 
 /*
+ * Antialiased bilinear sampling along one axis: a triangle filter as wide
+ * as one destination sample covers when shrinking (support max(1, 1/sf)
+ * source samples each side).  Destination index i is centred at source
+ * position c = (i + offset) / sf, and source sample s weighs
+ * max(0, 1 - |s + offset - c| / support), for s in
+ * [max(0, floor(c - support + offset)), min(n, floor(c + support + offset))).
+ */
+struct antialias_axis {
+    int64_t lo, hi;          /* the source samples that may weigh */
+    float centre, inv_support;
+};
+
+static struct antialias_axis antialias_axis(int64_t i, float sf, float offset, int64_t n)
+{
+    const float support = sf < 1.0f ? 1.0f / sf : 1.0f;
+    const float c = ((float) i + offset) / sf;
+    const int64_t lo = ggml__float_to_int(floorf(c - support + offset), INT64_MIN, INT64_MAX);
+    const int64_t hi = ggml__float_to_int(floorf(c + support + offset), INT64_MIN, INT64_MAX);
+    return (struct antialias_axis) { lo < 0 ? 0 : lo, hi > n ? n : hi, c, 1.0f / support };
+}
+
+static float antialias_weight(const struct antialias_axis *a, int64_t s, float offset)
+{
+    const float t = fabsf(((float) s + offset - a->centre) * a->inv_support);
+    return t < 1.0f ? 1.0f - t : 0.0f;
+}
+
+/* The normalised triangle-filtered value at dst (ax, ay) of plane (j2, j3); 0 when no sample weighs. */
+static float antialias_sample(const struct ggml_tensor *src, bool f32, const struct antialias_axis *ax,
+                              const struct antialias_axis *ay, float offset, int64_t j2, int64_t j3)
+{
+    float sum = 0.0f, weight_x = 0.0f, weight_y = 0.0f;
+    for (int64_t sx = ax->lo; sx < ax->hi; sx++)
+        weight_x += antialias_weight(ax, sx, offset);
+    for (int64_t sy = ay->lo; sy < ay->hi; sy++) {
+        const float wy = antialias_weight(ay, sy, offset);
+        if (wy <= 0.0f)
+            continue;
+        float line = 0.0f;
+        for (int64_t sx = ax->lo; sx < ax->hi; sx++)
+            line += antialias_weight(ax, sx, offset) * load_src(src, f32, sx, sy, j2, j3);
+        sum += wy * line;
+        weight_y += wy;
+    }
+    const float total = weight_x * weight_y;
+    return total > 0.0f ? sum / total : 0.0f;
+}
+
+/*
  * Scale factors are dst extent / src extent in F32.  NEAREST takes source
  * index (int) (i / sf) in every dimension.  BILINEAR and BICUBIC map dst
  * index i of dimensions 0 and 1 to source position (i + 0.5) / sf - 0.5
  * (with ALIGN_CORNERS: i / sf, sf = (dst - 1) / (src - 1)), clamping
  * sample indices to the source; dimensions 2 and 3 use NEAREST.
+ * BILINEAR with ANTIALIAS filters as antialias_axis says.
  */
 static void upscale_kernel(const struct ggml__compute_params *params, struct ggml_tensor *dst)
 {
@@ -399,6 +450,15 @@ static void upscale_kernel(const struct ggml__compute_params *params, struct ggm
             for (int64_t i0 = 0; i0 < dst->ne[0]; i0++) {
                 const int64_t j0 = nearest_index(i0, sf[0], src->ne[0]);
                 ggml__store_float(dst->type, out + i0 * dst->nb[0], load_src(src, f32, j0, j1, j2, j3));
+            }
+            continue;
+        }
+        if (mode & GGML_SCALE_FLAG_ANTIALIAS) {
+            const struct antialias_axis ay = antialias_axis(i1, sf[1], offset, src->ne[1]);
+            for (int64_t i0 = 0; i0 < dst->ne[0]; i0++) {
+                const struct antialias_axis ax = antialias_axis(i0, sf[0], offset, src->ne[0]);
+                const float v = antialias_sample(src, f32, &ax, &ay, offset, j2, j3);
+                ggml__store_float(dst->type, out + i0 * dst->nb[0], v);
             }
             continue;
         }

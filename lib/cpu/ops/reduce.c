@@ -389,7 +389,10 @@ static bool concat_supports(const struct ggml_tensor *dst)
     const int32_t dim = ggml__get_op_params_i32(dst, 0);
     if (a == NULL || b == NULL || dim < 0 || dim >= GGML_MAX_DIMS)
         return false;
-    if (!plain_type(a->type) || b->type != a->type || dst->type != a->type)
+    if (!ggml__type_is_valid(a->type) || b->type != a->type || dst->type != a->type)
+        return false;
+    /* blocks are copied whole: rows of adjacent blocks (their counts are whole, as ne[0] is) */
+    if (ggml_blck_size(a->type) > 1 && !(dense_rows(a) && dense_rows(b) && dense_rows(dst)))
         return false;
     for (int d = 0; d < GGML_MAX_DIMS; d++) {
         const int64_t want = d == dim ? a->ne[d] + b->ne[d] : a->ne[d];
@@ -402,14 +405,16 @@ static bool concat_supports(const struct ggml_tensor *dst)
 /*
  * Along dim 0 a row of dst is a row of a followed by the same row of b;
  * along dim 1..3 each row of dst is a whole row of a (index below
- * a->ne[dim]) or of b (the index less a->ne[dim]).
+ * a->ne[dim]) or of b (the index less a->ne[dim]).  Rows of a block type
+ * are adjacent blocks (concat_supports), moved as bytes.
  */
 static void concat_kernel(const struct ggml__compute_params *params, struct ggml_tensor *dst)
 {
     const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
     const int32_t dim = ggml__get_op_params_i32(dst, 0);
     const size_t ts = ggml_type_size(dst->type);
-    const bool fast = !params->use_ref && dense_rows(a) && dense_rows(b) && dense_rows(dst);
+    const bool blocks = ggml_blck_size(dst->type) > 1;
+    const bool fast = blocks || (!params->use_ref && dense_rows(a) && dense_rows(b) && dense_rows(dst));
     int64_t first, last;
     ggml__split_rows(ggml_nrows(dst), params->ith, params->nth, &first, &last);
     for (int64_t r = first; r < last; r++) {
@@ -438,7 +443,7 @@ static void concat_kernel(const struct ggml__compute_params *params, struct ggml
             if (len == 0)
                 continue; /* an empty a or b may have no memory at all */
             if (fast)
-                memmove(y + (size_t) at[p] * ts, row[p], (size_t) len * ts);
+                memmove(y + ggml_row_size(dst->type, at[p]), row[p], ggml_row_size(dst->type, len));
             else
                 copy_strided(y + at[p] * (int64_t) dst->nb[0], dst->nb[0], row[p], src[p]->nb[0], len, ts);
         }
