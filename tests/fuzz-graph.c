@@ -1221,7 +1221,8 @@ enum alloc_method { ALLOC_CTX_TENSORS, ALLOC_GALLOCR, ALLOC_SCHED, ALLOC_METHOD_
  * Tampering: after construction, a few fields of a few nodes are changed
  * to what no constructor makes but a client of an RPC server can send
  * (a source dropped or swapped for another tensor, an op parameter, the
- * op, the node's type or shape).  The CPU backend must then refuse the
+ * op, the node's type or shape, a stride of the node or of a source that
+ * owns its data, as a multiple of its type's size).  The CPU backend must then refuse the
  * node (ggml_backend_supports_op false, compute an error status) or compute
  * it within its operands' memory; the sanitizers and the time bound tell.
  * Custom ops are left alone: their parameters are function pointers the
