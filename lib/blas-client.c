@@ -6,7 +6,7 @@
  * library; this file only finds it.  ggml_backend_blas_reg returns the
  * registry named "BLAS" when one is registered, and otherwise loads the
  * plugin file from GGML_BACKEND_PATH or the plugin directory
- * (ggml__load_plugin_by_file_name).  The other functions go through it.
+ * (ggml__plugin_reg).  The other functions go through it.
  * Identity is the backend's guid, which the plugin stamps on every BLAS
  * backend (blas/blas-guid.h); the thread count is set through the
  * plugin's "ggml_backend_set_n_threads" proc address.
@@ -26,16 +26,7 @@ static ggml_guid blas_guid = GGML_BLAS_GUID_BYTES;
  * when the plugin cannot be found or loaded. */
 static ggml_backend_reg_t blas_reg(const char *func)
 {
-    ggml_backend_reg_t reg = ggml_backend_reg_by_name(GGML_BLAS_NAME);
-    if (reg == NULL)
-        reg = ggml__load_plugin_by_file_name(GGML_BLAS_PLUGIN_FILE, func);
-    if (reg == NULL) {
-        ggml__log_at(GGML_LOG_LEVEL_ERROR, func,
-                     "the BLAS plugin is not available: no loadable %s in GGML_BACKEND_PATH or in %s",
-                     GGML_BLAS_PLUGIN_FILE, ggml__backend_dir());
-        return NULL;
-    }
-    return reg;
+    return ggml__plugin_reg(GGML_BLAS_NAME, GGML_BLAS_PLUGIN_FILE, func);
 }
 
 ggml_backend_reg_t ggml_backend_blas_reg(void)

@@ -29,7 +29,7 @@
  * directory (as upstream: the caller chose where plugins live), then the
  * GGML_BACKEND_PATH entries; with dir NULL it is ggml_backend_load_all.
  * The working directory and the executable's directory are never searched.
- * ggml__load_plugin_by_file_name (for ggml_backend_blas_reg) loads one
+ * ggml__load_plugin_by_file_name (for ggml__plugin_reg) loads one
  * named file from the first GGML_BACKEND_PATH entry, then the plugin
  * directory, that has it.
  *
@@ -471,6 +471,18 @@ ggml_backend_reg_t ggml__load_plugin_by_file_name(const char *file_name, const c
             free(path);
         }
     }
+    return reg;
+}
+
+ggml_backend_reg_t ggml__plugin_reg(const char *reg_name, const char *file_name, const char *func)
+{
+    ggml_backend_reg_t reg = ggml_backend_reg_by_name(reg_name);
+    if (reg == NULL)
+        reg = ggml__load_plugin_by_file_name(file_name, func);
+    if (reg == NULL)
+        ggml__log_at(GGML_LOG_LEVEL_ERROR, func,
+                     "the %s plugin is not available: no loadable %s in GGML_BACKEND_PATH or in %s", reg_name,
+                     file_name, ggml__backend_dir());
     return reg;
 }
 

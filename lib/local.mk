@@ -18,6 +18,7 @@ ggmlbackendinclude_HEADERS = \
 	include/ggml-backend-impl.h \
 	include/ggml-cpu.h \
 	include/ggml-blas.h \
+	include/ggml-rpc.h \
 	include/gguf.h \
 	include/ggml-backend-gguf.h \
 	include/ggml-opt.h \
@@ -59,6 +60,8 @@ libggml_backend_core_la_SOURCES = \
 	lib/registry-private.h \
 	lib/loader.c \
 	lib/blas-client.c \
+	lib/rpc-client.c \
+	lib/rpc/rpc-guid.h \
 	lib/alloc.c \
 	lib/sched.c \
 	lib/meta.c \

@@ -74,6 +74,14 @@ bool ggml__registry_remove(ggml_backend_reg_t reg, void **dl_handle);
  */
 ggml_backend_reg_t ggml__load_plugin_by_file_name(const char *file_name, const char *func);
 
+/*
+ * The registry named reg_name when one is registered, otherwise the
+ * plugin file_name loaded now (ggml__load_plugin_by_file_name); NULL, with
+ * one ERROR as func, when neither is available.  The ggml-blas.h and
+ * ggml-rpc.h functions find their plugins with it.
+ */
+ggml_backend_reg_t ggml__plugin_reg(const char *reg_name, const char *file_name, const char *func);
+
 /* True when the two names are equal ignoring ASCII case. */
 bool ggml__name_equal(const char *a, const char *b);
 

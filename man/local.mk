@@ -107,6 +107,7 @@ man3_MANS += \
 	man/man3/ggml_backend_init_by_type.3 \
 	man/man3/ggml_backend_is_blas.3 \
 	man/man3/ggml_backend_is_cpu.3 \
+	man/man3/ggml_backend_is_rpc.3 \
 	man/man3/ggml_backend_load.3 \
 	man/man3/ggml_backend_load_all.3 \
 	man/man3/ggml_backend_load_all_from_path.3 \
@@ -125,6 +126,12 @@ man3_MANS += \
 	man/man3/ggml_backend_reg_get_proc_address.3 \
 	man/man3/ggml_backend_reg_name.3 \
 	man/man3/ggml_backend_register.3 \
+	man/man3/ggml_backend_rpc_add_server.3 \
+	man/man3/ggml_backend_rpc_buffer_type.3 \
+	man/man3/ggml_backend_rpc_get_device_memory.3 \
+	man/man3/ggml_backend_rpc_init.3 \
+	man/man3/ggml_backend_rpc_reg.3 \
+	man/man3/ggml_backend_rpc_start_server.3 \
 	man/man3/ggml_backend_sched_alloc_graph.3 \
 	man/man3/ggml_backend_sched_free.3 \
 	man/man3/ggml_backend_sched_get_backend.3 \

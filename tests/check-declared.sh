@@ -13,7 +13,7 @@ set -u
 CC=${CC:-cc}
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
-headers="ggml.h ggml-alloc.h ggml-backend.h ggml-cpu.h ggml-blas.h ggml-backend-impl.h gguf.h"
+headers="ggml.h ggml-alloc.h ggml-backend.h ggml-cpu.h ggml-blas.h ggml-rpc.h ggml-backend-impl.h gguf.h"
 
 lib=$(ls "$top_builddir"/.libs/libggml-backend.so 2>/dev/null | head -n 1)
 if [ -z "$lib" ]; then

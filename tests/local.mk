@@ -25,6 +25,8 @@ AM_TESTS_ENVIRONMENT = \
 	ASAN_OPTIONS=allocator_may_return_null=1; \
 	TEST_PLUGIN_DIR='$(abs_top_builddir)/tests/plugins/.libs'; export TEST_PLUGIN_DIR; \
 	BLAS_PLUGIN_DIR='$(blas_plugin_dir)'; export BLAS_PLUGIN_DIR; \
+	RPC_SERVER_PROGRAM='$(abs_top_builddir)/tools/ggml-rpc-server'; export RPC_SERVER_PROGRAM; \
+	RPC_PLUGIN_DIR='$(abs_top_builddir)/lib/rpc/.libs'; export RPC_PLUGIN_DIR; \
 	export top_srcdir top_builddir CC LIBTOOL PACKAGE_VERSION MANDOC NM ASAN_OPTIONS;
 
 tap_test_programs = \
@@ -59,6 +61,7 @@ tap_test_programs = \
 	tests/test-kernels \
 	tests/test-rpc-wire \
 	tests/test-rpc-server \
+	tests/test-rpc-client \
 	tests/test-op-binary \
 	tests/test-op-copy \
 	tests/test-op-unary \
@@ -111,6 +114,10 @@ tests_test_rpc_server_SOURCES = tests/test-rpc-server.c lib/rpc/server.c lib/rpc
 	lib/rpc/wire.h lib/plugin-log.h
 tests_test_rpc_server_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/rpc
 tests_test_rpc_server_LDADD = libggml-backend.la -lm
+# test-rpc-client starts ggml-rpc-server programs (RPC_SERVER_PROGRAM) and
+# talks to them through the uninstalled RPC plugin (RPC_PLUGIN_DIR); its
+# fake servers and proxy are threads.
+tests_test_rpc_client_LDADD = libggml-backend.la -lpthread -lm
 # test-kernels builds the kernel table of every level: it links the
 # library's internals (the convenience library behind libggml-backend.la).
 tests_test_kernels_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib/cpu

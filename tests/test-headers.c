@@ -22,6 +22,7 @@
 #include "ggml-backend-impl.h"
 #include "ggml-cpu.h"
 #include "ggml-blas.h"
+#include "ggml-rpc.h"
 
 #include "tap.h"
 

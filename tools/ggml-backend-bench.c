@@ -228,6 +228,8 @@ struct config {
     char label[64];
     ggml_backend_dev_t dev;   /* the device in front (the CPU for CPU alone) */
     ggml_backend_buffer_type_t wbuft;   /* the weights' buffer type; NULL: the device's */
+    ggml_backend_dev_t dev2;  /* a second device in front, holding the block's feed-forward
+                                 weights (block workloads only), or NULL */
 };
 
 static void set_threads(ggml_backend_t backend, int n_threads)
@@ -266,6 +268,25 @@ static int list_configs(const struct options *o, struct config *configs, int max
         snprintf(configs[n].label, sizeof configs[n].label, "%s", ggml_backend_dev_name(cpu));
         n++;
     }
+    /* D1+D2: the block split over two devices (and the CPU), as layers over machines */
+    for (int i = 0; i < o->n_devices && n < max - 1; i++) {
+        char first[64];
+        const char *plus = strchr(o->devices[i], '+');
+        if (plus == NULL || (size_t) (plus - o->devices[i]) >= sizeof first)
+            continue;
+        memcpy(first, o->devices[i], (size_t) (plus - o->devices[i]));
+        first[plus - o->devices[i]] = '\0';
+        ggml_backend_dev_t d1 = ggml_backend_dev_by_name(first), d2 = ggml_backend_dev_by_name(plus + 1);
+        if (d1 == NULL || d2 == NULL || d1 == d2 || d1 == cpu || d2 == cpu) {
+            fprintf(stderr, PROGRAM ": --device %s: not two distinct non-CPU devices\n", o->devices[i]);
+            continue;
+        }
+        configs[n].dev = d1;
+        configs[n].dev2 = d2;
+        snprintf(configs[n].label, sizeof configs[n].label, "%s+%s+CPU", ggml_backend_dev_name(d1),
+                 ggml_backend_dev_name(d2));
+        n++;
+    }
     /* the CPU alone with its weights in one of the device's extra buffer types (CPU_REPACK) */
     typedef ggml_backend_buffer_type_t *(*extra_bufts_fn)(ggml_backend_dev_t);
     ggml_backend_reg_t reg = cpu != NULL ? ggml_backend_dev_backend_reg(cpu) : NULL;
@@ -289,6 +310,8 @@ static int list_configs(const struct options *o, struct config *configs, int max
 struct run {
     struct ggml_context *wctx, *gctx;
     ggml_backend_buffer_t wbuf;
+    struct ggml_context *wctx2;   /* weights of the second device (config dev2), or NULL */
+    ggml_backend_buffer_t wbuf2;
     struct ggml_cgraph *graph;
     struct ggml_tensor *out;
     struct ggml_tensor *inputs[4];
@@ -345,14 +368,22 @@ static struct ggml_tensor *add_input(struct run *r, struct ggml_tensor *t, void 
     return t;
 }
 
-/* Allocates run r's weight tensors in a buffer of wbuft, used as weights; false on failure (logged). */
-static bool alloc_weights(struct run *r, ggml_backend_buffer_type_t wbuft)
+/* A buffer of buft holding the tensors of ctx, used as weights; NULL on failure (logged). */
+static ggml_backend_buffer_t weights_buffer(struct ggml_context *ctx, ggml_backend_buffer_type_t buft)
 {
-    r->wbuf = ggml_backend_alloc_ctx_tensors_from_buft(r->wctx, wbuft);
-    if (r->wbuf == NULL)
-        return false;
-    ggml_backend_buffer_set_usage(r->wbuf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
-    return true;
+    ggml_backend_buffer_t b = ggml_backend_alloc_ctx_tensors_from_buft(ctx, buft);
+    if (b != NULL)
+        ggml_backend_buffer_set_usage(b, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+    return b;
+}
+
+/* Allocates run r's weight tensors in a buffer of wbuft (those of wctx2 in one of wbuft2); false on failure. */
+static bool alloc_weights(struct run *r, ggml_backend_buffer_type_t wbuft, ggml_backend_buffer_type_t wbuft2)
+{
+    r->wbuf = weights_buffer(r->wctx, wbuft);
+    if (r->wctx2 != NULL)
+        r->wbuf2 = weights_buffer(r->wctx2, wbuft2);
+    return r->wbuf != NULL && (r->wctx2 == NULL || r->wbuf2 != NULL);
 }
 
 /*
@@ -376,24 +407,28 @@ static double product_flop(const struct ggml_tensor *w, int64_t n)
 }
 
 /* The block's graph; false when a constructor failed (logged). */
+/* The block's graph; false when a constructor failed (logged).  With
+ * wbuft2, the feed-forward weights are in a buffer of that type. */
 static bool build_block(struct run *r, struct weight_cache *cache, enum ggml_type type, bool flash,
-                        ggml_backend_buffer_type_t wbuft, int n_tokens)
+                        ggml_backend_buffer_type_t wbuft, ggml_backend_buffer_type_t wbuft2, int n_tokens)
 {
     const int T = n_tokens, n_kv_embd = N_HEAD_KV * HEAD_DIM;
     struct ggml_init_params wp = { 16 * ggml_tensor_overhead(), NULL, true };
     r->wctx = ggml_init(wp);
-    if (r->wctx == NULL)
+    r->wctx2 = wbuft2 != NULL ? ggml_init(wp) : NULL;
+    if (r->wctx == NULL || (wbuft2 != NULL && r->wctx2 == NULL))
         return false;
+    struct ggml_context *ffn_ctx = wbuft2 != NULL ? r->wctx2 : r->wctx;
     struct ggml_tensor *attn_norm = ggml_new_tensor_1d(r->wctx, GGML_TYPE_F32, N_EMBD);
-    struct ggml_tensor *ffn_norm = ggml_new_tensor_1d(r->wctx, GGML_TYPE_F32, N_EMBD);
+    struct ggml_tensor *ffn_norm = ggml_new_tensor_1d(ffn_ctx, GGML_TYPE_F32, N_EMBD);
     struct ggml_tensor *wq = ggml_new_tensor_2d(r->wctx, type, N_EMBD, N_EMBD);
     struct ggml_tensor *wk = ggml_new_tensor_2d(r->wctx, type, N_EMBD, n_kv_embd);
     struct ggml_tensor *wv = ggml_new_tensor_2d(r->wctx, type, N_EMBD, n_kv_embd);
     struct ggml_tensor *wo = ggml_new_tensor_2d(r->wctx, type, N_EMBD, N_EMBD);
-    struct ggml_tensor *w_gate = ggml_new_tensor_2d(r->wctx, type, N_EMBD, N_FF);
-    struct ggml_tensor *w_up = ggml_new_tensor_2d(r->wctx, type, N_EMBD, N_FF);
-    struct ggml_tensor *w_down = ggml_new_tensor_2d(r->wctx, type, N_FF, N_EMBD);
-    if (!alloc_weights(r, wbuft))
+    struct ggml_tensor *w_gate = ggml_new_tensor_2d(ffn_ctx, type, N_EMBD, N_FF);
+    struct ggml_tensor *w_up = ggml_new_tensor_2d(ffn_ctx, type, N_EMBD, N_FF);
+    struct ggml_tensor *w_down = ggml_new_tensor_2d(ffn_ctx, type, N_FF, N_EMBD);
+    if (!alloc_weights(r, wbuft, wbuft2))
         return false;
     struct ggml_tensor *weights[] = { attn_norm, ffn_norm, wq, wk, wv, wo, w_gate, w_up, w_down };
     for (int i = 0; i < (int) (sizeof weights / sizeof weights[0]); i++) {
@@ -471,7 +506,7 @@ static bool build_mul_mat(struct run *r, struct weight_cache *cache, enum ggml_t
     struct ggml_tensor *a = ggml_new_tensor_2d(r->wctx, type, s.k, s.m);
     if (a == NULL)
         return false;
-    if (!alloc_weights(r, wbuft))
+    if (!alloc_weights(r, wbuft, NULL))
         return false;
     load_weight(r, cache, 0, a, 1.0f);
 
@@ -508,7 +543,7 @@ static bool build_moe(struct run *r, struct weight_cache *cache, enum ggml_type 
     struct ggml_tensor *down = ggml_new_tensor_3d(r->wctx, type, N_FF, N_EMBD, N_EXPERTS);
     if (gate == NULL || up == NULL || down == NULL)
         return false;
-    if (!alloc_weights(r, wbuft))
+    if (!alloc_weights(r, wbuft, NULL))
         return false;
     load_weight(r, cache, 0, gate, 0.03f);
     load_weight(r, cache, 1, up, 0.03f);
@@ -721,13 +756,15 @@ static void run_free(struct run *r)
     for (int i = 0; i < r->n_inputs; i++)
         free(r->input_data[i]);
     ggml_backend_buffer_free(r->wbuf);
+    ggml_backend_buffer_free(r->wbuf2);
     ggml_free(r->gctx);
     ggml_free(r->wctx);
+    ggml_free(r->wctx2);
 }
 
 /* Config c's backends and scheduler over a built run, from timing_start to timing_end. */
 struct timing {
-    ggml_backend_t backends[2];
+    ggml_backend_t backends[3];
     int n_backends;
     ggml_backend_sched_t sched;
     double *t;   /* the repetitions' times */
@@ -743,6 +780,8 @@ static void timing_start(struct timing *tm, struct run *r, const struct config *
     ggml_backend_dev_t cpu_dev = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
     if (c->dev != cpu_dev)
         tm->backends[tm->n_backends++] = ggml_backend_dev_init(c->dev, NULL);
+    if (c->dev2 != NULL)
+        tm->backends[tm->n_backends++] = ggml_backend_dev_init(c->dev2, NULL);
     tm->backends[tm->n_backends++] = ggml_backend_dev_init(cpu_dev, NULL);
     for (int i = 0; i < tm->n_backends; i++) {
         if (tm->backends[i] == NULL)
@@ -1444,7 +1483,9 @@ static void usage(FILE *out)
             "  --tokens N         tokens of the block and moe workloads, 1..4096\n"
             "                     (default: " STRINGIFY(N_TOKENS) ")\n"
             "  --device LIST      devices to run on: D runs D+CPU, CPU runs the CPU alone,\n"
-            "                     CPU_REPACK the CPU alone, weights in that buffer type\n"
+            "                     CPU_REPACK the CPU alone, weights in that buffer type,\n"
+            "                     D1+D2 the block over D1, D2 and the CPU: attention weights\n"
+            "                     on D1, feed-forward weights on D2 (block workloads only)\n"
             "  --numa STRATEGY    ggml_numa_init(STRATEGY) first: disabled, distribute, isolate,\n"
             "                     numactl or mirror (default: not called)\n"
             "  --compare-blas     ratio against cblas_sgemm of each mul_mat shape\n"
@@ -1751,16 +1792,21 @@ int main(int argc, char **argv)
 
                         struct run *run = &runs[n_group];
                         memset(run, 0, sizeof *run);
+                        if (configs[c].dev2 != NULL && op != OP_BLOCK && op != OP_BLOCK_FA)
+                            continue;   /* a split over two devices is a block's question only */
                         ggml_backend_buffer_type_t wbuft = configs[c].wbuft != NULL
                                                                ? configs[c].wbuft
                                                                : ggml_backend_dev_buffer_type(configs[c].dev);
                         const enum ggml_type type = (enum ggml_type) t;
                         const bool flash = op == OP_BLOCK_FA;
+                        ggml_backend_buffer_type_t wbuft2 =
+                            configs[c].dev2 != NULL ? ggml_backend_dev_buffer_type(configs[c].dev2) : NULL;
                         bool built = op == OP_MUL_MAT    ? build_mul_mat(run, &cache, type, o.shapes[s], wbuft)
                                      : op == OP_MOE      ? build_moe(run, &cache, type, wbuft, o.n_tokens)
                                      : op == OP_DISPATCH ? build_dispatch(run)
                                      : op == OP_OPS      ? build_op_case(run, (enum op_case) s)
-                                                         : build_block(run, &cache, type, flash, wbuft, o.n_tokens);
+                                                         : build_block(run, &cache, type, flash, wbuft,
+                                                                       wbuft2, o.n_tokens);
                         if (built && op == OP_OPS && !ggml_backend_dev_supports_op(configs[c].dev, run->out)) {
                             run_free(run);   /* not this device's op: no row */
                             continue;

@@ -145,6 +145,9 @@ int main(int argc, char **argv)
     }
     o.allow = allow;
 
+    /* Served devices are this machine's: the RPC registry must not connect,
+       as a client, to the servers a GGML_RPC_SERVERS meant for clients names. */
+    unsetenv("GGML_RPC_SERVERS");
     ggml_backend_load_all();
     ggml_backend_reg_t reg = ggml_backend_reg_by_name("RPC");
     rpc_serve_fn serve = reg != NULL ? (rpc_serve_fn) ggml_backend_reg_get_proc_address(reg, RPC_SERVE_PROC) : NULL;

@@ -185,21 +185,16 @@ bool ggml__rpc_serve(const struct rpc_serve_options *o)
 void ggml__rpc_start_server(const char *endpoint, const char *cache_dir, size_t n_threads, size_t n_devices,
                             ggml_backend_dev_t *devices)
 {
-    char host[256];
-    unsigned port = 0;
-    const char *colon = endpoint != NULL ? strrchr(endpoint, ':') : NULL;
-    if (colon == NULL || (size_t) (colon - endpoint) >= sizeof host || sscanf(colon + 1, "%u", &port) != 1 ||
-        port == 0 || port > 65535) {
-        rpc_log(GGML_LOG_LEVEL_ERROR, "ggml_backend_rpc_start_server", "endpoint '%s' is not host:port",
-                endpoint != NULL ? endpoint : "(null)");
+    char host[256], why[RPC_WIRE_WHY_SIZE];
+    uint16_t port = 0;
+    if (!rpc_wire_parse_endpoint(endpoint, host, sizeof host, &port, why)) {
+        rpc_log(GGML_LOG_LEVEL_ERROR, "ggml_backend_rpc_start_server", "%s", why);
         return;
     }
-    memcpy(host, endpoint, (size_t) (colon - endpoint));
-    host[colon - endpoint] = '\0';
     struct rpc_serve_options o;
     memset(&o, 0, sizeof o);
     o.host = host;
-    o.port = (uint16_t) port;
+    o.port = port;
     o.devices = devices;
     o.n_devices = n_devices;
     o.n_threads = n_threads;

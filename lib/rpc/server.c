@@ -21,8 +21,6 @@
 
 /* Data moves through a bounce buffer of this size, never a whole message. */
 #define CHUNK_BYTES ((size_t) 1 << 20)
-/* SET_TENSOR keeps data larger than this in the cache (as upstream's server does). */
-#define CACHE_MIN_BYTES ((uint64_t) 10 << 20)
 /* Buffer handle h has the base address h << BASE_SHIFT; a buffer is smaller than 1 << BASE_SHIFT. */
 #define BASE_SHIFT 40
 #define MAX_HANDLES (((uint64_t) 1 << (64 - BASE_SHIFT)) - 1)
@@ -382,7 +380,9 @@ static bool do_set_tensor(struct conn *c, uint64_t payload)
     bool ok = x != NULL && range_in_tensor(c, RPC_WIRE_SET_TENSOR, x, offset, size);
     if (ok) {
         char tmp[4096];
-        int cache_fd = c->cfg->cache_dir != NULL && size > CACHE_MIN_BYTES ? open_cached(c, 0, true, tmp, sizeof tmp) : -1;
+        int cache_fd = c->cfg->cache_dir != NULL && size > RPC_WIRE_HASH_MIN_BYTES
+                           ? open_cached(c, 0, true, tmp, sizeof tmp)
+                           : -1;
         uint64_t hash = RPC_WIRE_FNV1A_START;
         ok = stream_into(c, c->fd, x, offset, size, cache_fd, &hash) ||
              refuse(c, "the peer closed the connection inside SET_TENSOR's data");

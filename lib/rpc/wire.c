@@ -429,6 +429,43 @@ bool rpc_wire_graph_check(const struct rpc_wire_graph *g, struct rpc_wire_index 
     return ok;
 }
 
+bool rpc_wire_parse_endpoint(const char *endpoint, char *host, size_t host_size, uint16_t *port, char *why)
+{
+    const char *colon = endpoint != NULL ? strrchr(endpoint, ':') : NULL;
+    if (colon == NULL) {
+        snprintf(why, RPC_WIRE_WHY_SIZE, "endpoint '%s' is not host:port", endpoint != NULL ? endpoint : "(null)");
+        return false;
+    }
+    const char *start = endpoint, *end = colon;
+    if (endpoint[0] == '[') {
+        if (end - start < 2 || end[-1] != ']') {
+            snprintf(why, RPC_WIRE_WHY_SIZE, "endpoint '%s': an IPv6 address needs its brackets closed", endpoint);
+            return false;
+        }
+        start++, end--;
+    } else if (memchr(endpoint, ':', (size_t) (colon - endpoint)) != NULL) {
+        snprintf(why, RPC_WIRE_WHY_SIZE, "endpoint '%s': an IPv6 address goes in brackets", endpoint);
+        return false;
+    }
+    const size_t len = (size_t) (end - start);
+    if (len == 0 || len >= host_size) {
+        snprintf(why, RPC_WIRE_WHY_SIZE, "endpoint '%s': the host is empty or too long", endpoint);
+        return false;
+    }
+    unsigned long value = 0;
+    const char *digit = colon + 1;
+    for (; *digit >= '0' && *digit <= '9' && value <= 65535; digit++)
+        value = value * 10 + (unsigned long) (*digit - '0');
+    if (digit == colon + 1 || *digit != '\0' || value == 0 || value > 65535) {
+        snprintf(why, RPC_WIRE_WHY_SIZE, "endpoint '%s': the port is not a number from 1 to 65535", endpoint);
+        return false;
+    }
+    memcpy(host, start, len);
+    host[len] = '\0';
+    *port = (uint16_t) value;
+    return true;
+}
+
 uint64_t rpc_wire_fnv1a_more(uint64_t hash, const void *data, size_t size)
 {
     const uint8_t *p = data;

@@ -173,6 +173,14 @@ void rpc_wire_index_free(struct rpc_wire_index *index);
 bool rpc_wire_graph_check(const struct rpc_wire_graph *g, struct rpc_wire_index *index, char *why);
 
 /*
+ * Splits an endpoint, "host:port", into its host (a name or an IPv4
+ * address, or an IPv6 address in brackets, "[::1]:50052", given without
+ * them) and its port, 1 to 65535.  host_size bytes at host receive the
+ * NUL-terminated host, which must be non-empty and fit.
+ */
+bool rpc_wire_parse_endpoint(const char *endpoint, char *host, size_t host_size, uint16_t *port, char *why);
+
+/*
  * The FNV-1a 64-bit hash of data (SET_TENSOR_HASH names a cached blob by
  * it); rpc_wire_fnv1a_more continues a hash over more bytes, starting
  * from RPC_WIRE_FNV1A_START.
@@ -180,5 +188,9 @@ bool rpc_wire_graph_check(const struct rpc_wire_graph *g, struct rpc_wire_index 
 #define RPC_WIRE_FNV1A_START 0xcbf29ce484222325ull
 uint64_t rpc_wire_fnv1a(const void *data, size_t size);
 uint64_t rpc_wire_fnv1a_more(uint64_t hash, const void *data, size_t size);
+
+/* Data of more bytes than this is offered by hash first (SET_TENSOR_HASH),
+   and kept in a server's cache, as upstream's client and server do. */
+#define RPC_WIRE_HASH_MIN_BYTES ((uint64_t) 10 << 20)
 
 #endif
