@@ -2,8 +2,9 @@
 # check-rpc-server.sh - TAP checks of ggml-rpc-server on loopback TCP,
 # run from the build tree with the uninstalled RPC plugin: the session of
 # tests/test-rpc-server against the program, the allowlist, the warning
-# for a non-loopback address, the exit after --connections, and the
-# errors for a missing plugin and device.
+# for a non-loopback address, the exit after --connections, the errors
+# for a missing plugin and device, and the refusal of token files that
+# others can read, are missing or hold no token.
 #
 # Variables (set by "make check"): top_builddir, top_srcdir.
 
@@ -32,7 +33,7 @@ finish() {
     pid=
 }
 
-echo "1..6"
+echo "1..8"
 
 start --connections 1 --threads 2
 "$client" "127.0.0.1:$port" > "$tmp/out" 2> "$tmp/err"
@@ -76,3 +77,21 @@ GGML_BACKEND_PATH=$plugins "$server" --port "$port" --device NoSuchDevice > "$tm
 [ $? -eq 1 ] && grep -q "no device named 'NoSuchDevice'" "$tmp/err" &&
     "$server" --port 0 > "$tmp/out" 2> "$tmp/err"; [ $? -eq 2 ]
 ok "an unknown device: exit 1; port 0: exit 2"
+
+# a token file must be its owner's secret, and exist (checked before the plugin
+# is looked for: without one in the path, a token that passed would give exit 1)
+printf 'a-token\n' > "$tmp/token"
+chmod 640 "$tmp/token"
+GGML_BACKEND_PATH=$tmp "$server" --port "$port" --token-file "$tmp/token" > "$tmp/out" 2> "$tmp/err"
+[ $? -eq 2 ] && grep -q 'readable by its group' "$tmp/err" &&
+    GGML_BACKEND_PATH=$tmp "$server" --port "$port" --token-file "$tmp/no-such-file" > "$tmp/out" 2> "$tmp/err"
+[ $? -eq 2 ] && grep -q 'cannot open the token file' "$tmp/err"
+ok "--token-file of a group-readable file: exit 2; of a missing file: exit 2; each with a message"
+
+: > "$tmp/empty"
+chmod 600 "$tmp/empty"
+GGML_BACKEND_PATH=$tmp "$server" --port "$port" --token-file "$tmp/empty" > "$tmp/out" 2> "$tmp/err"
+[ $? -eq 2 ] && grep -q 'has 0 bytes' "$tmp/err" &&
+    GGML_RPC_TOKEN= GGML_BACKEND_PATH=$tmp "$server" --port "$port" > "$tmp/out" 2> "$tmp/err"
+[ $? -eq 2 ] && grep -q 'GGML_RPC_TOKEN has 0 bytes' "$tmp/err"
+ok "an empty token file, and an empty GGML_RPC_TOKEN: exit 2, with a message"

@@ -5,7 +5,10 @@
  * One input is the byte stream a client sends on one connection: it is
  * written into a socket pair whose other end rpc_server_serve serves on
  * the CPU backend (a thread drains the replies), and then the stream is
- * closed.  What an input must show: the server returns (memory errors and
+ * closed.  An input whose first byte is AUTH's is served with a token
+ * (FUZZ_TOKEN) in the configuration, any other without one, so that both
+ * the token's check and the refusal of AUTH are fuzzed.  What an input
+ * must show: the server returns (memory errors and
  * leaks are for the sanitizers to find; a hang is stopped by an alarm),
  * the library logs no ERROR (every request is checked before it reaches
  * the library), and the server logs at most one reason for ending the
@@ -17,7 +20,8 @@
  *     tests/fuzz-rpc --write-corpus DIR (the plain build) writes the seeds;
  *   - plain: a driver whose seeds are whole sessions written here (HELLO,
  *     buffers, tensors set, read, copied and cleared, graphs computed and
- *     recomputed, buffers freed), replayed, then mutated (bytes flipped,
+ *     recomputed, buffers freed; AUTH then a session, AUTH after HELLO),
+ *     replayed, then mutated (bytes flipped,
  *     set to edge values, inserted, deleted, streams cut) a bounded number
  *     of times from a fixed seed:
  *
@@ -44,8 +48,11 @@
 #include "server.h"
 #include "wire.h"
 
+/* The token of the server that inputs starting with AUTH meet. */
+#define FUZZ_TOKEN "fuzz-token"
+
 static ggml_backend_t cpu;
-static struct rpc_server_config config;
+static struct rpc_server_config config, token_config;
 /* Per input: warnings that end the connection, and ERROR messages (the library's own complaints). */
 static int closings, errors;
 static char last_text[256], first_error[256];
@@ -73,17 +80,21 @@ static void setup(void)
     config.max_message_bytes = 1u << 20;
     config.max_nodes = 256;
     config.cache_dir = NULL;
+    config.token = NULL;
+    token_config = config;
+    token_config.token = FUZZ_TOKEN;
     ggml_log_set(count_messages, NULL);
 }
 
 struct pipe_ends {
     int client, server;
+    const struct rpc_server_config *config;
 };
 
 static void *serve(void *arg)
 {
     struct pipe_ends *p = arg;
-    rpc_server_serve(&config, p->server);
+    rpc_server_serve(p->config, p->server);
     shutdown(p->server, SHUT_RDWR);
     return NULL;
 }
@@ -104,7 +115,7 @@ static bool fuzz_one(const uint8_t *data, size_t size)
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
         return true;   /* the machine, not the input */
-    struct pipe_ends p = { sv[0], sv[1] };
+    struct pipe_ends p = { sv[0], sv[1], size > 0 && data[0] == RPC_WIRE_AUTH ? &token_config : &config };
     pthread_t server, reader;
     closings = errors = 0;
     pthread_create(&server, NULL, serve, &p);
@@ -176,6 +187,11 @@ static struct rpc_wire_tensor f32(uint64_t id, uint64_t handle, uint64_t offset,
     return t;
 }
 
+static void auth(struct stream *s, const char *token)
+{
+    request(s, RPC_WIRE_AUTH, token, strlen(token));
+}
+
 static void hello(struct stream *s)
 {
     uint8_t caps[RPC_WIRE_CAPS_SIZE] = { 0 };
@@ -223,6 +239,8 @@ static bool seed(int which, struct stream *s)
     c.op = (uint32_t) (which == 1 ? GGML_OP_MUL : GGML_OP_ADD);
     c.flags = GGML_TENSOR_FLAG_COMPUTE;
     c.src[0] = 0xa, c.src[1] = 0xb;
+    if (which == 4)
+        auth(s, FUZZ_TOKEN);   /* served with the token */
     hello(s);
     switch (which) {
     case 0:   /* buffers and tensors */
@@ -279,6 +297,16 @@ static bool seed(int which, struct stream *s)
         tensor_range(s, RPC_WIRE_SET_TENSOR_HASH, &a, 0x1234, 0);
         return true;
     }
+    case 4:   /* after AUTH with the token, a short session */
+        request(s, RPC_WIRE_DEVICE_COUNT, NULL, 0);
+        alloc(s, 4096, &h);
+        set_tensor(s, &a, v, 16);
+        tensor_range(s, RPC_WIRE_GET_TENSOR, &a, 64, 0);
+        return true;
+    case 5:   /* AUTH after HELLO, on a server without a token: refused */
+        request(s, RPC_WIRE_DEVICE_COUNT, NULL, 0);
+        auth(s, FUZZ_TOKEN);
+        return true;
     default:
         return false;
     }

@@ -18,7 +18,10 @@
  *   7. ggml_backend_rpc_start_server in a thread of this process;
  *   8. failures: nobody listening, bad endpoints, device indexes, a server
  *      killed while its buffers exist (then a new one works), fake servers
- *      (wrong version, garbage sizes, silence under GGML_RPC_TIMEOUT=1).
+ *      (wrong version, garbage sizes, silence under GGML_RPC_TIMEOUT=1);
+ *   9. GGML_RPC_TOKEN against servers started with --token-file: the
+ *      right token computes, a wrong or malformed one, a server without
+ *      a token, and no token for a server with one are refused.
  *
  * Environment (set by "make check"): RPC_SERVER_PROGRAM, the server
  * program; RPC_PLUGIN_DIR, the directory of the uninstalled plugin (given
@@ -281,7 +284,8 @@ static void server_diag(const struct server *s)
 /*
  * The environment of a server: ours without GGML_RPC_SERVERS (a server
  * loads the RPC plugin, whose registry would connect to those servers as
- * a client) and GGML_RPC_TIMEOUT.  Built before fork.
+ * a client), GGML_RPC_TIMEOUT and GGML_RPC_TOKEN (which would give the
+ * server a token).  Built before fork.
  */
 static char **server_environment(void)
 {
@@ -291,7 +295,8 @@ static char **server_environment(void)
     char **env = calloc(n + 1, sizeof *env);
     size_t k = 0;
     for (size_t i = 0; env != NULL && i < n; i++)
-        if (strncmp(environ[i], "GGML_RPC_SERVERS=", 17) != 0 && strncmp(environ[i], "GGML_RPC_TIMEOUT=", 17) != 0)
+        if (strncmp(environ[i], "GGML_RPC_SERVERS=", 17) != 0 && strncmp(environ[i], "GGML_RPC_TIMEOUT=", 17) != 0 &&
+            strncmp(environ[i], "GGML_RPC_TOKEN=", 15) != 0)
             env[k++] = environ[i];
     return env;
 }
@@ -1761,6 +1766,87 @@ static void test_timeout(void)
     unsetenv("GGML_RPC_TIMEOUT");
 }
 
+/* ---------------------------------------------------------- 9. tokens */
+
+#define TOKEN "a-token-for-test-rpc-client"
+
+/* The last message logged contains text. */
+static bool last_log_has(const char *text)
+{
+    pthread_mutex_lock(&log_lock);
+    const bool has = strstr(tap_last_log(), text) != NULL;
+    if (!has)
+        tap_diag("last log: %s", tap_last_log());
+    pthread_mutex_unlock(&log_lock);
+    return has;
+}
+
+/* add_server(endpoint) with GGML_RPC_TOKEN set to token: true when it gives NULL with exactly one error. */
+static bool refused_with(const char *endpoint, const char *token)
+{
+    setenv("GGML_RPC_TOKEN", token, 1);
+    errors_logged();
+    ggml_backend_reg_t reg = ggml_backend_rpc_add_server(endpoint);
+    const int n = errors_logged();
+    if (reg != NULL || n != 1)
+        tap_diag("add_server(%s): %s, %d errors", endpoint, reg != NULL ? "a registry" : "NULL", n);
+    return reg == NULL && n == 1;
+}
+
+static void test_token(void)
+{
+    /* the client caches a registry by endpoint: each case that may succeed has a server of its own */
+    char path[sizeof tmp_dir + 16];
+    snprintf(path, sizeof path, "%s/token", tmp_dir);
+    const int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    const bool written = fd >= 0 && fchmod(fd, 0600) == 0 && write(fd, TOKEN "\n", sizeof TOKEN) == sizeof TOKEN;
+    if (fd >= 0)
+        close(fd);
+    const char *const with_token[] = { "--token-file", path, NULL };
+    struct server right, wrong, plain;
+    const bool started = written && server_start(&right, with_token) && server_start(&wrong, with_token) &&
+                         server_start(&plain, NULL);
+    ok(started, "servers %s and %s with --token-file (mode 0600), %s without", right.endpoint, wrong.endpoint,
+       plain.endpoint);
+    if (!started) {
+        tap_skip(9, "no servers");
+    } else {
+        setenv("GGML_RPC_TOKEN", TOKEN, 1);
+        errors_logged();
+        ggml_backend_reg_t reg = ggml_backend_rpc_add_server(right.endpoint);
+        ok(reg != NULL && ggml_backend_reg_dev_count(reg) == 1 && errors_logged() == 0,
+           "GGML_RPC_TOKEN with the server's token: add_server gives a registry of one device, no error");
+        ggml_backend_t be = reg != NULL ? ggml_backend_rpc_init(right.endpoint, 0) : NULL;
+        ok(be != NULL && add_works(be), "... and a graph computes on it");
+        if (be != NULL)
+            ggml_backend_free(be);
+
+        ok(refused_with(wrong.endpoint, TOKEN "-not"), "a wrong token: add_server NULL, one error");
+        ok(last_log_has("the server refused the token (or does not take one)"), "... which says the server refused "
+           "the token");
+        ok(refused_with(wrong.endpoint, "") && last_log_has("GGML_RPC_TOKEN has 0 bytes"),
+           "an empty GGML_RPC_TOKEN: add_server NULL, one error that says so");
+        char long_token[258];
+        memset(long_token, 'k', sizeof long_token - 1);
+        long_token[sizeof long_token - 1] = '\0';
+        ok(refused_with(wrong.endpoint, long_token) && last_log_has("GGML_RPC_TOKEN has 257 bytes"),
+           "a GGML_RPC_TOKEN of 257 bytes: add_server NULL, one error that says so");
+        ok(refused_with(plain.endpoint, TOKEN), "a token for a server without one: add_server NULL, one error");
+        ok(last_log_has("the server refused the token (or does not take one)"), "... which says the server refused "
+           "the token or takes none");
+        unsetenv("GGML_RPC_TOKEN");
+        errors_logged();
+        reg = ggml_backend_rpc_add_server(wrong.endpoint);
+        const int n = errors_logged();
+        ok(reg == NULL && n == 1 && last_log_has("require a token"),
+           "no GGML_RPC_TOKEN for a server with a token: add_server NULL, one error that names the token (%d)", n);
+    }
+    unsetenv("GGML_RPC_TOKEN");
+    server_stop(&right);
+    server_stop(&wrong);
+    server_stop(&plain);
+}
+
 /* ------------------------------------------------------------- main */
 
 int main(void)
@@ -1802,6 +1888,7 @@ int main(void)
         test_killed_server();
         test_fakes();
         test_timeout();
+        test_token();
     }
     server_stop(&server_a);
     server_stop(&server_b);

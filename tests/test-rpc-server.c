@@ -3,9 +3,10 @@
  * socket pair, the server in a thread of its own on the CPU backend: a
  * whole session of every command of protocol 5.1.0 with its results
  * checked against values computed here, the tensor cache of
- * SET_TENSOR_HASH, and a catalog of malformed requests, each of which
- * must end its connection with a logged reason while the server's next
- * connection works.
+ * SET_TENSOR_HASH, the session again on a server with a token (AUTH, this
+ * library's extension, first), and a catalog of malformed requests (wrong
+ * or missing tokens among them), each of which must end its connection
+ * with a logged reason while the server's next connection works.
  *
  *   test-rpc-server             everything, the server in this process
  *   test-rpc-server HOST:PORT   the session only, against a running
@@ -114,6 +115,16 @@ static bool closed(struct session *s)
     struct pollfd pfd = { s->fd, POLLIN, 0 };
     char byte;
     return poll(&pfd, 1, 20000) == 1 && recv(s->fd, &byte, 1, 0) == 0;
+}
+
+/* The token of the server with one. */
+#define TOKEN "s3cret-t0ken"
+
+/* AUTH with len bytes of token, answered with the byte 1. */
+static bool auth(struct session *s, const char *token, size_t len)
+{
+    uint8_t out = 0;
+    return request(s, RPC_WIRE_AUTH, token, len) && answer(s, &out, 1) && out == 1;
 }
 
 static bool hello(struct session *s)
@@ -293,9 +304,11 @@ static void test_session(void)
 {
     struct session s;
     if (!open_session(&s)) {
-        tap_skip(18, "no connection to a server");
+        tap_skip(config.token != NULL ? 19 : 18, "no connection to a server");
         return;
     }
+    if (config.token != NULL)
+        ok(auth(&s, config.token, strlen(config.token)), "AUTH with the server's token: answered with the byte 1");
     ok(hello(&s), "HELLO: protocol 5.1.0, no transport capabilities");
     uint8_t out[64];
     ok(request(&s, RPC_WIRE_DEVICE_COUNT, NULL, 0) && answer(&s, out, 4) && rpc_wire_get_u32(out) == 1,
@@ -433,8 +446,9 @@ static void test_empty_buffer(void)
 
 /*
  * A malformed request: sent after HELLO (unless raw) and a buffer of 4096
- * bytes (handle, base); the server must close the connection, say the
- * server ended it, and log a warning that contains expect.
+ * bytes (handle, base), to a server with config.token (the catalog's
+ * token cases set it); the server must close the connection without a
+ * reply, say the server ended it, and log a warning that contains expect.
  */
 typedef bool (*send_fn)(struct session *s, uint64_t handle, uint64_t base);
 
@@ -725,9 +739,84 @@ static bool bad_graph_truncated(struct session *s, uint64_t h, uint64_t b)
     return request(s, RPC_WIRE_GRAPH_COMPUTE, msg, sizeof msg);
 }
 
+static bool bad_token_hello_first(struct session *s, uint64_t h, uint64_t b)
+{
+    uint8_t caps[RPC_WIRE_CAPS_SIZE] = { 0 };
+    (void) h, (void) b;
+    return request(s, RPC_WIRE_HELLO, caps, sizeof caps);
+}
+
+static bool bad_token_command_first(struct session *s, uint64_t h, uint64_t b)
+{
+    (void) h, (void) b;
+    return request(s, RPC_WIRE_DEVICE_COUNT, NULL, 0);
+}
+
+static bool bad_token_wrong(struct session *s, uint64_t h, uint64_t b)
+{
+    (void) h, (void) b;
+    return request(s, RPC_WIRE_AUTH, "s3cret-t0keN", 12);   /* the last byte differs */
+}
+
+static bool bad_token_longer(struct session *s, uint64_t h, uint64_t b)
+{
+    (void) h, (void) b;
+    return request(s, RPC_WIRE_AUTH, TOKEN "x", sizeof TOKEN);   /* the token and one byte more */
+}
+
+static bool bad_token_shorter(struct session *s, uint64_t h, uint64_t b)
+{
+    (void) h, (void) b;
+    return request(s, RPC_WIRE_AUTH, TOKEN, sizeof TOKEN - 2);   /* the token but its last byte */
+}
+
+static bool bad_token_empty(struct session *s, uint64_t h, uint64_t b)
+{
+    (void) h, (void) b;
+    return request(s, RPC_WIRE_AUTH, NULL, 0);
+}
+
+static bool bad_token_too_long(struct session *s, uint64_t h, uint64_t b)
+{
+    char token[RPC_WIRE_TOKEN_MAX + 1];
+    (void) h, (void) b;
+    memset(token, 'a', sizeof token);
+    return request(s, RPC_WIRE_AUTH, token, sizeof token);
+}
+
+static bool bad_token_cut(struct session *s, uint64_t h, uint64_t b)
+{
+    uint8_t head[9];
+    (void) h, (void) b;
+    head[0] = RPC_WIRE_AUTH;
+    rpc_wire_put_u64(head + 1, sizeof TOKEN - 1);   /* announces the whole token, sends 4 bytes */
+    const bool sent = send_all(s->fd, head, 9) && send_all(s->fd, TOKEN, 4);
+    shutdown(s->fd, SHUT_WR);
+    return sent;
+}
+
+static bool bad_token_twice(struct session *s, uint64_t h, uint64_t b)
+{
+    (void) h, (void) b;
+    return auth(s, TOKEN, sizeof TOKEN - 1) && request(s, RPC_WIRE_AUTH, TOKEN, sizeof TOKEN - 1);
+}
+
+static bool bad_token_after_hello(struct session *s, uint64_t h, uint64_t b)
+{
+    (void) h, (void) b;
+    return auth(s, TOKEN, sizeof TOKEN - 1) && hello(s) && request(s, RPC_WIRE_AUTH, TOKEN, sizeof TOKEN - 1);
+}
+
+static bool bad_auth_untokened(struct session *s, uint64_t h, uint64_t b)
+{
+    (void) h, (void) b;
+    return request(s, RPC_WIRE_AUTH, TOKEN, sizeof TOKEN - 1);
+}
+
 static void test_malformed(void)
 {
-    static const struct {
+    /* cases[] to a server without a token, token_cases[] to one with TOKEN */
+    static const struct malformed {
         const char *what;
         send_fn send_bad;
         const char *expect;
@@ -769,9 +858,26 @@ static void test_malformed(void)
         { "GRAPH_COMPUTE of ADD with mismatched shapes", bad_graph_shape, "not supported", false },
         { "GRAPH_COMPUTE announcing 1 TiB", bad_graph_big, "passes the limit", false },
         { "GRAPH_COMPUTE with fewer tensors than counted", bad_graph_truncated, "take", false },
+        { "AUTH to a server without a token", bad_auth_untokened, "takes no token", true },
+        { "AUTH after HELLO, without a token", bad_auth_untokened, "AUTH after HELLO", false },
+    }, token_cases[] = {
+        { "a token server: HELLO first", bad_token_hello_first, "not AUTH with this server's token", true },
+        { "a token server: DEVICE_COUNT first", bad_token_command_first, "not AUTH with this server's token", true },
+        { "a token server: a wrong token", bad_token_wrong, "wrong token", true },
+        { "a token server: the token and one byte more", bad_token_longer, "wrong token", true },
+        { "a token server: the token but its last byte", bad_token_shorter, "wrong token", true },
+        { "a token server: an empty token", bad_token_empty, "token of 0 bytes", true },
+        { "a token server: a token of 257 bytes", bad_token_too_long, "token of 257 bytes", true },
+        { "a token server: the stream ends inside the token", bad_token_cut, "inside AUTH's token", true },
+        { "a token server: AUTH twice", bad_token_twice, "AUTH twice", true },
+        { "a token server: AUTH again after HELLO", bad_token_after_hello, "AUTH after HELLO", true },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         refused(cases[i].what, cases[i].send_bad, cases[i].expect, cases[i].raw);
+    config.token = TOKEN;
+    for (size_t i = 0; i < sizeof token_cases / sizeof token_cases[0]; i++)
+        refused(token_cases[i].what, token_cases[i].send_bad, token_cases[i].expect, token_cases[i].raw);
+    config.token = NULL;
 
     /* a buffer past the connection's limit is answered with handle 0, and the connection goes on */
     struct session s;
@@ -807,6 +913,9 @@ int main(int argc, char **argv)
     config.max_message_bytes = RPC_SERVER_DEFAULT_MAX_MESSAGE_BYTES;
     config.max_nodes = RPC_SERVER_DEFAULT_MAX_NODES;
     test_session();
+    config.token = TOKEN;   /* the whole session again, AUTH first */
+    test_session();
+    config.token = NULL;
     test_cache();
     test_empty_buffer();
     test_malformed();

@@ -7,30 +7,37 @@
  *   ggml-rpc-server [--host ADDR] [--port N] [--device NAME]... [--threads N]
  *                   [--cache DIR] [--allow ADDR]... [--max-buffer-mib N]
  *                   [--max-message-mib N] [--max-nodes N] [--timeout S]
- *                   [--connections N] [--help] [--version]
+ *                   [--connections N] [--token-file FILE] [--help] [--version]
  *
  * The serving itself is the RPC plugin's (libggml-rpc.so in the plugin
  * directory, through its registry's proc address "ggml_backend_rpc_serve"):
  * this program only parses options and finds the devices.  It listens on
  * 127.0.0.1 unless told otherwise; every other address is logged as a
- * warning.
+ * warning.  A token (--token-file, or GGML_RPC_TOKEN) is never taken from
+ * the command line, where other users see it.
  *
  * Exit status: 0 after --connections connections; 1 when the plugin, a
- * device or the address is not available; 2 on a bad option.
+ * device or the address is not available; 2 on a bad option or token.
  */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ggml.h"
 #include "ggml-backend.h"
 #include "../lib/rpc/serve.h"
+#include "../lib/rpc/wire.h"
 #include "tool-util.h"
 
 #define MAX_LISTED 64
+#define TOKEN_ENV "GGML_RPC_TOKEN"
 
 static void usage(FILE *out)
 {
@@ -38,7 +45,8 @@ static void usage(FILE *out)
             "usage: ggml-rpc-server [options]\n"
             "Serves this machine's devices to ggml programs elsewhere over ggml's RPC protocol %d.%d.%d.\n"
             "  --host ADDR         the address to listen on (default 127.0.0.1; another one is logged\n"
-            "                      as a warning: the protocol has no encryption nor authentication)\n"
+            "                      as a warning: the protocol has no encryption, and no client\n"
+            "                      authentication but --token-file's)\n"
             "  --port N            the TCP port (default %d)\n"
             "  --device NAME       a device to serve, by name (ggml-backend-info lists them);\n"
             "                      repeatable, numbered in order (default: the CPU)\n"
@@ -52,9 +60,13 @@ static void usage(FILE *out)
             "  --timeout S         close a connection that waits S seconds for one read or write\n"
             "                      (default 600; 0: never)\n"
             "  --connections N     exit after serving N connections (default: serve without end)\n"
+            "  --token-file FILE   serve only clients that send the token of FILE's first line\n"
+            "                      (1 to %d bytes; FILE must not be readable by group or others);\n"
+            "                      without it, %s gives the token when set\n"
             "  --help, --version\n"
-            "Connections are served one after another.\n",
-            5, 1, 0, RPC_DEFAULT_PORT);
+            "Connections are served one after another.  A token is sent in clear, and only this\n"
+            "library's clients can send one (upstream's cannot): use a tunnel across networks.\n",
+            5, 1, 0, RPC_DEFAULT_PORT, RPC_WIRE_TOKEN_MAX, TOKEN_ENV);
 }
 
 /* The value of option argv[*i] (its next argument), or NULL (reported). */
@@ -75,13 +87,84 @@ static bool number(const char *option, const char *s, long min, long max, long *
     return false;
 }
 
+/* Whether a token (len bytes) is one AUTH can carry; says why not, naming where it came from. */
+static bool token_ok(const char *token, size_t len, const char *from)
+{
+    if (len == 0 || len > RPC_WIRE_TOKEN_MAX) {
+        fprintf(stderr, "ggml-rpc-server: the token of %s has %s%zu bytes: 1 to %d are taken\n", from,
+                len > RPC_WIRE_TOKEN_MAX ? "more than " : "", len > RPC_WIRE_TOKEN_MAX ? (size_t) RPC_WIRE_TOKEN_MAX : len,
+                RPC_WIRE_TOKEN_MAX);
+        return false;
+    }
+    if (memchr(token, '\0', len) != NULL) {
+        fprintf(stderr, "ggml-rpc-server: the token of %s holds a NUL byte\n", from);
+        return false;
+    }
+    return true;
+}
+
+/*
+ * Reads the token of path, its first line without the newline, into
+ * token (RPC_WIRE_TOKEN_MAX + 1 bytes, NUL-terminated).  The file must be
+ * a regular file that neither group nor others can read.  False after a
+ * message.
+ */
+static bool read_token_file(const char *path, char *token)
+{
+    const int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        fprintf(stderr, "ggml-rpc-server: cannot open the token file %s: %s\n", path, strerror(errno));
+        return false;
+    }
+    struct stat st;
+    const char *refusal = NULL;
+    if (fstat(fd, &st) != 0)
+        refusal = strerror(errno);
+    else if (!S_ISREG(st.st_mode))
+        refusal = "not a regular file";
+    else if ((st.st_mode & S_IROTH) != 0)
+        refusal = "readable by others, and a token must be its owner's secret (chmod 600)";
+    else if ((st.st_mode & S_IRGRP) != 0)
+        refusal = "readable by its group, and a token must be its owner's secret (chmod 600)";
+    /* one byte past the longest token and its newline: enough to tell a first line that is too long */
+    char buf[RPC_WIRE_TOKEN_MAX + 2];
+    size_t n = 0;
+    while (refusal == NULL && n < sizeof buf) {
+        const ssize_t got = read(fd, buf + n, sizeof buf - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            refusal = strerror(errno);
+        if (got <= 0)
+            break;
+        n += (size_t) got;
+    }
+    close(fd);
+    if (refusal != NULL) {
+        fprintf(stderr, "ggml-rpc-server: the token file %s: %s\n", path, refusal);
+        return false;
+    }
+    const char *newline = memchr(buf, '\n', n);
+    const size_t len = newline != NULL ? (size_t) (newline - buf) : n;
+    char from[32 + 4096];
+    snprintf(from, sizeof from, "the token file %s", path);
+    const bool good = token_ok(buf, len, from);
+    if (good) {
+        memcpy(token, buf, len);
+        token[len] = '\0';
+    }
+    memset(buf, 0, sizeof buf);
+    return good;
+}
+
 int main(int argc, char **argv)
 {
     struct rpc_serve_options o;
     memset(&o, 0, sizeof o);
     o.port = RPC_DEFAULT_PORT;
     o.io_timeout_seconds = 600;
-    const char *device_names[MAX_LISTED], *allow[MAX_LISTED];
+    const char *device_names[MAX_LISTED], *allow[MAX_LISTED], *token_file = NULL;
+    static char token[RPC_WIRE_TOKEN_MAX + 1];
     size_t n_names = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
@@ -138,12 +221,25 @@ int main(int argc, char **argv)
             if (!number(a, value_of(argc, argv, &i), 1, 1L << 30, &n))
                 return 2;
             o.max_connections = (int) n;
+        } else if (strcmp(a, "--token-file") == 0) {
+            if ((token_file = value_of(argc, argv, &i)) == NULL)
+                return 2;
         } else {
             fprintf(stderr, "ggml-rpc-server: unknown option '%s' (see --help)\n", a);
             return 2;
         }
     }
     o.allow = allow;
+    const char *env_token = getenv(TOKEN_ENV);
+    if (token_file != NULL) {
+        if (!read_token_file(token_file, token))
+            return 2;
+        o.token = token;
+    } else if (env_token != NULL) {
+        if (!token_ok(env_token, strlen(env_token), TOKEN_ENV))
+            return 2;
+        o.token = env_token;
+    }
 
     /* Served devices are this machine's: the RPC registry must not connect,
        as a client, to the servers a GGML_RPC_SERVERS meant for clients names. */

@@ -20,6 +20,14 @@
  * to take or give bytes, the wait for a graph's end included; resolving
  * a host name (getaddrinfo) is not bounded by it.
  *
+ * Token.  When GGML_RPC_TOKEN is set (read at each connection; 1 to
+ * RPC_WIRE_TOKEN_MAX bytes, another value is an error and the server is
+ * not added), the connection starts with AUTH carrying it, this library's
+ * extension of the protocol (wire.h), before HELLO; the server must
+ * answer with the byte 1.  A server that closes the connection instead
+ * refused the token, or takes none (upstream's, or ggml-rpc-server
+ * without one).
+ *
  * Failures.  A request that cannot be sent, a reply that is late, short,
  * of the wrong size or with an impossible value: one ERROR naming the
  * server and the command, then the socket is closed and the connection is
@@ -71,6 +79,7 @@
 
 #define TIMEOUT_ENV "GGML_RPC_TIMEOUT"
 #define SERVERS_ENV "GGML_RPC_SERVERS"
+#define TOKEN_ENV "GGML_RPC_TOKEN"
 #define DEFAULT_TIMEOUT_SECONDS 60
 #define MAX_TIMEOUT_SECONDS 1000000     /* its milliseconds fit poll's int */
 #define MAX_ENV_SERVERS 16              /* ggml-rpc.h's GGML_RPC_MAX_SERVERS */
@@ -258,18 +267,20 @@ static int connect_endpoint(const char *endpoint, int timeout, char *why)
     return fd;
 }
 
-/* The reason an I/O call failed, as what ("send", "receive") saw it. */
-static bool io_failed(const struct rpc_server *s, const char *what, char *why)
+/* The reason an I/O call failed, as what ("send", "receive") saw it; *closed when the server closed the connection. */
+static bool io_failed(const struct rpc_server *s, const char *what, bool *closed, char *why)
 {
     if (errno == EAGAIN || errno == EWOULDBLOCK)
         return WHY("cannot %s: no progress within %d s (%s)", what, s->timeout, TIMEOUT_ENV);
-    if (errno == EPIPE || errno == ECONNRESET)
+    if (errno == EPIPE || errno == ECONNRESET) {
+        *closed = true;
         return WHY("cannot %s: the server closed the connection (it refused a request, failed one, or ended)", what);
+    }
     return WHY("cannot %s: %s", what, strerror(errno));
 }
 
-/* Sends the n pieces of iov whole (iov is used up); false with why. */
-static bool send_all(const struct rpc_server *s, struct iovec *iov, int n, char *why)
+/* Sends the n pieces of iov whole (iov is used up); false with why (and *closed as io_failed sets it). */
+static bool send_all(const struct rpc_server *s, struct iovec *iov, int n, bool *closed, char *why)
 {
     while (n > 0) {
         if (iov->iov_len == 0) {
@@ -281,7 +292,7 @@ static bool send_all(const struct rpc_server *s, struct iovec *iov, int n, char 
         if (sent < 0 && errno == EINTR)
             continue;
         if (sent < 0)
-            return io_failed(s, "send", why);
+            return io_failed(s, "send", closed, why);
         for (size_t left = (size_t) sent; left > 0;) {
             const size_t step = left < iov->iov_len ? left : iov->iov_len;
             iov->iov_base = (uint8_t *) iov->iov_base + step;
@@ -294,18 +305,20 @@ static bool send_all(const struct rpc_server *s, struct iovec *iov, int n, char 
     return true;
 }
 
-/* Receives exactly size bytes; false with why. */
-static bool recv_all(const struct rpc_server *s, void *buf, size_t size, char *why)
+/* Receives exactly size bytes; false with why (and *closed when the server closed the connection). */
+static bool recv_all(const struct rpc_server *s, void *buf, size_t size, bool *closed, char *why)
 {
     uint8_t *p = buf;
     while (size > 0) {
         const ssize_t got = recv(s->fd, p, size, 0);
         if (got < 0 && errno == EINTR)
             continue;
-        if (got == 0)
+        if (got == 0) {
+            *closed = true;
             return WHY("the server closed the connection (it refused a request, failed one, or ended)");
+        }
         if (got < 0)
-            return io_failed(s, "receive", why);
+            return io_failed(s, "receive", closed, why);
         p += got;
         size -= (size_t) got;
     }
@@ -324,6 +337,8 @@ struct rpc_call {
     void *reply;                   /* receives reply_size bytes */
     int64_t reply_size;            /* -1: the command has no reply */
     const char *what;              /* (optional) its name in messages (defaults to the command's) */
+    const char *if_closed;         /* (optional) the reason given when the server closes the connection
+                                      instead of answering (defaults to saying it closed it) */
 };
 
 static const char *call_name(const struct rpc_call *call)
@@ -389,15 +404,18 @@ static bool exchange_locked(struct rpc_server *s, const struct rpc_call *call)
         { (void *) call->data, call->data_size },
     };
     char why[WHY_SIZE];
-    bool ok = send_all(s, iov, 3, why);
+    bool closed = false;
+    bool ok = send_all(s, iov, 3, &closed, why);
     if (ok && call->reply_size >= 0) {
         uint8_t size[8];
-        ok = recv_all(s, size, sizeof size, why);
+        ok = recv_all(s, size, sizeof size, &closed, why);
         if (ok && rpc_wire_get_u64(size) != (uint64_t) call->reply_size)
             ok = WHY("a reply of %" PRIu64 " bytes where %" PRId64 " were expected", rpc_wire_get_u64(size),
                      call->reply_size);
-        ok = ok && recv_all(s, call->reply, (size_t) call->reply_size, why);
+        ok = ok && recv_all(s, call->reply, (size_t) call->reply_size, &closed, why);
     }
+    if (!ok && closed && call->if_closed != NULL)
+        snprintf(why, sizeof why, "%s", call->if_closed);
     if (!ok)
         break_locked(s, call_name(call), why);
     return ok;
@@ -1288,12 +1306,32 @@ static const struct ggml_backend_reg_i rpc_server_reg_iface = {
     .get_proc_address = ggml__rpc_reg_proc_address,      /* those of the plugin's registry */
 };
 
+/* AUTH with the token (len bytes): the server must answer with the byte 1. */
+static bool authenticate(struct rpc_server *s, const char *token, size_t len)
+{
+    uint8_t accepted = 0;
+    const struct rpc_call call = {
+        .cmd = RPC_WIRE_AUTH, .payload = token, .payload_size = len, .reply = &accepted, .reply_size = 1,
+        .if_closed = "the server refused the token (or does not take one) of " TOKEN_ENV,
+    };
+    if (!call_server(s, &call))
+        return false;
+    if (accepted != 1) {
+        break_connection(s, "AUTH", "the server answered %u, not 1", (unsigned) accepted);
+        return false;
+    }
+    return true;
+}
+
 /* HELLO: the server's version must be 5.x with x at most 1. */
-static bool hello(struct rpc_server *s)
+static bool hello(struct rpc_server *s, bool token_sent)
 {
     uint8_t caps[RPC_WIRE_CAPS_SIZE] = { 0 }, reply[4 + RPC_WIRE_CAPS_SIZE];   /* plain TCP */
     const struct rpc_call call = {
         .cmd = RPC_WIRE_HELLO, .payload = caps, .payload_size = sizeof caps, .reply = reply, .reply_size = sizeof reply,
+        .if_closed = token_sent ? NULL
+                                : "the server closed the connection (it may not serve this client's address, "
+                                  "speak another protocol version, or require a token: " TOKEN_ENV ")",
     };
     if (!call_server(s, &call))
         return false;
@@ -1381,17 +1419,30 @@ static struct rpc_server *connect_server(const char *endpoint, enum ggml_log_lev
         return NULL;
     }
     pthread_mutex_init(&s->lock, NULL);
+    s->fd = -1;
     s->fail_level = level;
     s->timeout = timeout_from_env();
     s->reg = (struct ggml_backend_reg) {
         .api_version = GGML_BACKEND_API_VERSION, .iface = rpc_server_reg_iface, .context = s,
     };
+    const char *env = getenv(TOKEN_ENV);
+    char token[RPC_WIRE_TOKEN_MAX];
+    const size_t token_len = env != NULL ? strlen(env) : 0;
+    if (env != NULL && (token_len == 0 || token_len > RPC_WIRE_TOKEN_MAX)) {
+        server_log(s, GGML_LOG_LEVEL_ERROR, "%s has %zu bytes, and a token has 1 to %d: server not added", TOKEN_ENV,
+                   token_len, RPC_WIRE_TOKEN_MAX);
+        free_server(s);
+        return NULL;
+    }
+    if (env != NULL)
+        memcpy(token, env, token_len);
     char why[WHY_SIZE];
     s->fd = connect_endpoint(endpoint, s->timeout, why);
     if (s->fd < 0)
         server_log(s, level, "%s", why);
     uint32_t count = 0;
-    bool ok = s->fd >= 0 && hello(s) && device_count(s, &count);
+    bool ok = s->fd >= 0 && (env == NULL || authenticate(s, token, token_len)) && hello(s, env != NULL) &&
+              device_count(s, &count);
     if (ok && !make_devices(s, count, &next_device_number)) {
         server_log(s, GGML_LOG_LEVEL_ERROR, "out of memory for %u devices", (unsigned) count);
         ok = false;

@@ -121,6 +121,11 @@ bool ggml__rpc_serve(const struct rpc_serve_options *o)
         rpc_log(GGML_LOG_LEVEL_ERROR, "rpc_serve", "no device to serve");
         return false;
     }
+    if (o->token != NULL && (o->token[0] == '\0' || strlen(o->token) > RPC_WIRE_TOKEN_MAX)) {
+        rpc_log(GGML_LOG_LEVEL_ERROR, "rpc_serve", "a token has 1 to %d bytes, not %zu", RPC_WIRE_TOKEN_MAX,
+                strlen(o->token));
+        return false;
+    }
     ggml_backend_t *backends = calloc(n_devices, sizeof *backends);
     bool ok = backends != NULL;
     for (size_t i = 0; ok && i < n_devices; i++) {
@@ -147,10 +152,12 @@ bool ggml__rpc_serve(const struct rpc_serve_options *o)
         o->max_message_bytes != 0 ? o->max_message_bytes : RPC_SERVER_DEFAULT_MAX_MESSAGE_BYTES,
         o->max_nodes != 0 ? o->max_nodes : RPC_SERVER_DEFAULT_MAX_NODES,
         o->cache_dir,
+        o->token,
     };
     if (ok)
-        rpc_log(GGML_LOG_LEVEL_INFO, "rpc_serve", "serving %zu device%s on %s port %u (protocol %d.%d.%d)", n_devices,
-                n_devices == 1 ? "" : "s", host, (unsigned) o->port, RPC_WIRE_MAJOR, RPC_WIRE_MINOR, RPC_WIRE_PATCH);
+        rpc_log(GGML_LOG_LEVEL_INFO, "rpc_serve", "serving %zu device%s on %s port %u (protocol %d.%d.%d%s)", n_devices,
+                n_devices == 1 ? "" : "s", host, (unsigned) o->port, RPC_WIRE_MAJOR, RPC_WIRE_MINOR, RPC_WIRE_PATCH,
+                o->token != NULL ? ", clients must send the token" : "");
     for (int served = 0; ok && (o->max_connections <= 0 || served < o->max_connections);) {
         struct sockaddr_storage ss;
         socklen_t len = sizeof ss;

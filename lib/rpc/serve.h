@@ -27,6 +27,7 @@ struct rpc_serve_options {
     const char *cache_dir;         /* SET_TENSOR_HASH's cache; NULL: none */
     const char *const *allow;      /* numeric client addresses accepted; none: every client */
     size_t n_allow;
+    const char *token;             /* a client's first request must be AUTH with it (server.h); NULL: none */
     uint64_t max_buffer_bytes;     /* 0: server.h's defaults */
     uint64_t max_message_bytes;
     uint32_t max_nodes;
@@ -34,7 +35,7 @@ struct rpc_serve_options {
     int max_connections;           /* served before returning; 0: without end */
 };
 
-/* Serves until max_connections were served; false (logged) when the address or a device cannot be set up. */
+/* Serves until max_connections were served; false (logged) when the address, a device or the token cannot be set up. */
 typedef bool (*rpc_serve_fn)(const struct rpc_serve_options *options);
 
 #define RPC_SERVE_PROC "ggml_backend_rpc_serve"

@@ -631,6 +631,8 @@ static bool do_graph_recompute(struct conn *c, const uint8_t *in)
 
 static bool serve_request(struct conn *c, unsigned cmd, uint64_t size)
 {
+    if (cmd == RPC_WIRE_AUTH)
+        return refuse(c, "AUTH after HELLO (a token is sent once, as the first request)");
     if (!rpc_wire_request_size_ok(cmd, size))
         return refuse(c, "%s with a payload of %" PRIu64 " bytes", rpc_wire_cmd_name(cmd), size);
     if (cmd == RPC_WIRE_SET_TENSOR)
@@ -661,16 +663,55 @@ static bool serve_request(struct conn *c, unsigned cmd, uint64_t size)
     }
 }
 
-/* The first request must be HELLO: answered with the protocol version and no transport capabilities. */
+/*
+ * Whether the token received (n bytes) is the configured one: every byte
+ * of the longer of the two is compared, without an exit on the first
+ * difference, so the time taken does not tell how much of a guess was
+ * right.
+ */
+static bool same_token(const uint8_t *got, size_t n, const char *token)
+{
+    const size_t want = strlen(token), longer = n > want ? n : want;
+    unsigned diff = n != want;
+    for (size_t i = 0; i < longer; i++)
+        diff |= (unsigned) ((i < n ? got[i] : 0) ^ (i < want ? (uint8_t) token[i] : 0));
+    return diff == 0;
+}
+
+/* A server with a token: the first request must be AUTH with it, answered with the byte 1. */
+static bool authenticate(struct conn *c)
+{
+    uint8_t head[9], got[RPC_WIRE_TOKEN_MAX];
+    if (!read_full(c->fd, head, sizeof head))
+        return refuse(c, "the peer closed the connection before sending the token (AUTH)");
+    const uint64_t size = rpc_wire_get_u64(head + 1);
+    if (head[0] != RPC_WIRE_AUTH)
+        return refuse(c, "the first request is %s, not AUTH with this server's token (a client without the token, "
+                         "or upstream's, which cannot send one?)", rpc_wire_cmd_name(head[0]));
+    if (!rpc_wire_request_size_ok(RPC_WIRE_AUTH, size))
+        return refuse(c, "AUTH with a token of %" PRIu64 " bytes (1 to %d)", size, RPC_WIRE_TOKEN_MAX);
+    if (!read_full(c->fd, got, (size_t) size))
+        return refuse(c, "the peer closed the connection inside AUTH's token");
+    if (!same_token(got, (size_t) size, c->cfg->token))
+        return refuse(c, "AUTH with a wrong token");
+    const uint8_t accepted = 1;
+    return reply(c, &accepted, 1);
+}
+
+/* HELLO, first (or right after AUTH): answered with the protocol version and no transport capabilities. */
 static bool hello(struct conn *c)
 {
     uint8_t head[9], caps[RPC_WIRE_CAPS_SIZE];
+    const char *first = c->cfg->token != NULL ? "the request after AUTH" : "the first request";
     if (!read_full(c->fd, head, sizeof head))
         return refuse(c, "the peer closed the connection before HELLO");
     const uint64_t size = rpc_wire_get_u64(head + 1);
+    if (head[0] == RPC_WIRE_AUTH)
+        return refuse(c, c->cfg->token != NULL ? "AUTH twice (a token is sent once, before HELLO)"
+                                               : "AUTH, but this server takes no token (started without one)");
     if (head[0] != RPC_WIRE_HELLO || size != RPC_WIRE_CAPS_SIZE)
-        return refuse(c, "the first request is %s with %" PRIu64 " bytes, not HELLO with %d (a client of another "
-                         "protocol version?)", rpc_wire_cmd_name(head[0]), size, RPC_WIRE_CAPS_SIZE);
+        return refuse(c, "%s is %s with %" PRIu64 " bytes, not HELLO with %d (a client of another protocol "
+                         "version?)", first, rpc_wire_cmd_name(head[0]), size, RPC_WIRE_CAPS_SIZE);
     if (!read_full(c->fd, caps, sizeof caps))
         return refuse(c, "the peer closed the connection inside HELLO");
     uint8_t out[4 + RPC_WIRE_CAPS_SIZE] = { RPC_WIRE_MAJOR, RPC_WIRE_MINOR, RPC_WIRE_PATCH, 0 };
@@ -689,7 +730,7 @@ bool rpc_server_serve(const struct rpc_server_config *config, int fd)
     bool peer_ended = false;
     if (c.graphs == NULL || c.chunk == NULL) {
         refuse(&c, "out of memory for a connection");
-    } else if (hello(&c)) {
+    } else if ((config->token == NULL || authenticate(&c)) && hello(&c)) {
         while (true) {
             uint8_t head[9];
             if (!read_full(fd, head, 1)) {

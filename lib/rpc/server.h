@@ -11,6 +11,11 @@
  * no error reply); the server's state stays sound and other connections
  * are not affected.
  *
+ * With a token in the configuration, the first request must be AUTH with
+ * exactly that token (compared in time that does not depend on where it
+ * differs), then HELLO; anything else first ends the connection without a
+ * reply.  Without one, AUTH is refused like any unknown request.
+ *
  * Buffer handles and base addresses given to the peer are numbers of this
  * connection (handle h has the base h << 40), never the server's pointers.
  *
@@ -33,6 +38,7 @@ struct rpc_server_config {
     uint64_t max_message_bytes;    /* a GRAPH_COMPUTE payload */
     uint32_t max_nodes;            /* nodes of one graph */
     const char *cache_dir;         /* SET_TENSOR_HASH's cache, NULL for none */
+    const char *token;             /* what AUTH must carry first (wire.h; 1 to RPC_WIRE_TOKEN_MAX bytes), NULL: none */
 };
 
 /* The defaults of the limits: 64 GiB of buffers, 256 MiB messages, 65536 nodes. */

@@ -87,13 +87,18 @@ static const int64_t reply_sizes[RPC_WIRE_CMD_COUNT] = {
     [RPC_WIRE_MEMSET_TENSOR] = 0,
 };
 
+/* AUTH, this library's extension, lies outside the tables. */
 const char *rpc_wire_cmd_name(unsigned cmd)
 {
+    if (cmd == RPC_WIRE_AUTH)
+        return "AUTH";
     return cmd < RPC_WIRE_CMD_COUNT ? cmd_names[cmd] : "unknown";
 }
 
 bool rpc_wire_request_size_ok(unsigned cmd, uint64_t size)
 {
+    if (cmd == RPC_WIRE_AUTH)
+        return size >= 1 && size <= RPC_WIRE_TOKEN_MAX;
     if (cmd >= RPC_WIRE_CMD_COUNT)
         return false;
     if (cmd == RPC_WIRE_SET_TENSOR || cmd == RPC_WIRE_GRAPH_COMPUTE)
@@ -103,6 +108,8 @@ bool rpc_wire_request_size_ok(unsigned cmd, uint64_t size)
 
 int64_t rpc_wire_reply_size(unsigned cmd)
 {
+    if (cmd == RPC_WIRE_AUTH)
+        return 1;
     return cmd < RPC_WIRE_CMD_COUNT ? reply_sizes[cmd] : -1;
 }
 

@@ -10,6 +10,14 @@
  * protocol has no error reply: a server that refuses a request closes the
  * connection.  The first request of a connection is HELLO.
  *
+ * An extension of this library, not of the protocol: AUTH, a command
+ * byte outside upstream's numbers, carries a pre-shared token (1 to
+ * RPC_WIRE_TOKEN_MAX bytes, sent in clear) and is answered with the one
+ * byte 1.  A server given a token takes AUTH with exactly that token as
+ * the first request of a connection, then HELLO; a server without one
+ * refuses AUTH.  Upstream's peers know nothing of it: a server with a
+ * token serves this library's clients only.
+ *
  * A tensor travels as a 296-byte record (rpc_wire_put_tensor gives the
  * offsets); its id, buffer, data, src and view_src fields are handles the
  * client chose (its pointers) or the server handed out (buffer handles
@@ -37,6 +45,8 @@
 /* Bytes of a tensor record, of HELLO's connection capabilities. */
 #define RPC_WIRE_TENSOR_SIZE 296
 #define RPC_WIRE_CAPS_SIZE 24
+/* The most bytes of AUTH's token. */
+#define RPC_WIRE_TOKEN_MAX 256
 /* Room for the reason a check gives. */
 #define RPC_WIRE_WHY_SIZE 160
 
@@ -60,7 +70,8 @@ enum rpc_wire_cmd {
     RPC_WIRE_DEVICE_COUNT = 15,
     RPC_WIRE_GRAPH_RECOMPUTE = 16,
     RPC_WIRE_MEMSET_TENSOR = 17,
-    RPC_WIRE_CMD_COUNT
+    RPC_WIRE_CMD_COUNT,            /* upstream's commands: those below */
+    RPC_WIRE_AUTH = 0x80           /* this library's extension (above) */
 };
 
 /* A tensor record, decoded.  name holds the 64 bytes as sent (maybe without a NUL). */
@@ -81,15 +92,15 @@ struct rpc_wire_tensor {
     int32_t use_count;
 };
 
-/* The command's name ("ALLOC_BUFFER", ...), "unknown" past the last. */
+/* The command's name ("ALLOC_BUFFER", ..., "AUTH"), "unknown" for other bytes. */
 const char *rpc_wire_cmd_name(unsigned cmd);
 
 /*
  * Whether a request payload of size bytes is well formed for cmd: the
  * exact size of the fixed-size requests; at least a tensor and an offset
  * for SET_TENSOR (the data follows); at least the counts for
- * GRAPH_COMPUTE (rpc_wire_graph_parse checks the rest).  False for
- * commands past RPC_WIRE_MEMSET_TENSOR.
+ * GRAPH_COMPUTE (rpc_wire_graph_parse checks the rest); 1 to
+ * RPC_WIRE_TOKEN_MAX bytes for AUTH.  False for other command bytes.
  */
 bool rpc_wire_request_size_ok(unsigned cmd, uint64_t size);
 
