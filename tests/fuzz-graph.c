@@ -53,6 +53,7 @@
 #include "ggml-backend.h"
 #include "ggml-blas.h"
 #include "ggml-cpu.h"
+#include "dense-strides.h"
 
 /* Under AddressSanitizer, a malloc the library cannot get must return NULL
  * (the library then reports it), not end the process; the environment's
@@ -1241,15 +1242,6 @@ static int32_t tampered_param(struct entropy *e)
     if (chance(e, 60))
         return edges[draw(e, sizeof edges / sizeof edges[0])];
     return (int32_t) (uint32_t) draw(e, UINT32_MAX);
-}
-
-/* Strides of a tensor that owns its data, laid out densely for its type. */
-static void dense_strides(struct ggml_tensor *t)
-{
-    t->nb[0] = ggml_type_size(t->type);
-    t->nb[1] = t->nb[0] * (size_t) (t->ne[0] / ggml_blck_size(t->type));
-    for (int d = 2; d < GGML_MAX_DIMS; d++)
-        t->nb[d] = t->nb[d - 1] * (size_t) t->ne[d - 1];
 }
 
 static void tamper_node(struct builder *b, struct ggml_tensor *node)

@@ -91,7 +91,7 @@ check_PROGRAMS += $(tap_test_programs)
 TESTS += $(tap_test_programs) tests/check-abi.sh tests/check-man.sh tests/check-numa.sh tests/check-declared.sh \
 	tests/check-cpp.sh tests/check-blas-kernels.sh
 
-noinst_HEADERS += tests/tap.h tests/op-test.h tests/small-quants-ref.h tests/quant-data.h
+noinst_HEADERS += tests/tap.h tests/op-test.h tests/small-quants-ref.h tests/quant-data.h tests/dense-strides.h
 LDADD = libggml-backend.la -lm
 
 EXTRA_DIST += tests/data/smallquants.txt tests/data/q45quants.txt

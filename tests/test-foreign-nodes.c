@@ -20,21 +20,13 @@
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
 #include "tap.h"
+#include "dense-strides.h"
 
 static ggml_backend_dev_t cpu;
 
 static bool supported(const struct ggml_tensor *t)
 {
     return ggml_backend_dev_supports_op(cpu, t);
-}
-
-/* Dense strides of a tensor that owns its data, for its type and shape. */
-static void dense_strides(struct ggml_tensor *t)
-{
-    t->nb[0] = ggml_type_size(t->type);
-    t->nb[1] = t->nb[0] * (size_t) (t->ne[0] / ggml_blck_size(t->type));
-    for (int d = 2; d < GGML_MAX_DIMS; d++)
-        t->nb[d] = t->nb[d - 1] * (size_t) t->ne[d - 1];
 }
 
 /* Refused with op_params[i] = value, supported again once restored. */

@@ -132,6 +132,46 @@ static void test_sizes(void)
        "reply sizes: ALLOC_BUFFER 16, HELLO 28, none for SET_TENSOR and the graphs, GET_TENSOR as asked");
     ok(rpc_wire_fnv1a("", 0) == 0xcbf29ce484222325ull && rpc_wire_fnv1a("a", 1) == 0xaf63dc4c8601ec8cull,
        "FNV-1a 64 of \"\" and \"a\" (the published test values)");
+    ok(strcmp(rpc_wire_cmd_name(RPC_WIRE_AUTH), "AUTH") == 0 && RPC_WIRE_AUTH >= RPC_WIRE_CMD_COUNT &&
+           rpc_wire_request_size_ok(RPC_WIRE_AUTH, 1) && rpc_wire_request_size_ok(RPC_WIRE_AUTH, RPC_WIRE_TOKEN_MAX) &&
+           !rpc_wire_request_size_ok(RPC_WIRE_AUTH, 0) &&
+           !rpc_wire_request_size_ok(RPC_WIRE_AUTH, RPC_WIRE_TOKEN_MAX + 1) && rpc_wire_reply_size(RPC_WIRE_AUTH) == 1,
+       "AUTH (the extension): outside upstream's numbers, a token of 1 to %d bytes, a 1-byte reply",
+       RPC_WIRE_TOKEN_MAX);
+}
+
+/* ------------------------------------------------------------ endpoints */
+
+static bool endpoint_is(const char *endpoint, const char *host, uint16_t port)
+{
+    char got[64], why[RPC_WIRE_WHY_SIZE];
+    uint16_t got_port = 0;
+    return rpc_wire_parse_endpoint(endpoint, got, sizeof got, &got_port, why) && strcmp(got, host) == 0 &&
+           got_port == port;
+}
+
+static bool endpoint_refused(const char *endpoint)
+{
+    char got[8], why[RPC_WIRE_WHY_SIZE] = "";
+    uint16_t port = 0;
+    return !rpc_wire_parse_endpoint(endpoint, got, sizeof got, &port, why) && why[0] != '\0';
+}
+
+static void test_endpoints(void)
+{
+    ok(endpoint_is("127.0.0.1:50052", "127.0.0.1", 50052) && endpoint_is("gpu:1", "gpu", 1) &&
+           endpoint_is("[::1]:65535", "::1", 65535),
+       "endpoints: an IPv4 address, a name, an IPv6 address in brackets");
+    const char *const bad[] = { NULL, "", "nocolon", ":50052", "host:", "host:0", "host:65536", "host:5x", "[::1",
+                                "[::1:5", "::1:50052", "[]:5", "a-name-too-long-for-8:5" };
+    bool all = true;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (!endpoint_refused(bad[i])) {
+            all = false;
+            tap_diag("accepted: %s", bad[i] != NULL ? bad[i] : "(null)");
+        }
+    ok(all, "endpoints: NULL, empty, no port, port 0, 65536 or not a number, unclosed or empty brackets, "
+            "a bare IPv6 address, a host longer than the room for it: refused with a reason");
 }
 
 /* ------------------------------------------------------- tensor checks */
@@ -383,6 +423,7 @@ int main(void)
 {
     test_layout();
     test_sizes();
+    test_endpoints();
     test_tensor_checks();
     test_graphs();
     return tap_done();
