@@ -3,8 +3,9 @@
 # run from the build tree with the uninstalled RPC plugin: the session of
 # tests/test-rpc-server against the program, the allowlist, the warning
 # for a non-loopback address, the exit after --connections, the errors
-# for a missing plugin and device, and the refusal of token files that
-# others can read, are missing or hold no token.
+# for a missing plugin, device or NUMA strategy, and the refusal of token
+# files that others can read, are missing or hold no token.  The session
+# runs on a server started with --numa distribute.
 #
 # Variables (set by "make check"): top_builddir, top_srcdir.
 
@@ -33,14 +34,14 @@ finish() {
     pid=
 }
 
-echo "1..8"
+echo "1..9"
 
-start --connections 1 --threads 2
+start --connections 1 --threads 2 --numa distribute
 "$client" "127.0.0.1:$port" > "$tmp/out" 2> "$tmp/err"
 client_rc=$?
 finish
 [ "$client_rc" -eq 0 ] && ! grep -q '^not ok' "$tmp/out" && grep -q '^1\.\.18$' "$tmp/out"
-ok "the whole session of test-rpc-server against ggml-rpc-server on 127.0.0.1:$port"
+ok "the whole session of test-rpc-server against ggml-rpc-server --numa distribute on 127.0.0.1:$port"
 [ "$rc" -eq 0 ] && grep -q 'serving 1 device on 127.0.0.1' "$tmp/server.err"
 ok "the server says what it serves, and exits 0 after --connections 1"
 
@@ -77,6 +78,10 @@ GGML_BACKEND_PATH=$plugins "$server" --port "$port" --device NoSuchDevice > "$tm
 [ $? -eq 1 ] && grep -q "no device named 'NoSuchDevice'" "$tmp/err" &&
     "$server" --port 0 > "$tmp/out" 2> "$tmp/err"; [ $? -eq 2 ]
 ok "an unknown device: exit 1; port 0: exit 2"
+
+"$server" --port "$port" --numa sideways > "$tmp/out" 2> "$tmp/err"
+[ $? -eq 2 ] && grep -q "unknown NUMA strategy 'sideways'" "$tmp/err"
+ok "an unknown --numa strategy: exit 2, with a message"
 
 # a token file must be its owner's secret, and exist (checked before the plugin
 # is looked for: without one in the path, a token that passed would give exit 1)

@@ -7,7 +7,8 @@
  *   ggml-rpc-server [--host ADDR] [--port N] [--device NAME]... [--threads N]
  *                   [--cache DIR] [--allow ADDR]... [--max-buffer-mib N]
  *                   [--max-message-mib N] [--max-nodes N] [--timeout S]
- *                   [--connections N] [--token-file FILE] [--help] [--version]
+ *                   [--connections N] [--token-file FILE] [--numa STRATEGY]
+ *                   [--help] [--version]
  *
  * The serving itself is the RPC plugin's (libggml-rpc.so in the plugin
  * directory, through its registry's proc address "ggml_backend_rpc_serve"):
@@ -32,6 +33,7 @@
 
 #include "ggml.h"
 #include "ggml-backend.h"
+#include "ggml-cpu.h"
 #include "../lib/rpc/serve.h"
 #include "../lib/rpc/wire.h"
 #include "tool-util.h"
@@ -51,6 +53,8 @@ static void usage(FILE *out)
             "  --device NAME       a device to serve, by name (ggml-backend-info lists them);\n"
             "                      repeatable, numbered in order (default: the CPU)\n"
             "  --threads N         threads of the devices that take a count (default: theirs)\n"
+            "  --numa STRATEGY     ggml_numa_init(STRATEGY) before the devices start: disabled,\n"
+            "                      distribute, isolate, numactl or mirror (default: not called)\n"
             "  --cache DIR         keep tensors of more than 10 MiB in DIR, so that clients can\n"
             "                      send a hash instead of the data next time (SET_TENSOR_HASH)\n"
             "  --allow ADDR        serve only clients from this numeric address; repeatable\n"
@@ -164,6 +168,7 @@ int main(int argc, char **argv)
     o.port = RPC_DEFAULT_PORT;
     o.io_timeout_seconds = 600;
     const char *device_names[MAX_LISTED], *allow[MAX_LISTED], *token_file = NULL;
+    enum ggml_numa_strategy numa = GGML_NUMA_STRATEGY_COUNT;   /* COUNT: ggml_numa_init not called */
     static char token[RPC_WIRE_TOKEN_MAX + 1];
     size_t n_names = 0;
     for (int i = 1; i < argc; i++) {
@@ -221,6 +226,14 @@ int main(int argc, char **argv)
             if (!number(a, value_of(argc, argv, &i), 1, 1L << 30, &n))
                 return 2;
             o.max_connections = (int) n;
+        } else if (strcmp(a, "--numa") == 0) {
+            if ((v = value_of(argc, argv, &i)) == NULL)
+                return 2;
+            if (!tool_parse_numa(v, &numa)) {
+                fprintf(stderr, "ggml-rpc-server: unknown NUMA strategy '%s' (disabled, distribute, isolate, "
+                                "numactl, mirror)\n", v);
+                return 2;
+            }
         } else if (strcmp(a, "--token-file") == 0) {
             if ((token_file = value_of(argc, argv, &i)) == NULL)
                 return 2;
@@ -244,6 +257,8 @@ int main(int argc, char **argv)
     /* Served devices are this machine's: the RPC registry must not connect,
        as a client, to the servers a GGML_RPC_SERVERS meant for clients names. */
     unsetenv("GGML_RPC_SERVERS");
+    if (numa != GGML_NUMA_STRATEGY_COUNT)
+        ggml_numa_init(numa);   /* before any device makes a pool or a buffer */
     ggml_backend_load_all();
     ggml_backend_reg_t reg = ggml_backend_reg_by_name("RPC");
     rpc_serve_fn serve = reg != NULL ? (rpc_serve_fn) ggml_backend_reg_get_proc_address(reg, RPC_SERVE_PROC) : NULL;
